@@ -1,0 +1,530 @@
+"""Reliability & Sensitivity kernels (Amigo, Gonzalo, Verdejo, SIGIR 2013; SPEC section 4).
+
+An organization side is given as CSR arrays over all topics:
+
+- ``ptr[t]..ptr[t+1]``: the occurrences of topic ``t``;
+- ``doc[i]``: global document code (``0 <= doc < n_docs``; the same code on both sides
+  means the same document of the same topic);
+- ``level[i]``: topic-local level index, ``0`` = highest priority, consecutive;
+- ``cluster[i]``: topic-local cluster index, consecutive, numbered in level order.
+
+Occurrences are sorted by (level, cluster) and a document occurs at most once per
+cluster (the facade validates all of this once).  Every function scores the side
+``x`` against the reference side ``g``: called as (system, gold) it gives
+Reliability, as (gold, system) Sensitivity.
+
+Complexity per topic, with N occurrences, L reference levels and M occurrences of
+*multi* documents (documents with more than one membership on either side):
+
+- priority: O(N log L) for the pairs of simple documents (weighted dominance count:
+  levels in order, Fenwick tree over the reference levels) plus O(M N) for the pairs
+  that involve a multi document;
+- relatedness and extended BCubed: O(N) over cluster memberships plus the pairs of
+  multi documents inside one cluster.
+"""
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport malloc, calloc, free
+
+
+cdef struct Topic:
+    # local view of one topic: documents renumbered 0..D-1
+    int64_t xa, xb, ga, gb
+    int32_t nx, ng, D, LX, LG, CX, CG
+    int32_t *gid       # local -> global doc code
+    int32_t *kx        # memberships on side x
+    int32_t *kg        # memberships on side g
+    int32_t *xptr      # per local doc: CSR into xocc (occurrence offsets from xa), D+1
+    int32_t *xocc
+    int32_t *gptr
+    int32_t *gocc
+
+
+cdef struct Work:
+    int32_t *loc       # global doc -> local id, -1 (n_docs)
+    int32_t *gid
+    int32_t *kx
+    int32_t *kg
+    int32_t *xptr
+    int32_t *xocc
+    int32_t *gptr
+    int32_t *gocc
+    int32_t *fill
+    double *wl         # per x level: weight of one occurrence
+    double *fl         # per x level: wl / (1 - W(level)) (0 if no other level and no tail)
+    int32_t *neq       # per x level: occurrences
+    double *fen_f      # Fenwick tree over reference levels (+ tail)
+    double *fen_g
+    double *cnt        # per reference cluster
+    int32_t *touched
+    int32_t *multi
+    int32_t *mark
+
+
+cdef inline void _free_work(Work *w) noexcept nogil:
+    free(w.loc); free(w.gid); free(w.kx); free(w.kg)
+    free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
+    free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
+    free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
+
+
+cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
+    cdef int64_t i
+    cdef int64_t m = maxocc + 2
+    w.loc = <int32_t *> malloc((n_docs + 1) * sizeof(int32_t))
+    w.gid = <int32_t *> malloc(m * sizeof(int32_t))
+    w.kx = <int32_t *> malloc(m * sizeof(int32_t))
+    w.kg = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xptr = <int32_t *> malloc((m + 1) * sizeof(int32_t))
+    w.xocc = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gptr = <int32_t *> malloc((m + 1) * sizeof(int32_t))
+    w.gocc = <int32_t *> malloc(m * sizeof(int32_t))
+    w.fill = <int32_t *> malloc(m * sizeof(int32_t))
+    w.wl = <double *> malloc(m * sizeof(double))
+    w.fl = <double *> malloc(m * sizeof(double))
+    w.neq = <int32_t *> malloc(m * sizeof(int32_t))
+    w.fen_f = <double *> malloc((m + 1) * sizeof(double))
+    w.fen_g = <double *> malloc((m + 1) * sizeof(double))
+    w.cnt = <double *> calloc(m, sizeof(double))
+    w.touched = <int32_t *> malloc(m * sizeof(int32_t))
+    w.multi = <int32_t *> malloc(m * sizeof(int32_t))
+    w.mark = <int32_t *> malloc(m * sizeof(int32_t))
+    if (w.loc == NULL or w.gid == NULL or w.kx == NULL or w.kg == NULL or w.xptr == NULL
+            or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
+            or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
+            or w.fen_g == NULL or w.cnt == NULL or w.touched == NULL or w.multi == NULL
+            or w.mark == NULL):
+        return -1
+    for i in range(n_docs + 1):
+        w.loc[i] = -1
+    return 0
+
+
+cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, int64_t gb,
+                       const int32_t[::1] x_doc, const int32_t[::1] x_level,
+                       const int32_t[::1] x_cluster,
+                       const int32_t[::1] g_doc, const int32_t[::1] g_level,
+                       const int32_t[::1] g_cluster) noexcept nogil:
+    cdef int64_t i
+    cdef int32_t d, k, D = 0
+    t.xa = xa; t.xb = xb; t.ga = ga; t.gb = gb
+    t.nx = <int32_t> (xb - xa)
+    t.ng = <int32_t> (gb - ga)
+    t.LX = x_level[xb - 1] + 1 if xb > xa else 0
+    t.LG = g_level[gb - 1] + 1 if gb > ga else 0
+    t.CX = x_cluster[xb - 1] + 1 if xb > xa else 0
+    t.CG = g_cluster[gb - 1] + 1 if gb > ga else 0
+    t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
+    t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
+    for i in range(xa, xb):
+        d = x_doc[i]
+        if w.loc[d] < 0:
+            w.loc[d] = D
+            w.gid[D] = d
+            w.kx[D] = 0
+            w.kg[D] = 0
+            D += 1
+        w.kx[w.loc[d]] += 1
+    for i in range(ga, gb):
+        d = g_doc[i]
+        if w.loc[d] < 0:
+            w.loc[d] = D
+            w.gid[D] = d
+            w.kx[D] = 0
+            w.kg[D] = 0
+            D += 1
+        w.kg[w.loc[d]] += 1
+    t.D = D
+    # CSR of each document's occurrences; filled in occurrence order, so the
+    # level and cluster lists read through them are sorted ascending.
+    w.xptr[0] = 0
+    w.gptr[0] = 0
+    for k in range(D):
+        w.xptr[k + 1] = w.xptr[k] + w.kx[k]
+        w.gptr[k + 1] = w.gptr[k] + w.kg[k]
+        w.fill[k] = w.xptr[k]
+    for i in range(xa, xb):
+        k = w.loc[x_doc[i]]
+        w.xocc[w.fill[k]] = <int32_t> (i - xa)
+        w.fill[k] += 1
+    for k in range(D):
+        w.fill[k] = w.gptr[k]
+    for i in range(ga, gb):
+        k = w.loc[g_doc[i]]
+        w.gocc[w.fill[k]] = <int32_t> (i - ga)
+        w.fill[k] += 1
+
+
+cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
+    cdef int32_t k
+    for k in range(t.D):
+        w.loc[w.gid[k]] = -1
+
+
+cdef inline double _fen_prefix(const double *fen, int32_t pos) noexcept nogil:
+    # sum of entries 0..pos-1 (tree is 1-indexed)
+    cdef double s = 0.0
+    while pos > 0:
+        s += fen[pos]
+        pos -= pos & (-pos)
+    return s
+
+
+cdef inline void _fen_add(double *fen, int32_t size, int32_t pos, double v) noexcept nogil:
+    pos += 1
+    while pos <= size:
+        fen[pos] += v
+        pos += pos & (-pos)
+
+
+cdef inline int64_t _count_above(const int32_t *occ_a, int32_t na, const int32_t *occ_b,
+                                 int32_t nb, const int32_t *level, int64_t base,
+                                 int32_t tail_a, int32_t tail_b) noexcept nogil:
+    """Pairs (alpha in A, beta in B) with alpha strictly above beta (smaller level).
+
+    A and B are sorted occurrence lists; ``tail_a``/``tail_b`` >= 0 replace an empty
+    list by one virtual occurrence at that level (the long tail)."""
+    cdef int64_t total = 0
+    cdef int32_t ia = 0, ib, la, lb
+    if na == 0 and tail_a < 0:
+        return 0
+    if nb == 0 and tail_b < 0:
+        return 0
+    if nb == 0:
+        lb = tail_b
+        if na == 0:
+            return 1 if tail_a < lb else 0
+        for ia in range(na):
+            if level[base + occ_a[ia]] < lb:
+                total += 1
+        return total
+    for ib in range(nb):
+        lb = level[base + occ_b[ib]]
+        if na == 0:
+            if tail_a < lb:
+                total += 1
+            continue
+        while ia < na and level[base + occ_a[ia]] < lb:
+            ia += 1
+        total += ia
+    return total
+
+
+cdef inline int32_t _intersect(const int32_t *occ_a, int32_t na, const int32_t *occ_b,
+                               int32_t nb, const int32_t *cluster, int64_t base) noexcept nogil:
+    """Number of clusters shared by two sorted occurrence lists."""
+    cdef int32_t ia = 0, ib = 0, n = 0, ca, cb
+    while ia < na and ib < nb:
+        ca = cluster[base + occ_a[ia]]
+        cb = cluster[base + occ_b[ib]]
+        if ca == cb:
+            n += 1
+            ia += 1
+            ib += 1
+        elif ca < cb:
+            ia += 1
+        else:
+            ib += 1
+    return n
+
+
+cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double c,
+                           bint uniform, double *Wt, double *Wr) noexcept nogil:
+    cdef int32_t l
+    cdef int64_t i
+    cdef double ngt = 0.0, neq, Wl, denom, nx = t.nx
+    for l in range(t.LX):
+        w.neq[l] = 0
+    for i in range(t.xa, t.xb):
+        w.neq[x_level[i]] += 1
+    if uniform:
+        Wt[0] = 0.0
+        Wr[0] = 1.0
+    else:
+        Wt[0] = c / (c + nx)
+        Wr[0] = nx / (c + nx)
+    for l in range(t.LX):
+        neq = w.neq[l]
+        if uniform:
+            w.wl[l] = 1.0 / nx
+            denom = (nx - neq) / nx
+        else:
+            Wl = c * (1.0 / (c + ngt) - 1.0 / (c + ngt + neq))
+            w.wl[l] = Wl / neq
+            denom = 1.0 - Wl
+        w.fl[l] = w.wl[l] / denom if denom > 0.0 else 0.0
+        ngt += neq
+    return 0.0
+
+
+cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
+                      const int32_t[::1] g_level, bint uniform, bint foreign_tail,
+                      double Wt, double Wr) noexcept nogil:
+    cdef int64_t i, j, start, xa = t.xa, ga = t.ga
+    cdef int32_t l, l2, k, k2, beta, a, b, tail_a, tail_b, size = t.LG + 1
+    cdef double acc = 0.0, F, G, p, rx, rg, pt
+    cdef int32_t *loc = w.loc
+    # --- pairs of simple documents: weighted dominance count -------------------
+    for k in range(size + 1):
+        w.fen_f[k] = 0.0
+        w.fen_g[k] = 0.0
+    i = xa
+    while i < t.xb:
+        l = x_level[i]
+        start = i
+        while i < t.xb and x_level[i] == l:
+            k = loc[x_doc[i]]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                if t.kg[k] == 1:
+                    beta = g_level[ga + t.gocc[t.gptr[k]]]
+                elif foreign_tail:
+                    beta = t.LG
+                else:
+                    beta = -1
+                if beta >= 0:
+                    F = _fen_prefix(w.fen_f, beta)
+                    G = _fen_prefix(w.fen_g, beta)
+                    acc += w.wl[l] * F + w.fl[l] * G
+            i += 1
+        for j in range(start, i):
+            k = loc[x_doc[j]]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                if t.kg[k] == 1:
+                    beta = g_level[ga + t.gocc[t.gptr[k]]]
+                elif foreign_tail:
+                    beta = t.LG
+                else:
+                    continue
+                _fen_add(w.fen_f, size, beta, w.fl[l])
+                _fen_add(w.fen_g, size, beta, w.wl[l])
+    # --- pairs that involve a document with several memberships ---------------
+    for i in range(xa, t.xb):
+        k = loc[x_doc[i]]
+        if t.kx[k] == 1 and t.kg[k] <= 1:
+            continue
+        l = x_level[i]
+        for j in range(xa, t.xb):
+            l2 = x_level[j]
+            if l2 == l:
+                continue
+            k2 = loc[x_doc[j]]
+            if not (t.kx[k2] == 1 and t.kg[k2] <= 1) and j < i:
+                continue  # multi-multi pair: counted once, from the smaller index
+            if l < l2:
+                a = k; b = k2
+            else:
+                a = k2; b = k
+            rx = <double> _count_above(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b],
+                                       t.kx[b], &x_level[0], xa, -1, -1)
+            tail_a = t.LG if foreign_tail else -1
+            tail_b = tail_a
+            rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
+                                       t.kg[b], &g_level[0], ga, tail_a, tail_b)
+            p = (rg if rg < rx else rx) / rx
+            acc += p * (w.fl[l] * w.wl[l2] + w.wl[l] * w.fl[l2])
+    # --- relations with the long tail -----------------------------------------
+    if Wt > 0.0:
+        for i in range(xa, t.xb):
+            k = loc[x_doc[i]]
+            l = x_level[i]
+            pt = <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k]
+            acc += pt * (w.fl[l] * Wt + w.wl[l] * Wt / Wr)
+    return acc
+
+
+cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
+                         const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
+                         double Wt) noexcept nogil:
+    cdef int64_t i, start, xa = t.xa, ga = t.ga
+    cdef int32_t k, g, cl, nm, nt, a, b, ax, ag, m, q
+    cdef double acc = Wt, T, f
+    cdef int32_t *loc = w.loc
+    i = xa
+    while i < t.xb:
+        cl = x_cluster[i]
+        start = i
+        nm = 0
+        nt = 0
+        while i < t.xb and x_cluster[i] == cl:
+            k = loc[x_doc[i]]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                if t.kg[k] == 1:
+                    g = g_cluster[ga + t.gocc[t.gptr[k]]]
+                    if w.cnt[g] == 0.0:
+                        w.touched[nt] = g
+                        nt += 1
+                    w.cnt[g] += 1.0
+            else:
+                w.multi[nm] = k
+                nm += 1
+            i += 1
+        m = <int32_t> (i - start)
+        T = 0.0
+        for q in range(nt):
+            T += w.cnt[w.touched[q]] * w.cnt[w.touched[q]]
+        for a in range(nm):
+            k = w.multi[a]
+            for q in range(t.kg[k]):
+                T += 2.0 * w.cnt[g_cluster[ga + t.gocc[t.gptr[k] + q]]]
+            for b in range(a, nm):
+                k = w.multi[a]
+                g = w.multi[b]
+                if k == g:
+                    ax = t.kx[k]
+                    ag = t.kg[k]
+                else:
+                    ax = _intersect(t.xocc + t.xptr[k], t.kx[k], t.xocc + t.xptr[g], t.kx[g],
+                                    &x_cluster[0], xa)
+                    ag = _intersect(t.gocc + t.gptr[k], t.kg[k], t.gocc + t.gptr[g], t.kg[g],
+                                    &g_cluster[0], ga)
+                f = <double> (ag if ag < ax else ax) / <double> ax
+                T += f if k == g else 2.0 * f
+        for q in range(nt):
+            w.cnt[w.touched[q]] = 0.0
+        acc += w.wl[x_level[start]] * T / m
+    return acc
+
+
+cdef int64_t _max_topic(const int64_t[::1] x_ptr, const int64_t[::1] g_ptr) noexcept nogil:
+    cdef Py_ssize_t t
+    cdef int64_t best = 1, n
+    for t in range(x_ptr.shape[0] - 1):
+        n = (x_ptr[t + 1] - x_ptr[t]) + (g_ptr[t + 1] - g_ptr[t])
+        if n > best:
+            best = n
+    return best
+
+
+def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::1] x_level,
+            const int32_t[::1] x_cluster,
+            const int64_t[::1] g_ptr, const int32_t[::1] g_doc, const int32_t[::1] g_level,
+            const int32_t[::1] g_cluster,
+            int64_t n_docs, double c, bint uniform, bint foreign_tail,
+            double[::1] out_priority, double[::1] out_relatedness):
+    """Score side ``x`` against reference ``g`` for every topic.
+
+    Writes the priority and relatedness score of each topic (Reliability when x is
+    the system, Sensitivity when x is the gold standard).  ``c`` is the weighting
+    constant (1 - w_n) n / w_n, ignored when ``uniform``.
+    """
+    cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
+    cdef Work w
+    cdef Topic t
+    cdef double Wt = 0.0, Wr = 1.0
+    cdef int rc
+    cdef int64_t maxocc
+    if g_ptr.shape[0] != nt + 1 or out_priority.shape[0] < nt or out_relatedness.shape[0] < nt:
+        raise ValueError("rs_side: inconsistent topic arrays")
+    with nogil:
+        maxocc = _max_topic(x_ptr, g_ptr)
+        rc = _alloc_work(&w, n_docs, maxocc)
+        if rc == 0:
+            for ti in range(nt):
+                if x_ptr[ti + 1] == x_ptr[ti]:
+                    out_priority[ti] = 0.0
+                    out_relatedness[ti] = 0.0
+                    continue
+                _setup_topic(&t, &w, x_ptr[ti], x_ptr[ti + 1], g_ptr[ti], g_ptr[ti + 1],
+                             x_doc, x_level, x_cluster, g_doc, g_level, g_cluster)
+                _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
+                out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
+                                             foreign_tail, Wt, Wr)
+                out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
+                                                   g_cluster, Wt)
+                _release_topic(&t, &w)
+        _free_work(&w)
+    if rc != 0:
+        raise MemoryError("rs_side: cannot allocate work space")
+
+
+def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
+                         const int32_t[::1] x_cluster,
+                         const int64_t[::1] g_ptr, const int32_t[::1] g_doc,
+                         const int32_t[::1] g_cluster,
+                         int64_t n_docs, double[::1] out):
+    """Extended BCubed precision of x against g (Amigo et al. 2009), per topic.
+
+    P = avg_d avg_{e sharing a cluster with d} min(|C(d)&C(e)|, |L(d)&L(e)|) / |C(d)&C(e)|
+    over the documents d of x.  Recall is the same call with the sides exchanged.
+    """
+    cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
+    cdef Work w
+    cdef Topic t
+    cdef int rc
+    cdef int64_t maxocc, i, start, j, xa, ga
+    cdef int32_t k, e, g, q, r, cl, nt_, ax, ag, cnt_e, ndoc
+    cdef double total, s
+    cdef int32_t *cstart = NULL
+    if g_ptr.shape[0] != nt + 1 or out.shape[0] < nt:
+        raise ValueError("extended_bcubed_side: inconsistent topic arrays")
+    with nogil:
+        maxocc = _max_topic(x_ptr, g_ptr)
+        rc = _alloc_work(&w, n_docs, maxocc)
+        cstart = <int32_t *> malloc((maxocc + 2) * sizeof(int32_t))
+        if cstart == NULL:
+            rc = -1
+        if rc == 0:
+            for ti in range(nt):
+                if x_ptr[ti + 1] == x_ptr[ti]:
+                    out[ti] = 0.0
+                    continue
+                _setup_topic(&t, &w, x_ptr[ti], x_ptr[ti + 1], g_ptr[ti], g_ptr[ti + 1],
+                             x_doc, x_cluster, x_cluster, g_doc, g_cluster, g_cluster)
+                xa = t.xa
+                ga = t.ga
+                # cluster start offsets (occurrences are sorted by cluster)
+                for i in range(xa, t.xb):
+                    cl = x_cluster[i]
+                    if i == xa or x_cluster[i - 1] != cl:
+                        cstart[cl] = <int32_t> (i - xa)
+                cstart[t.CX] = t.nx
+                total = 0.0
+                # documents with one membership on each side: contingency counts
+                for cl in range(t.CX):
+                    nt_ = 0
+                    for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
+                        k = w.loc[x_doc[i]]
+                        for q in range(t.kg[k]):
+                            g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                            if w.cnt[g] == 0.0:
+                                w.touched[nt_] = g
+                                nt_ += 1
+                            w.cnt[g] += 1.0
+                    for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
+                        k = w.loc[x_doc[i]]
+                        if t.kx[k] == 1 and t.kg[k] == 1:
+                            g = g_cluster[ga + t.gocc[t.gptr[k]]]
+                            total += w.cnt[g] / (cstart[cl + 1] - cstart[cl])
+                    for q in range(nt_):
+                        w.cnt[w.touched[q]] = 0.0
+                # the other documents: explicit neighbourhoods
+                ndoc = 0
+                for k in range(t.D):
+                    w.mark[k] = -1
+                for k in range(t.D):
+                    if t.kx[k] == 0:
+                        continue
+                    ndoc += 1
+                    if t.kx[k] == 1 and t.kg[k] <= 1:
+                        continue
+                    s = 0.0
+                    cnt_e = 0
+                    for q in range(t.kx[k]):
+                        cl = x_cluster[xa + t.xocc[t.xptr[k] + q]]
+                        for j in range(xa + cstart[cl], xa + cstart[cl + 1]):
+                            e = w.loc[x_doc[j]]
+                            if w.mark[e] == k:
+                                continue
+                            w.mark[e] = k
+                            cnt_e += 1
+                            ax = _intersect(t.xocc + t.xptr[k], t.kx[k], t.xocc + t.xptr[e],
+                                            t.kx[e], &x_cluster[0], xa)
+                            ag = _intersect(t.gocc + t.gptr[k], t.kg[k], t.gocc + t.gptr[e],
+                                            t.kg[e], &g_cluster[0], ga)
+                            s += <double> (ag if ag < ax else ax) / <double> ax
+                    total += s / cnt_e
+                out[ti] = total / ndoc
+                _release_topic(&t, &w)
+        _free_work(&w)
+        free(cstart)
+    if rc != 0:
+        raise MemoryError("extended_bcubed_side: cannot allocate work space")
