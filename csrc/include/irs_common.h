@@ -1,0 +1,186 @@
+/* Small C helpers shared by the irscore kernels (static inline, no state).
+ *
+ * - irs_hash_bytes: a fast 64-bit hash of a byte string (doc ids, query ids)
+ * - irs_bytes_cmp:  strcmp-order comparison of two byte strings with lengths
+ * - irs_parse_double / irs_parse_long: strict number parsing of one token
+ */
+#ifndef IRS_COMMON_H
+#define IRS_COMMON_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+static inline uint64_t irs_mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t irs_hash_bytes(const char *p, int64_t n)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 31;
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) {
+        uint64_t w = 0;
+        int64_t i;
+        for (i = 0; i < n; i++)
+            w |= ((uint64_t)(unsigned char)p[i]) << (8 * i);
+        h = (h ^ w) * 0x94d049bb133111ebULL;
+    }
+    return irs_mix64(h);
+}
+
+/* strcmp order on unsigned bytes; a proper prefix sorts first. */
+static inline int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
+{
+    int64_t n = na < nb ? na : nb;
+    int c = n > 0 ? memcmp(a, b, (size_t)n) : 0;
+    if (c)
+        return c;
+    return (na > nb) - (na < nb);
+}
+
+static const double irs_pow10_exact[23] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Parse the token p[0..n) as a finite decimal number.
+ * Returns 0 on success, -1 if the token is not a number, -2 if NaN/inf.
+ * Exact: simple decimals take Clinger's fast path (mantissa < 2^53, |exp| <= 22,
+ * one correctly rounded operation); everything else goes through strtod, so the
+ * result is always the correctly rounded double, as trec_eval's atof gives. */
+static inline int irs_parse_double(const char *p, int64_t n, double *out)
+{
+    const char *s = p, *end = p + n;
+    int neg = 0;
+    uint64_t mant = 0;
+    int ndig = 0, frac = 0, any = 0;
+    int64_t e10 = 0;
+    if (n <= 0)
+        return -1;
+    if (*s == '+' || *s == '-') {
+        neg = (*s == '-');
+        s++;
+    }
+    while (s < end && *s >= '0' && *s <= '9') {
+        if (ndig < 19) {
+            mant = mant * 10 + (uint64_t)(*s - '0');
+            if (mant) ndig++;
+        } else {
+            e10++;
+            ndig++;
+        }
+        s++;
+        any = 1;
+    }
+    if (s < end && *s == '.') {
+        s++;
+        while (s < end && *s >= '0' && *s <= '9') {
+            if (ndig < 19) {
+                mant = mant * 10 + (uint64_t)(*s - '0');
+                if (mant) ndig++;
+                frac++;
+            } else {
+                ndig++;
+            }
+            s++;
+            any = 1;
+        }
+    }
+    if (any && s < end && (*s == 'e' || *s == 'E')) {
+        const char *t = s + 1;
+        int eneg = 0;
+        int64_t ev = 0;
+        int edig = 0;
+        if (t < end && (*t == '+' || *t == '-')) {
+            eneg = (*t == '-');
+            t++;
+        }
+        while (t < end && *t >= '0' && *t <= '9') {
+            if (ev < 100000)
+                ev = ev * 10 + (*t - '0');
+            t++;
+            edig = 1;
+        }
+        if (!edig)
+            return -1;
+        e10 += eneg ? -ev : ev;
+        s = t;
+    }
+    if (any && s == end) {
+        int64_t e = e10 - frac;
+        if (ndig <= 19 && mant <= (1ULL << 53) && e >= -22 && e <= 22) {
+            double v = (double)mant;
+            v = e < 0 ? v / irs_pow10_exact[-e] : v * irs_pow10_exact[e];
+            *out = neg ? -v : v;
+            return 0;
+        }
+    }
+    {
+        /* general path: strtod on a NUL-terminated copy */
+        char buf[128];
+        char *endp;
+        char *heap = NULL;
+        char *tok = buf;
+        double v;
+        if (n >= (int64_t)sizeof(buf)) {
+            heap = (char *)malloc((size_t)n + 1);
+            if (!heap)
+                return -1;
+            tok = heap;
+        }
+        memcpy(tok, p, (size_t)n);
+        tok[n] = '\0';
+        v = strtod(tok, &endp);
+        if (endp != tok + n) {
+            free(heap);
+            return -1;
+        }
+        free(heap);
+        if (!isfinite(v))
+            return -2;
+        *out = v;
+        return 0;
+    }
+}
+
+/* Parse p[0..n) as a base-10 integer that fits in int32.  0 on success. */
+static inline int irs_parse_int32(const char *p, int64_t n, int32_t *out)
+{
+    const char *s = p, *end = p + n;
+    int neg = 0;
+    int64_t v = 0;
+    if (n <= 0)
+        return -1;
+    if (*s == '+' || *s == '-') {
+        neg = (*s == '-');
+        s++;
+    }
+    if (s == end)
+        return -1;
+    while (s < end) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (*s - '0');
+        if (v > 2147483647LL)
+            return -1;
+        s++;
+    }
+    *out = (int32_t)(neg ? -v : v);
+    return 0;
+}
+
+#endif

@@ -1,0 +1,422 @@
+"""Native tokenizer for TREC qrels and run files.
+
+The parser is fed the file in chunks (so ``.gz`` files stream through Python's
+``gzip`` module) and never builds a Python object per line.  It produces, in file
+order, columnar arrays: the query index of each line (queries interned by id),
+the document ids as one UTF-8 byte buffer plus offsets, a 64-bit hash of each
+document id, and the score (runs) or grade (qrels).
+
+Line rules follow trec_eval 10: fields are separated by white space; blank lines
+and lines whose first non-blank character is ``#`` are skipped; a run line is
+``qid iter docno rank score run_id [ignored ...]`` and a qrels line is exactly
+``qid iter docno rel``.  Unlike trec_eval, a malformed line, a score that is not a
+finite number or a grade that is not an integer raises ``ValueError`` naming the
+file and the physical line number.
+"""
+from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcpy, memchr
+
+import numpy as np
+
+cdef extern from "irs_common.h" nogil:
+    uint64_t irs_hash_bytes(const char *p, int64_t n)
+    int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
+    int irs_parse_double(const char *p, int64_t n, double *out)
+    int irs_parse_int32(const char *p, int64_t n, int32_t *out)
+
+
+cdef struct Vec:
+    char *data
+    int64_t size      # bytes used
+    int64_t cap       # bytes allocated
+
+
+cdef int vec_reserve(Vec *v, int64_t extra) except -1:
+    cdef int64_t need = v.size + extra
+    cdef int64_t cap
+    cdef char *p
+    if need <= v.cap:
+        return 0
+    cap = v.cap * 2 if v.cap > 0 else 4096
+    while cap < need:
+        cap *= 2
+    p = <char *> realloc(v.data, cap)
+    if p == NULL:
+        raise MemoryError()
+    v.data = p
+    v.cap = cap
+    return 0
+
+
+cdef inline int vec_push(Vec *v, const void *src, int64_t n) except -1:
+    if v.size + n > v.cap:
+        vec_reserve(v, n)
+    memcpy(v.data + v.size, src, n)
+    v.size += n
+    return 0
+
+
+cdef object vec_to_array(Vec *v, object dtype):
+    """Copy the vector into a new numpy array and release it."""
+    cdef object arr = np.empty(v.size // np.dtype(dtype).itemsize, dtype=dtype)
+    cdef uint8_t[::1] view = arr.view(np.uint8).reshape(-1)
+    if v.size:
+        memcpy(&view[0], v.data, v.size)
+    free(v.data)
+    v.data = NULL
+    v.size = 0
+    v.cap = 0
+    return arr
+
+
+cdef inline bint is_space(char c) nogil:
+    return c == b' ' or c == b'\t' or c == b'\r' or c == b'\v' or c == b'\f' or c == b'\n'
+
+
+cdef class TrecParser:
+    """Streaming parser.  ``kind`` is ``"run"`` or ``"qrels"``."""
+
+    cdef Vec docbuf, docoff, hashes, qidx, values
+    cdef Vec qbuf, qoff
+    cdef int64_t *qtab          # open-addressing table of query indices (-1 empty)
+    cdef int64_t qtab_cap
+    cdef int64_t nq
+    cdef int64_t last_q
+    cdef bint is_run
+    cdef int64_t lineno
+    cdef bytes carry
+    cdef bytes run_id
+    cdef str name
+
+    def __cinit__(self, str kind, str name="<input>"):
+        self.is_run = kind == "run"
+        if kind not in ("run", "qrels"):
+            raise ValueError("kind must be 'run' or 'qrels'")
+        self.name = name
+        self.qtab_cap = 1024
+        self.qtab = <int64_t *> malloc(self.qtab_cap * sizeof(int64_t))
+        if self.qtab == NULL:
+            raise MemoryError()
+        for i in range(self.qtab_cap):
+            self.qtab[i] = -1
+        self.nq = 0
+        self.last_q = -1
+        self.lineno = 0
+        self.carry = b""
+        self.run_id = b""
+        cdef int64_t zero = 0
+        vec_push(&self.docoff, &zero, sizeof(int64_t))
+        vec_push(&self.qoff, &zero, sizeof(int64_t))
+
+    def __dealloc__(self):
+        free(self.docbuf.data)
+        free(self.docoff.data)
+        free(self.hashes.data)
+        free(self.qidx.data)
+        free(self.values.data)
+        free(self.qbuf.data)
+        free(self.qoff.data)
+        free(self.qtab)
+
+    cdef int64_t intern_query(self, const char *p, int64_t n) except -1:
+        cdef const int64_t *qoff = <const int64_t *> self.qoff.data
+        cdef int64_t q
+        cdef uint64_t h, mask
+        cdef int64_t slot, i
+        # fast path: same query as the previous line
+        if self.last_q >= 0:
+            q = self.last_q
+            if irs_bytes_cmp(self.qbuf.data + qoff[q], qoff[q + 1] - qoff[q], p, n) == 0:
+                return q
+        h = irs_hash_bytes(p, n)
+        mask = <uint64_t> (self.qtab_cap - 1)
+        slot = <int64_t> (h & mask)
+        while True:
+            q = self.qtab[slot]
+            if q < 0:
+                break
+            if irs_bytes_cmp(self.qbuf.data + qoff[q], qoff[q + 1] - qoff[q], p, n) == 0:
+                self.last_q = q
+                return q
+            slot = <int64_t> ((<uint64_t> slot + 1) & mask)
+        # new query
+        q = self.nq
+        self.qtab[slot] = q
+        self.nq += 1
+        vec_push(&self.qbuf, p, n)
+        cdef int64_t end = self.qbuf.size
+        vec_push(&self.qoff, &end, sizeof(int64_t))
+        if self.nq * 2 > self.qtab_cap:
+            self.grow_table()
+        self.last_q = q
+        return q
+
+    cdef int grow_table(self) except -1:
+        cdef int64_t newcap = self.qtab_cap * 2
+        cdef int64_t *tab = <int64_t *> malloc(newcap * sizeof(int64_t))
+        cdef const int64_t *qoff = <const int64_t *> self.qoff.data
+        cdef int64_t i, q, slot
+        cdef uint64_t mask = <uint64_t> (newcap - 1)
+        if tab == NULL:
+            raise MemoryError()
+        for i in range(newcap):
+            tab[i] = -1
+        for q in range(self.nq):
+            slot = <int64_t> (irs_hash_bytes(self.qbuf.data + qoff[q], qoff[q + 1] - qoff[q]) & mask)
+            while tab[slot] >= 0:
+                slot = <int64_t> ((<uint64_t> slot + 1) & mask)
+            tab[slot] = q
+        free(self.qtab)
+        self.qtab = tab
+        self.qtab_cap = newcap
+        return 0
+
+    cdef int parse_lines(self, const char *s, const char *end) except -1:
+        """Parse the complete lines in s[0..end) (end is just past a newline or the data end)."""
+        cdef const char *line
+        cdef const char *eol
+        cdef const char *t
+        cdef const char *tok[6]
+        cdef int64_t tlen[6]
+        cdef int ntok, rc
+        cdef int64_t q, off
+        cdef int32_t q32, grade
+        cdef double score
+        cdef uint64_t h
+        cdef const char *rid = NULL
+        cdef int64_t rid_len = 0
+        while s < end:
+            eol = <const char *> memchr(s, b'\n', end - s)
+            if eol == NULL:
+                eol = end
+            self.lineno += 1
+            line = s
+            s = eol + 1
+            # tokenize
+            t = line
+            ntok = 0
+            while True:
+                while t < eol and is_space(t[0]):
+                    t += 1
+                if t >= eol:
+                    break
+                if ntok == 0 and t[0] == b'#':
+                    break
+                if ntok < 6:
+                    tok[ntok] = t
+                while t < eol and not is_space(t[0]):
+                    t += 1
+                if ntok < 6:
+                    tlen[ntok] = t - tok[ntok]
+                ntok += 1
+                if ntok >= 6 and self.is_run:
+                    break      # trailing tokens after run_id are ignored (trec_eval)
+            if ntok == 0:
+                continue       # blank line or comment
+            if self.is_run:
+                if ntok < 6:
+                    raise ValueError(
+                        f"{self.name}:{self.lineno}: malformed run line: expected 6 fields "
+                        f"'qid iter docno rank score run_id', found {ntok}")
+                rc = irs_parse_double(tok[4], tlen[4], &score)
+                if rc != 0:
+                    raise ValueError(
+                        f"{self.name}:{self.lineno}: score {tok[4][:tlen[4]].decode('utf-8', 'replace')!r} "
+                        + ("is not finite" if rc == -2 else "is not a number"))
+                rid = tok[5]
+                rid_len = tlen[5]
+            else:
+                if ntok != 4:
+                    raise ValueError(
+                        f"{self.name}:{self.lineno}: malformed qrels line: expected 4 fields "
+                        f"'qid iter docno rel', found {ntok}")
+                if irs_parse_int32(tok[3], tlen[3], &grade) != 0:
+                    raise ValueError(
+                        f"{self.name}:{self.lineno}: relevance {tok[3][:tlen[3]].decode('utf-8', 'replace')!r} "
+                        "is not an integer")
+            q = self.intern_query(tok[0], tlen[0])
+            q32 = <int32_t> q
+            vec_push(&self.qidx, &q32, sizeof(int32_t))
+            vec_push(&self.docbuf, tok[2], tlen[2])
+            off = self.docbuf.size
+            vec_push(&self.docoff, &off, sizeof(int64_t))
+            h = irs_hash_bytes(tok[2], tlen[2])
+            vec_push(&self.hashes, &h, sizeof(uint64_t))
+            if self.is_run:
+                vec_push(&self.values, &score, sizeof(double))
+            else:
+                vec_push(&self.values, &grade, sizeof(int32_t))
+        if rid != NULL:
+            self.run_id = rid[:rid_len]
+        return 0
+
+    def feed(self, const uint8_t[::1] chunk):
+        """Parse a chunk of the file (any size; lines may span chunks)."""
+        cdef int64_t n = chunk.shape[0]
+        cdef const char *p
+        cdef const char *nl
+        cdef const char *last
+        cdef bytes joined
+        if n == 0:
+            return
+        p = <const char *> &chunk[0]
+        if len(self.carry):
+            nl = <const char *> memchr(p, b'\n', n)
+            if nl == NULL:
+                self.carry = self.carry + bytes(chunk)
+                return
+            joined = self.carry + bytes(chunk[:nl - p + 1])
+            self.carry = b""
+            self.parse_lines(<const char *> joined, (<const char *> joined) + len(joined))
+            n -= (nl - p + 1)
+            p = nl + 1
+            if n == 0:
+                return
+        # find the last newline
+        last = p + n - 1
+        while last >= p and last[0] != b'\n':
+            last -= 1
+        if last < p:
+            self.carry = p[:n]
+            return
+        self.parse_lines(p, last + 1)
+        if last + 1 < p + n:
+            self.carry = (last + 1)[:(p + n) - (last + 1)]
+
+    def finish(self):
+        """Parse any unterminated last line and return the columnar result.
+
+        Returns a dict with ``query_ids`` (list of str, in order of first
+        appearance), ``qidx`` (int32, per line), ``doc_buf`` (uint8),
+        ``doc_off`` (int64, n+1), ``doc_hash`` (uint64), and ``scores``
+        (float64) or ``grades`` (int32), plus ``run_id`` for runs.
+        """
+        if len(self.carry):
+            c = self.carry
+            self.carry = b""
+            self.parse_lines(<const char *> c, (<const char *> c) + len(c))
+        qbuf = vec_to_array(&self.qbuf, np.uint8).tobytes()
+        qoff = vec_to_array(&self.qoff, np.int64)
+        try:
+            query_ids = [qbuf[qoff[i]:qoff[i + 1]].decode("utf-8") for i in range(self.nq)]
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{self.name}: query ids are not valid UTF-8 ({exc})") from None
+        out = {
+            "query_ids": query_ids,
+            "qidx": vec_to_array(&self.qidx, np.int32),
+            "doc_buf": vec_to_array(&self.docbuf, np.uint8),
+            "doc_off": vec_to_array(&self.docoff, np.int64),
+            "doc_hash": vec_to_array(&self.hashes, np.uint64),
+        }
+        if self.is_run:
+            out["scores"] = vec_to_array(&self.values, np.float64)
+            out["run_id"] = self.run_id.decode("utf-8", "replace")
+        else:
+            out["grades"] = vec_to_array(&self.values, np.int32)
+        return out
+
+
+cdef extern from "Python.h":
+    const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
+
+
+def encode_nested(object data, bint is_run, str what="run"):
+    """Columnar encoding of a pytrec_eval-style ``{qid: {docid: value}}`` dict.
+
+    Returns the same dict as ``TrecParser.finish``.  Values must be real numbers
+    (finite scores for runs; integers for qrels).
+    """
+    cdef Vec docbuf, docoff, hashes, qidx, values
+    cdef Py_ssize_t n
+    cdef const char *p
+    cdef int64_t off = 0, q = 0
+    cdef int32_t q32, grade
+    cdef double score
+    cdef uint64_t h
+    cdef list query_ids = []
+    docbuf.data = NULL; docbuf.size = 0; docbuf.cap = 0
+    docoff.data = NULL; docoff.size = 0; docoff.cap = 0
+    hashes.data = NULL; hashes.size = 0; hashes.cap = 0
+    qidx.data = NULL; qidx.size = 0; qidx.cap = 0
+    values.data = NULL; values.size = 0; values.cap = 0
+    if not isinstance(data, dict):
+        raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: value}}}}, got {type(data).__name__}")
+    try:
+        vec_push(&docoff, &off, sizeof(int64_t))
+        for qid, docs in (<dict> data).items():
+            if not isinstance(qid, str):
+                raise TypeError(f"{what}: query ids must be str, got {qid!r}")
+            if not isinstance(docs, dict):
+                raise TypeError(f"{what}[{qid!r}] must be a dict {{doc_id: value}}, got {type(docs).__name__}")
+            query_ids.append(qid)
+            q32 = <int32_t> q
+            q += 1
+            for doc, val in (<dict> docs).items():
+                if not isinstance(doc, str):
+                    raise TypeError(f"{what}[{qid!r}]: doc ids must be str, got {doc!r}")
+                p = PyUnicode_AsUTF8AndSize(doc, &n)
+                if is_run:
+                    if type(val) is float:
+                        score = <double> val
+                    else:
+                        try:
+                            score = float(val)
+                        except (TypeError, ValueError):
+                            raise TypeError(f"{what}[{qid!r}][{doc!r}]: score {val!r} is not a number") from None
+                    if not (score - score == 0.0):
+                        raise ValueError(f"{what}[{qid!r}][{doc!r}]: score {val!r} is not finite")
+                    vec_push(&values, &score, sizeof(double))
+                else:
+                    if type(val) is int:
+                        if not (-2147483648 <= val <= 2147483647):
+                            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} out of range")
+                        grade = <int32_t> val
+                    else:
+                        try:
+                            fv = float(val)
+                        except (TypeError, ValueError):
+                            raise TypeError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} is not a number") from None
+                        if not (fv - fv == 0.0) or fv != int(fv):
+                            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} is not an integer")
+                        if not (-2147483648 <= fv <= 2147483647):
+                            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} out of range")
+                        grade = <int32_t> int(fv)
+                    vec_push(&values, &grade, sizeof(int32_t))
+                vec_push(&qidx, &q32, sizeof(int32_t))
+                vec_push(&docbuf, p, n)
+                off = docbuf.size
+                vec_push(&docoff, &off, sizeof(int64_t))
+                h = irs_hash_bytes(p, n)
+                vec_push(&hashes, &h, sizeof(uint64_t))
+        out = {
+            "query_ids": query_ids,
+            "qidx": vec_to_array(&qidx, np.int32),
+            "doc_buf": vec_to_array(&docbuf, np.uint8),
+            "doc_off": vec_to_array(&docoff, np.int64),
+            "doc_hash": vec_to_array(&hashes, np.uint64),
+        }
+        if is_run:
+            out["scores"] = vec_to_array(&values, np.float64)
+            out["run_id"] = "irscore"
+        else:
+            out["grades"] = vec_to_array(&values, np.int32)
+        return out
+    finally:
+        free(docbuf.data)
+        free(docoff.data)
+        free(hashes.data)
+        free(qidx.data)
+        free(values.data)
+
+
+def hash_strings(list strings):
+    """Doc-id hashes of a list of str (same hash as the parser)."""
+    cdef Py_ssize_t i, n
+    cdef const char *p
+    out = np.empty(len(strings), dtype=np.uint64)
+    cdef uint64_t[::1] o = out
+    for i in range(len(strings)):
+        p = PyUnicode_AsUTF8AndSize(strings[i], &n)
+        o[i] = irs_hash_bytes(p, n)
+    return out

@@ -1,0 +1,222 @@
+"""Columnar relevance judgments (``Qrels``) and rankings (``Run``).
+
+Both store queries as CSR offsets over flat arrays, sorted by query id (byte
+order, as trec_eval).  Document ids are kept as one UTF-8 byte buffer with
+per-entry start/length and a 64-bit hash, so that no Python string exists per
+document: joining a run with its qrels hashes and compares bytes in native code.
+
+- ``Qrels``: within a query, judgments sorted by document id; a repeated
+  (query, doc) pair keeps its last judgment (warned once).
+- ``Run``: within a query, entries in trec_eval order: score descending, then
+  document id descending (the rank column of a TREC file is ignored).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Dict, Iterator, List, Mapping, Tuple
+
+import numpy as np
+
+from irscore import _join, _trec_io
+
+
+def _order_queries(query_ids: List[str]) -> Tuple[List[str], np.ndarray]:
+    """Sorted query ids and, for each parse-order query, its sorted position."""
+    order = sorted(range(len(query_ids)), key=lambda i: query_ids[i].encode("utf-8"))
+    qrank = np.empty(len(query_ids), dtype=np.int64)
+    qrank[np.asarray(order, dtype=np.int64)] = np.arange(len(query_ids), dtype=np.int64)
+    return [query_ids[i] for i in order], qrank
+
+
+class _Columns:
+    """Shared storage and accessors of Qrels and Run."""
+
+    query_ids: List[str]
+    offsets: np.ndarray
+    doc_buf: np.ndarray
+    doc_start: np.ndarray
+    doc_len: np.ndarray
+    doc_hash: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def n_entries(self) -> int:
+        return int(self.offsets[-1])
+
+    def _index(self) -> Dict[str, int]:
+        idx = self.__dict__.get("_qindex")
+        if idx is None:
+            idx = {q: i for i, q in enumerate(self.query_ids)}
+            self.__dict__["_qindex"] = idx
+        return idx
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._index()
+
+    def doc_ids(self, qid: str) -> List[str]:
+        """Document ids of one query, in stored order."""
+        q = self._index()[qid]
+        buf = self.doc_buf.tobytes() if self.doc_buf.size < 1 << 16 else memoryview(self.doc_buf)
+        lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
+        out = []
+        for s, n in zip(self.doc_start[lo:hi].tolist(), self.doc_len[lo:hi].tolist()):
+            out.append(bytes(buf[s:s + n]).decode("utf-8"))
+        return out
+
+
+class Qrels(_Columns):
+    """Relevance judgments: ``qid -> {docid: grade}`` in columnar form."""
+
+    grades: np.ndarray
+
+    def __init__(self, parsed: Mapping[str, Any], *, source: str = "qrels") -> None:
+        query_ids, qrank = _order_queries(list(parsed["query_ids"]))
+        n = int(parsed["qidx"].shape[0])
+        if n == 0:
+            raise ValueError(f"{source}: no judgments")
+        offsets, start, length, hashes, grades = _join.group_sort(
+            parsed["qidx"], qrank, len(query_ids), parsed["doc_off"], parsed["doc_hash"],
+            parsed["grades"].astype(np.float64), parsed["doc_buf"], 2)
+        keep = _join.dedup_sorted(offsets, start, length, parsed["doc_buf"])
+        n_dup = int(n - keep.sum())
+        if n_dup:
+            warnings.warn(f"{source}: {n_dup} repeated (query, doc) judgments; the last one is kept",
+                          RuntimeWarning, stacklevel=3)
+            owner = np.repeat(np.arange(len(query_ids)), np.diff(offsets))
+            counts = np.bincount(owner[keep], minlength=len(query_ids))
+            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            start, length, hashes, grades = start[keep], length[keep], hashes[keep], grades[keep]
+        self.query_ids = query_ids
+        self.offsets = offsets
+        self.doc_buf = parsed["doc_buf"]
+        self.doc_start = start
+        self.doc_len = length
+        self.doc_hash = hashes
+        self.grades = np.ascontiguousarray(grades, dtype=np.int32)
+
+    @classmethod
+    def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> "Qrels":
+        """From pytrec_eval's ``{qid: {docid: grade}}``."""
+        return cls(_trec_io.encode_nested(_plain_dict(qrels, "qrels"), False, "qrels"), source="qrels")
+
+    @classmethod
+    def from_pandas(cls, df: Any) -> "Qrels":
+        """From a DataFrame with ir_measures columns ``query_id, doc_id, relevance``."""
+        return cls.from_dict(_frame_to_dict(df, "relevance", "qrels"))
+
+    def to_dict(self) -> Dict[str, Dict[str, int]]:
+        out: Dict[str, Dict[str, int]] = {}
+        for q, qid in enumerate(self.query_ids):
+            lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
+            out[qid] = dict(zip(self.doc_ids(qid), self.grades[lo:hi].tolist()))
+        return out
+
+    @property
+    def max_grade(self) -> int:
+        return int(self.grades.max()) if self.grades.size else 0
+
+    def __repr__(self) -> str:
+        return f"Qrels({len(self)} queries, {self.n_entries} judgments)"
+
+
+class Run(_Columns):
+    """A ranking per query: ``qid -> {docid: score}`` in columnar form, each
+    query's entries stored in trec_eval order (score desc, doc id desc)."""
+
+    scores: np.ndarray
+    run_id: str
+
+    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run") -> None:
+        query_ids, qrank = _order_queries(list(parsed["query_ids"]))
+        if int(parsed["qidx"].shape[0]) == 0:
+            raise ValueError(f"{source}: no ranked documents")
+        offsets, start, length, hashes, scores = _join.group_sort(
+            parsed["qidx"], qrank, len(query_ids), parsed["doc_off"], parsed["doc_hash"],
+            parsed["scores"], parsed["doc_buf"], 0)
+        self.query_ids = query_ids
+        self.offsets = offsets
+        self.doc_buf = parsed["doc_buf"]
+        self.doc_start = start
+        self.doc_len = length
+        self.doc_hash = hashes
+        self.scores = scores
+        self.run_id = str(parsed.get("run_id", "irscore"))
+
+    @classmethod
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], run_id: str = "irscore") -> "Run":
+        """From pytrec_eval's ``{qid: {docid: score}}``."""
+        parsed = _trec_io.encode_nested(_plain_dict(run, "run"), True, "run")
+        parsed["run_id"] = run_id
+        return cls(parsed, source="run")
+
+    @classmethod
+    def from_pandas(cls, df: Any, run_id: str = "irscore") -> "Run":
+        """From a DataFrame with ir_measures columns ``query_id, doc_id, score``."""
+        return cls.from_dict(_frame_to_dict(df, "score", "run"), run_id=run_id)
+
+    def to_dict(self) -> Dict[str, Dict[str, float]]:
+        out: Dict[str, Dict[str, float]] = {}
+        for q, qid in enumerate(self.query_ids):
+            lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
+            out[qid] = dict(zip(self.doc_ids(qid), self.scores[lo:hi].tolist()))
+        return out
+
+    def __repr__(self) -> str:
+        return f"Run({self.run_id!r}: {len(self)} queries, {self.n_entries} documents)"
+
+
+def _plain_dict(d: Mapping[str, Any], what: str) -> Dict[str, Any]:
+    if isinstance(d, dict) and all(type(v) is dict for v in d.values()):
+        return d
+    if not isinstance(d, Mapping):
+        raise TypeError(f"{what} must be a mapping {{query_id: {{doc_id: value}}}}, got {type(d).__name__}")
+    out: Dict[str, Any] = {}
+    for k, v in d.items():
+        if not isinstance(v, Mapping):
+            raise TypeError(f"{what}[{k!r}] must be a mapping {{doc_id: value}}, got {type(v).__name__}")
+        out[k] = dict(v)
+    return out
+
+
+def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, Any]]:
+    cols = ["query_id", "doc_id", value_col]
+    missing = [c for c in cols if c not in getattr(df, "columns", [])]
+    if missing:
+        raise ValueError(f"{what} DataFrame lacks column(s) {missing}; expected {cols}")
+    out: Dict[str, Dict[str, Any]] = {}
+    for q, d, v in zip(df["query_id"].astype(str).tolist(), df["doc_id"].astype(str).tolist(),
+                       df[value_col].tolist()):
+        out.setdefault(q, {})[d] = v
+    return out
+
+
+def iter_queries(obj: _Columns) -> Iterator[Tuple[str, int, int]]:
+    for q, qid in enumerate(obj.query_ids):
+        yield qid, int(obj.offsets[q]), int(obj.offsets[q + 1])
+
+
+def as_qrels(x: Any) -> Qrels:
+    """Accept a Qrels, a dict, a DataFrame or a path."""
+    if isinstance(x, Qrels):
+        return x
+    if isinstance(x, Mapping):
+        return Qrels.from_dict(x)
+    if hasattr(x, "columns"):
+        return Qrels.from_pandas(x)
+    from irscore.io import read_qrels
+    return read_qrels(x)
+
+
+def as_run(x: Any) -> Run:
+    """Accept a Run, a dict, a DataFrame or a path."""
+    if isinstance(x, Run):
+        return x
+    if isinstance(x, Mapping):
+        return Run.from_dict(x)
+    if hasattr(x, "columns"):
+        return Run.from_pandas(x)
+    from irscore.io import read_run
+    return read_run(x)
+

@@ -1,0 +1,135 @@
+"""``irscore eval``: trec_eval 10 compatible command line.
+
+Same options, measure names, measure sets and output format as trec_eval.
+One deliberate difference: a query in the qrels but not in the run is skipped
+with a warning on stderr (trec_eval exits with an error) unless ``-c`` asks
+for it to count as a query with an empty ranking.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from irscore.io import read_qrels, read_run
+from irscore.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec
+from irscore.report import format_line
+
+HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-q", action="store_true", help="print per-query values as well as the summary")
+    p.add_argument("-c", action="store_true",
+                   help="average over every qrels query (a query missing from the run scores 0)")
+    p.add_argument("-J", action="store_true", help="evaluate on judged documents only")
+    p.add_argument("-n", action="store_true", help="no summary lines (per-query only)")
+    p.add_argument("-l", type=int, default=1, metavar="LEVEL",
+                   help="relevance level: grades >= LEVEL are relevant (default 1)")
+    p.add_argument("-M", type=int, default=None, metavar="MAXDOCS",
+                   help="evaluate only the top MAXDOCS documents of each query")
+    p.add_argument("-N", type=float, default=0.0, metavar="NUM_DOCS",
+                   help="number of documents in the collection (for utility)")
+    p.add_argument("-m", action="append", default=[], metavar="MEASURE",
+                   help="measure, set (official, all_trec, set) or measure with parameters "
+                        "(P.5,10  ndcg.1=3,2=9  iprec_at_recall..10,.50); repeatable")
+    p.add_argument("qrels", help="qrels file (qid iter docno rel), .gz accepted")
+    p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted")
+
+
+def requested(specs: List[str]) -> List[Tuple[str, Measure]]:
+    """Outputs for trec_eval -m arguments, in trec_eval's printing order."""
+    if not specs:
+        specs = ["official"]
+    params: Dict[str, str] = {}
+    marked: set = set()
+    for spec in specs:
+        fam, dot, par = spec.partition(".")
+        if dot and fam not in params:
+            if par == "":
+                raise ValueError(f"improper measure in parameter '{fam}'")
+            params[fam] = spec
+        if fam in MEASURE_SETS:
+            marked.update(MEASURE_SETS[fam])
+        elif fam in FAMILIES:
+            marked.add(fam)
+        else:
+            expand_spec(spec)  # raises with close matches
+    items: List[Tuple[str, Measure]] = []
+    for fam in sorted(marked, key=ORDER.__getitem__):
+        items.extend(expand_spec(params.get(fam, fam)))
+    return items
+
+
+def _relstring(rel: np.ndarray, length: int) -> str:
+    chars = []
+    for r in rel[:max(length, 0)].tolist():
+        if r > 9:
+            chars.append(">")
+        elif r >= 0:
+            chars.append(str(r))
+        elif r == -1:
+            chars.append("-")
+        elif r == -2:
+            chars.append(".")
+        else:
+            chars.append("<")
+    return "'" + "".join(chars) + "'"
+
+
+def run(args: argparse.Namespace) -> int:
+    from irscore.evaluate import run_plan
+
+    if args.M is not None and args.M < 0:
+        raise ValueError(f"-M must be non-negative, got {args.M}")
+    items = requested(args.m)
+    qrels = read_qrels(args.qrels)
+    run_ = read_run(args.run)
+    numeric = [(k, m) for k, m in items if FAMILIES[m.family].kind >= 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ev = run_plan(qrels, run_, numeric, relevance_level=args.l, complete=args.c,
+                      judged_only=args.J, max_docs=args.M, num_docs_in_coll=args.N)
+    j = ev.joined
+    if j.missing and not args.c:
+        print(f"irscore eval: warning: {len(j.missing)} qrels quer{'y' if len(j.missing) == 1 else 'ies'} "
+              f"not in the run skipped (trec_eval would stop; use -c to count them): "
+              f"{', '.join(j.missing[:10])}{' ...' if len(j.missing) > 10 else ''}", file=sys.stderr)
+    if j.n_duplicates:
+        print(f"irscore eval: warning: {j.n_duplicates} repeated (query, doc) run entries; "
+              "the best-ranked one is kept (trec_eval would stop)", file=sys.stderr)
+    by_key = {o.key: o for o in ev.outputs}
+    out = sys.stdout
+    lines: List[str] = []
+    if args.q:
+        for e, qid in enumerate(j.query_ids):
+            for key, m in items:
+                f = FAMILIES[m.family]
+                if not f.per_query:
+                    continue
+                if f.name == "relstring":
+                    n = int(float(m.params)) if m.params else 10
+                    rel = j.rel[j.offsets[e]:j.offsets[e + 1]]
+                    lines.append(format_line(key, qid, "''" if j.bogus[e] else _relstring(rel, n)))
+                    continue
+                o = by_key[key]
+                lines.append(format_line(key, qid, float(ev.matrix[e, o.column]), integer=f.integer))
+            if len(lines) > 4096:
+                out.write("\n".join(lines) + "\n")
+                lines = []
+    if not args.n:
+        for key, m in items:
+            f = FAMILIES[m.family]
+            if not f.summary:
+                continue
+            if f.name == "runid":
+                lines.append(format_line("runid", "all", ev.run_id))
+                continue
+            lines.append(format_line(key, "all", ev.aggregate(by_key[key]), integer=f.integer))
+    if lines:
+        out.write("\n".join(lines) + "\n")
+    out.flush()
+    return 0

@@ -1,0 +1,55 @@
+"""Reading TREC qrels and run files (plain or ``.gz``) into columnar objects.
+
+Files are streamed in chunks through the native tokenizer (``irscore._trec_io``);
+no Python object is created per line.  Errors name the file and line.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+from typing import IO, Any, Dict, Union
+
+from irscore import _trec_io
+from irscore.data import Qrels, Run
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_CHUNK = 1 << 24
+
+
+def _open(path: PathLike) -> IO[bytes]:
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb", buffering=0)
+
+
+def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
+    name = os.fspath(path)
+    if not os.path.exists(name):
+        raise FileNotFoundError(f"{kind} file not found: {name}")
+    if os.path.isdir(name):
+        raise IsADirectoryError(f"{kind} path is a directory: {name}")
+    parser = _trec_io.TrecParser(kind, name)
+    with _open(name) as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            if not chunk:
+                break
+            parser.feed(chunk)
+    parsed: Dict[str, Any] = parser.finish()
+    if parsed["qidx"].shape[0] == 0:
+        raise ValueError(f"{name}: empty {kind} file (no data lines)")
+    return parsed
+
+
+def read_qrels(path: PathLike) -> Qrels:
+    """Read TREC qrels ``qid iter docno rel`` (whitespace separated, ``#`` comments)."""
+    return Qrels(_parse(path, "qrels"), source=os.fspath(path))
+
+
+def read_run(path: PathLike) -> Run:
+    """Read a TREC run ``qid Q0 docno rank score run_id`` (extra fields ignored)."""
+    return Run(_parse(path, "run"), source=os.fspath(path))

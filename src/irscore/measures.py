@@ -1,0 +1,463 @@
+"""Measure names, parameters and aggregation rules.
+
+Three spellings are accepted everywhere a measure is named:
+
+- trec_eval output names: ``map``, ``P_10``, ``ndcg_cut_10``,
+  ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``, ``num_rel_ret`` ...
+- trec_eval ``-m`` specs with parameters: ``P.5,10``, ``ndcg.1=3,2=9``,
+  ``iprec_at_recall..10,.50``, ``utility.2,-1,0,0`` (one spec may expand to
+  several outputs, named as trec_eval prints them);
+- ir_measures-style names: ``AP``, ``P@10``, ``nDCG@10``, ``RR``, ``R@100``,
+  ``P(rel=2)@5``, ``nDCG(gain=exp)@10``, ``nDCG(discount=jarvelin)@10``,
+  ``Success@10``, ``IPrec@0.5``, ``Judged@10``, ``RBP(p=0.8)`` ...
+
+``parse_measure(name)`` gives a :class:`Measure`; ``str(m)`` is its canonical
+spelling and ``parse_measure(str(m)) == m``.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+# Op kinds of irscore._ranking.compute (keep in sync with csrc/irscore/_ranking.pyx)
+K = dict(
+    num_q=0, num_ret=1, num_rel=2, num_rel_ret=3, map=4, gm_map=5, Rprec=6, bpref=7,
+    recip_rank=8, iprec_at_recall=9, P=10, recall=11, infAP=12, gm_bpref=13,
+    Rprec_mult=14, utility=15, **{"11pt_avg": 16}, binG=17, G=18, ndcg=19, ndcg_rel=20,
+    Rndcg=21, ndcg_cut=22, map_cut=23, relative_P=24, success=25, set_P=26,
+    set_relative_P=27, set_recall=28, set_map=29, set_F=30, num_nonrel_judged_ret=31,
+    rbp=32, rbp_resid=33, unj=34, dcg=35, ideal_dcg=36, dcg_cut=37, judged=38,
+)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A trec_eval measure family (one ``m_<name>.c`` of trec_eval)."""
+
+    name: str
+    kind: int                   # op kind, -1 for runid/relstring (no kernel)
+    ptype: str                  # none | long_cuts | float_cuts | float_params | pairs
+    default: Tuple[float, ...] = ()
+    agg: str = "mean"           # mean | sum | gm | num_q | num_rel | none
+    integer: bool = False       # printed as an integer count
+    per_query: bool = True      # printed with -q
+    summary: bool = True        # printed in the 'all' lines
+
+
+_C = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
+_R = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+# In trec_eval's te_trec_measures order (the order measures are printed in).
+FAMILIES: Dict[str, Family] = {f.name: f for f in [
+    Family("runid", -1, "none", agg="none", per_query=False),
+    Family("num_q", K["num_q"], "none", agg="num_q", integer=True, per_query=False),
+    Family("num_ret", K["num_ret"], "none", agg="sum", integer=True),
+    Family("num_rel", K["num_rel"], "none", agg="num_rel", integer=True),
+    Family("num_rel_ret", K["num_rel_ret"], "none", agg="sum", integer=True),
+    Family("map", K["map"], "none"),
+    Family("gm_map", K["gm_map"], "none", agg="gm", per_query=False),
+    Family("Rprec", K["Rprec"], "none"),
+    Family("bpref", K["bpref"], "none"),
+    Family("recip_rank", K["recip_rank"], "none"),
+    Family("iprec_at_recall", K["iprec_at_recall"], "float_cuts", _R),
+    Family("P", K["P"], "long_cuts", _C),
+    Family("relstring", -1, "float_params", (10.0,), agg="none", summary=False),
+    Family("recall", K["recall"], "long_cuts", _C),
+    Family("infAP", K["infAP"], "none"),
+    Family("gm_bpref", K["gm_bpref"], "none", agg="gm", per_query=False),
+    Family("Rprec_mult", K["Rprec_mult"], "float_cuts", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    Family("utility", K["utility"], "float_params", (1.0, -1.0, 0.0, 0.0)),
+    Family("11pt_avg", K["11pt_avg"], "float_params", _R),
+    Family("binG", K["binG"], "none"),
+    Family("G", K["G"], "pairs"),
+    Family("dcg", K["dcg"], "pairs"),
+    Family("ideal_dcg", K["ideal_dcg"], "pairs"),
+    Family("ndcg", K["ndcg"], "pairs"),
+    Family("ndcg_rel", K["ndcg_rel"], "pairs"),
+    Family("Rndcg", K["Rndcg"], "pairs"),
+    Family("ndcg_cut", K["ndcg_cut"], "long_cuts", _C),
+    Family("map_cut", K["map_cut"], "long_cuts", _C),
+    Family("relative_P", K["relative_P"], "long_cuts", _C),
+    Family("success", K["success"], "long_cuts", (1.0, 5.0, 10.0)),
+    Family("set_P", K["set_P"], "none"),
+    Family("set_relative_P", K["set_relative_P"], "none"),
+    Family("set_recall", K["set_recall"], "none"),
+    Family("set_map", K["set_map"], "none"),
+    Family("set_F", K["set_F"], "float_params", (1.0,)),
+    Family("num_nonrel_judged_ret", K["num_nonrel_judged_ret"], "none", agg="sum", integer=True),
+    Family("rbp", K["rbp"], "pairs"),
+    Family("rbp_resid", K["rbp_resid"], "pairs"),
+    Family("unj", K["unj"], "long_cuts", (5.0, 10.0, 20.0)),
+    # irscore extensions (not trec_eval families)
+    Family("dcg_cut", K["dcg_cut"], "long_cuts", _C),
+    Family("judged", K["judged"], "long_cuts", (10.0,)),
+]}
+
+ORDER = {name: i for i, name in enumerate(FAMILIES)}
+
+MEASURE_SETS: Dict[str, List[str]] = {
+    "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"],
+    "set": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
+            "set_recall", "set_relative_P", "set_map", "set_F"],
+    "all_trec": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                 "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
+                 "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut",
+                 "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall",
+                 "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"],
+}
+
+# trec_eval families not implemented (different input formats): see README.
+NOT_IMPLEMENTED = ["prefs_* (preference qrels, -R prefs)", "map_avgjg, P_avgjg, Rprec_mult_avgjg (-R qrels_jg)",
+                   "yaap", "-Z z-score standardisation"]
+
+# ir_measures-style aliases -> trec_eval family
+ALIASES: Dict[str, str] = {
+    "AP": "map", "MAP": "map", "GMAP": "gm_map", "RR": "recip_rank", "MRR": "recip_rank",
+    "P": "P", "R": "recall", "Recall": "recall", "nDCG": "ndcg", "NDCG": "ndcg",
+    "DCG": "dcg", "Rprec": "Rprec", "RPrec": "Rprec", "R-prec": "Rprec", "Bpref": "bpref",
+    "BPref": "bpref", "infAP": "infAP", "InfAP": "infAP", "NumRet": "num_ret",
+    "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "NumQ": "num_q",
+    "NumNonRelJudgedRet": "num_nonrel_judged_ret", "Success": "success",
+    "IPrec": "iprec_at_recall", "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
+    "SetAP": "set_map", "SetRelP": "set_relative_P", "Judged": "judged", "RBP": "rbp",
+    "Rprec_mult": "Rprec_mult", "binG": "binG", "G": "G", "Rndcg": "Rndcg",
+    "ndcg_rel": "ndcg_rel", "relative_P": "relative_P", "11pt_avg": "11pt_avg",
+    "utility": "utility", "unj": "unj", "rbp_resid": "rbp_resid",
+}
+CANONICAL_ALIAS = {"map": "AP", "recip_rank": "RR", "recall": "R", "ndcg": "nDCG",
+                   "Rprec": "Rprec", "bpref": "Bpref", "num_ret": "NumRet", "num_rel": "NumRel",
+                   "num_rel_ret": "NumRelRet", "num_q": "NumQ", "success": "Success",
+                   "iprec_at_recall": "IPrec", "set_P": "SetP", "set_recall": "SetR",
+                   "set_F": "SetF", "set_map": "SetAP", "judged": "Judged", "P": "P",
+                   "infAP": "infAP", "gm_map": "GMAP", "dcg": "DCG"}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure with its parameters.
+
+    ``family`` is the trec_eval family; ``cutoff`` the single cutoff/recall
+    point (``@k``); ``rel`` a relevance level overriding the evaluation's;
+    ``gain``/``discount`` the nDCG/DCG variants (``linear``/``exp``,
+    ``log2``/``jarvelin``); ``params`` a trec_eval parameter string for the
+    families that take one (``utility``, ``ndcg`` gain maps, ``rbp`` ...).
+    """
+
+    family: str
+    cutoff: Optional[float] = None
+    rel: Optional[int] = None
+    gain: str = "linear"
+    discount: str = "log2"
+    params: Optional[str] = None
+    extra: Tuple[Tuple[str, str], ...] = field(default=())
+
+    def __str__(self) -> str:
+        fam = FAMILIES[self.family]
+        base = CANONICAL_ALIAS.get(self.family, self.family)
+        if self.family == "ndcg_cut" or self.family == "dcg_cut":
+            base = "nDCG" if self.family == "ndcg_cut" else "DCG"
+        elif self.family == "map_cut":
+            base = "AP"
+        args = []
+        if self.rel is not None:
+            args.append(f"rel={self.rel}")
+        if self.gain != "linear":
+            args.append(f"gain={self.gain}")
+        if self.discount != "log2":
+            args.append(f"discount={self.discount}")
+        if self.params is not None:
+            args.append(f"params={self.params}")
+        s = base + (f"({','.join(args)})" if args else "")
+        if self.cutoff is not None:
+            s += "@" + _fmt_num(self.cutoff)
+        del fam
+        return s
+
+
+def _fmt_num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+_IRM = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_\-]*?)(?:\((?P<args>[^()]*)\))?(?:@(?P<cut>[0-9.eE+\-]+))?$")
+
+
+def _all_names() -> List[str]:
+    names = set(ALIASES) | set(FAMILIES)
+    for f in FAMILIES.values():
+        if f.ptype in ("long_cuts", "float_cuts"):
+            for v in f.default:
+                names.add(_output_name(f, v))
+    return sorted(names)
+
+
+def _unknown(name: str) -> ValueError:
+    close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return ValueError(f"unknown measure {name!r}{hint}")
+
+
+def _output_name(f: Family, v: float) -> str:
+    if f.ptype == "long_cuts":
+        return f"{f.name}_{int(v)}"
+    return f"{f.name}_{v:3.2f}"
+
+
+def _check_cutoff(f: Family, v: float, name: str) -> float:
+    if not math.isfinite(v):
+        raise ValueError(f"measure {name!r}: cutoff must be finite")
+    if f.ptype == "long_cuts":
+        if int(v) != v:
+            raise ValueError(f"measure {name!r}: cutoff {v} must be a whole number of documents")
+        if v <= 0:
+            raise ValueError(f"measure {name!r}: cutoff must be positive, got {_fmt_num(v)}")
+    elif f.ptype == "float_cuts" and f.name == "iprec_at_recall" and not 0.0 <= v <= 1.0:
+        raise ValueError(f"measure {name!r}: recall level must be in [0, 1], got {v}")
+    elif v < 0:
+        raise ValueError(f"measure {name!r}: cutoff must not be negative")
+    return float(v)
+
+
+def parse_measure(name: str) -> Measure:
+    """Parse one single-valued measure name (trec_eval or ir_measures style)."""
+    if not isinstance(name, str):
+        raise TypeError(f"measure names are str, got {name!r}")
+    name = name.strip()
+    # 1. plain trec_eval family without parameters
+    if name in FAMILIES and FAMILIES[name].ptype in ("none", "pairs", "float_params"):
+        return Measure(name)
+    # 2. trec_eval output name with one cutoff: P_10, iprec_at_recall_0.10
+    m = re.match(r"^(.*)_([0-9]+(?:\.[0-9]*)?)$", name)
+    if m and m.group(1) in FAMILIES and FAMILIES[m.group(1)].ptype in ("long_cuts", "float_cuts"):
+        f = FAMILIES[m.group(1)]
+        return Measure(f.name, cutoff=_check_cutoff(f, float(m.group(2)), name))
+    # 3. trec_eval -m spec with one value: P.10, ndcg.1=3,2=9, utility.2,-1,0,0
+    if "." in name and name.split(".", 1)[0] in FAMILIES:
+        ms = expand_spec(name)
+        if len(ms) != 1:
+            raise ValueError(f"measure spec {name!r} names {len(ms)} measures; ask for them one by one "
+                             f"({', '.join(n for n, _ in ms)})")
+        return ms[0][1]
+    # 4. ir_measures style
+    m = _IRM.match(name)
+    if not m or m.group("base") not in ALIASES:
+        raise _unknown(name)
+    fam = ALIASES[m.group("base")]
+    kw: Dict[str, str] = {}
+    if m.group("args"):
+        for part in m.group("args").split(","):
+            if "=" not in part:
+                raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
+            k, v = part.split("=", 1)
+            kw[k.strip()] = v.strip()
+    cut: Optional[float] = None
+    if m.group("cut") is not None:
+        try:
+            cut = float(m.group("cut"))
+        except ValueError:
+            raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
+    if "cutoff" in kw:
+        cut = float(kw.pop("cutoff"))
+    rel: Optional[int] = None
+    if "rel" in kw:
+        try:
+            rel = int(kw.pop("rel"))
+        except ValueError:
+            raise ValueError(f"measure {name!r}: rel must be an integer") from None
+    gain = kw.pop("gain", "linear")
+    discount = kw.pop("discount", "log2")
+    params = kw.pop("params", None)
+    if "p" in kw and fam in ("rbp", "rbp_resid"):
+        params = f"p={float(kw.pop('p'))!r}"
+    if kw:
+        raise ValueError(f"measure {name!r}: unknown parameter(s) {sorted(kw)}")
+    if gain not in ("linear", "exp"):
+        raise ValueError(f"measure {name!r}: gain must be 'linear' or 'exp', got {gain!r}")
+    if discount not in ("log2", "jarvelin"):
+        raise ValueError(f"measure {name!r}: discount must be 'log2' or 'jarvelin', got {discount!r}")
+    # cutoff variants of families
+    if fam == "map" and cut is not None:
+        fam = "map_cut"
+    if fam in ("ndcg", "dcg"):
+        if gain != "linear" or discount != "log2" or (fam == "dcg" and cut is not None):
+            fam, fam_norm = "dcg_cut", fam == "ndcg"
+            if not fam_norm:
+                gain, discount = gain, discount
+            extra = (("normalize", "1" if fam_norm else "0"),)
+            if cut is not None:
+                cut = _check_cutoff(FAMILIES["dcg_cut"], cut, name)
+            return Measure("dcg_cut", cutoff=cut, rel=rel, gain=gain, discount=discount, extra=extra)
+        if cut is not None:
+            fam = "ndcg_cut"
+    if gain != "linear" or discount != "log2":
+        raise ValueError(f"measure {name!r}: gain/discount apply to nDCG and DCG only")
+    f = FAMILIES[fam]
+    if f.ptype in ("long_cuts", "float_cuts"):
+        if cut is None:
+            if fam == "P":
+                raise ValueError(f"measure {name!r} needs a cutoff (P@10); for the whole ranking use SetP")
+            if fam == "recall":
+                raise ValueError(f"measure {name!r} needs a cutoff (R@100); for the whole ranking use SetR")
+            if len(f.default) == 1:
+                cut = f.default[0]
+            else:
+                raise ValueError(f"measure {name!r} needs a cutoff ({m.group('base')}@k)")
+        cut = _check_cutoff(f, cut, name)
+    elif cut is not None:
+        raise ValueError(f"measure {name!r} takes no cutoff")
+    return Measure(fam, cutoff=cut, rel=rel, params=params)
+
+
+def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
+    """A trec_eval ``-m`` argument (one family, optional ``.params``) as a list of
+    (trec_eval output name, Measure), in trec_eval's output order."""
+    fam_name, _, params = spec.partition(".")
+    if fam_name not in FAMILIES:
+        raise _unknown(spec)
+    f = FAMILIES[fam_name]
+    has_params = "." in spec
+    if has_params and params == "":
+        raise ValueError(f"improper measure parameter in {spec!r}")
+    if f.ptype in ("long_cuts", "float_cuts"):
+        if has_params:
+            vals = []
+            for tok in params.split(","):
+                try:
+                    v = float(tok) if f.ptype == "float_cuts" else float(_atol(tok))
+                except ValueError:
+                    raise ValueError(f"measure spec {spec!r}: bad cutoff {tok!r}") from None
+                vals.append(v)
+        else:
+            vals = list(f.default)
+        vals.sort()
+        if f.ptype == "long_cuts" and vals[0] <= 0:
+            raise ValueError(f"measure spec {spec!r}: cutoffs must be positive")
+        if any(a == b for a, b in zip(vals, vals[1:])):
+            raise ValueError(f"measure spec {spec!r}: duplicate cutoffs")
+        return [(_output_name(f, v), Measure(f.name, cutoff=_check_cutoff(f, v, spec))) for v in vals]
+    if f.ptype == "none":
+        if has_params:
+            raise ValueError(f"measure {fam_name!r} takes no parameters")
+        return [(f.name, Measure(f.name))]
+    if f.ptype == "float_params":
+        if has_params:
+            for tok in params.split(","):
+                try:
+                    float(tok)
+                except ValueError:
+                    raise ValueError(f"measure spec {spec!r}: bad parameter {tok!r}") from None
+            if f.name == "utility" and len(params.split(",")) != 4:
+                raise ValueError(f"measure spec {spec!r}: utility takes 4 coefficients")
+            return [(f"{f.name}_{params}", Measure(f.name, params=params))]
+        return [(f.name, Measure(f.name))]
+    # pairs
+    if has_params:
+        _parse_pairs(params, spec)
+        return [(f"{f.name}_{params}", Measure(f.name, params=params))]
+    return [(f.name, Measure(f.name))]
+
+
+def _atol(tok: str) -> int:
+    m = re.match(r"^\s*([+-]?[0-9]+)", tok)
+    if not m:
+        raise ValueError(tok)
+    return int(m.group(1))
+
+
+def _parse_pairs(params: str, spec: str) -> List[Tuple[str, float]]:
+    out = []
+    for part in params.split(","):
+        k, eq, v = part.partition("=")
+        if not eq or not k:
+            raise ValueError(f"malformed pair parameters in {spec!r} (expected name=value,...)")
+        try:
+            out.append((k, float(v)))
+        except ValueError:
+            raise ValueError(f"malformed pair parameters in {spec!r}: {v!r} is not a number") from None
+    return out
+
+
+def expand_set(name: str) -> List[str]:
+    """Family names of a trec_eval measure set (``official``, ``all_trec``, ``set``)."""
+    return list(MEASURE_SETS[name])
+
+
+# ---------------------------------------------------------------- compilation
+
+@dataclass
+class Output:
+    key: str            # result key
+    family: Family
+    column: int         # column in the kernel output (-1: none)
+    measure: Measure
+
+
+@dataclass
+class Plan:
+    kinds: List[int] = field(default_factory=list)
+    levels: List[int] = field(default_factory=list)
+    cols: List[int] = field(default_factory=list)
+    par_off: List[int] = field(default_factory=lambda: [0])
+    params: List[float] = field(default_factory=list)
+    outputs: List[Output] = field(default_factory=list)
+    ncols: int = 0
+
+
+def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
+    """Kernel parameters and output width of one single-valued measure."""
+    f = FAMILIES[m.family]
+    if m.family == "dcg_cut":
+        norm = float(dict(m.extra).get("normalize", "1"))
+        k = m.cutoff if m.cutoff is not None else float(2 ** 62)
+        return [norm, 1.0 if m.gain == "exp" else 0.0, 1.0 if m.discount == "jarvelin" else 0.0, k], 1
+    if f.ptype in ("long_cuts", "float_cuts"):
+        assert m.cutoff is not None
+        return [m.cutoff], 1
+    if f.name == "utility":
+        vals = [float(x) for x in m.params.split(",")] if m.params else list(f.default)
+        return vals + [float(num_docs_in_coll)], 1
+    if f.name == "11pt_avg":
+        vals = sorted(float(x) for x in m.params.split(",")) if m.params else list(f.default)
+        return vals, 1
+    if f.name == "set_F":
+        vals = [float(m.params.split(",")[0])] if m.params else list(f.default)
+        return vals, 1
+    if f.ptype == "pairs":
+        pairs = _parse_pairs(m.params, str(m)) if m.params else []
+        p = 0.9
+        flat: List[float] = []
+        for k, v in pairs:
+            if k == "p":
+                p = v
+                continue
+            if re.match(r"^[+-]?[0-9]+$", k):
+                flat += [float(int(k)), v]
+        if f.name in ("rbp", "rbp_resid"):
+            if not 0.0 <= p < 1.0:
+                raise ValueError(f"measure {m}: persistence p must be in [0, 1)")
+            return ([p] + flat) if f.name == "rbp" else [p], 1
+        return flat, 1
+    return [], 1
+
+
+def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_in_coll: float) -> Plan:
+    """Kernel ops for (key, measure) pairs; one op per measure."""
+    plan = Plan()
+    for key, m in measures:
+        f = FAMILIES[m.family]
+        if f.kind < 0:
+            plan.outputs.append(Output(key, f, -1, m))
+            continue
+        params, width = op_params(m, num_docs_in_coll)
+        plan.kinds.append(f.kind)
+        plan.levels.append(level if m.rel is None else m.rel)
+        plan.cols.append(plan.ncols)
+        plan.params.extend(params)
+        plan.par_off.append(len(plan.params))
+        plan.outputs.append(Output(key, f, plan.ncols, m))
+        plan.ncols += width
+    return plan
