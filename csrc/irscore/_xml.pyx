@@ -1,0 +1,654 @@
+"""Kernels for XML / focused retrieval measures (SPEC section 5).
+
+Everything here works on character spans laid out on one line per topic: the
+façade (``irscore.xml``) encodes documents as integer codes and every span as
+``(doc, start, end)``, half-open.  Inside a topic each document gets a base
+offset so that spans of different documents never touch; all endpoints are then
+compressed to elementary segments, and the union of already retrieved text is
+kept in a Fenwick tree (covered length, covered highlighted length) plus a
+"next uncovered segment" union-find, so a whole run is processed in
+O(n log n) per topic instead of comparing every pair of results.
+
+All inputs are CSR arrays (``off[t]..off[t+1]`` is topic t) validated by the
+façade; kernels release the GIL, allocate scratch with malloc and keep no state.
+"""
+from libc.stdlib cimport malloc, free, calloc
+from libc.string cimport memset
+from libc.stdint cimport int64_t
+from libc.math cimport floor
+
+import numpy as np
+
+cdef extern from "xml_sort.h" nogil:
+    void xml_sort_i64(int64_t *a, Py_ssize_t n)
+
+
+# ---------------------------------------------------------------------------
+# small helpers (all nogil, no Python objects)
+# ---------------------------------------------------------------------------
+
+cdef inline void bit_add(int64_t *tree, Py_ssize_t m, Py_ssize_t i, int64_t v) noexcept nogil:
+    i += 1
+    while i <= m:
+        tree[i - 1] += v
+        i += i & (-i)
+
+
+cdef inline int64_t bit_prefix(const int64_t *tree, Py_ssize_t i) noexcept nogil:
+    # sum of positions [0, i)
+    cdef int64_t s = 0
+    while i > 0:
+        s += tree[i - 1]
+        i -= i & (-i)
+    return s
+
+
+cdef inline void fbit_add(double *tree, Py_ssize_t m, Py_ssize_t i, double v) noexcept nogil:
+    i += 1
+    while i <= m:
+        tree[i - 1] += v
+        i += i & (-i)
+
+
+cdef inline double fbit_prefix(const double *tree, Py_ssize_t i) noexcept nogil:
+    cdef double s = 0.0
+    while i > 0:
+        s += tree[i - 1]
+        i -= i & (-i)
+    return s
+
+
+cdef inline Py_ssize_t lower_bound(const int64_t *a, Py_ssize_t n, int64_t v) noexcept nogil:
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline Py_ssize_t uf_find(Py_ssize_t *nxt, Py_ssize_t k) noexcept nogil:
+    # smallest uncovered segment index >= k (nxt[m] == m is the sentinel)
+    cdef Py_ssize_t root = k, tmp
+    while nxt[root] != root:
+        root = nxt[root]
+    while nxt[k] != root:
+        tmp = nxt[k]
+        nxt[k] = root
+        k = tmp
+    return root
+
+
+cdef struct Scratch:
+    int64_t *pts        # compressed endpoints (global coordinates)
+    int64_t *seglen     # length of segment k
+    int64_t *hlpre      # prefix sums of highlighted length over segments
+    int64_t *cov        # Fenwick: covered length
+    int64_t *covrel     # Fenwick: covered highlighted length
+    Py_ssize_t *nxt     # union-find over segments
+    int64_t *keys       # sort keys
+    Py_ssize_t *ra      # run: compressed start index
+    Py_ssize_t *rb      # run: compressed end index
+    double *hbit        # Fenwick over start index of HiXEval rval
+    int64_t *ishl       # segment is highlighted (0/1)
+    Py_ssize_t *owner   # ideal element owning segment k, or -1
+    Py_ssize_t *na      # tree nodes (preorder): compressed start
+    Py_ssize_t *nb      # compressed end
+    Py_ssize_t *nlast   # last descendant in preorder
+    Py_ssize_t *norig   # original index of the node
+    int64_t *nkey       # node sort keys (for exact-match lookup)
+    Py_ssize_t *stack
+    int64_t *base       # per document slot: base offset
+    int64_t *maxend     # per document slot: largest end seen
+    Py_ssize_t *slot    # per document code: slot or -1 (size ndocs)
+    Py_ssize_t *slotdoc # slot -> document code
+
+
+cdef inline Py_ssize_t get_slot(Scratch *s, Py_ssize_t *nslots, int64_t doc, int64_t end) noexcept nogil:
+    cdef Py_ssize_t k = s.slot[doc]
+    if k < 0:
+        k = nslots[0]
+        nslots[0] += 1
+        s.slot[doc] = k
+        s.slotdoc[k] = doc
+        s.maxend[k] = 0
+    if end > s.maxend[k]:
+        s.maxend[k] = end
+    return k
+
+
+cdef double node_value(const Scratch *s, Py_ssize_t c, const double *nq,
+                       double alpha, Py_ssize_t nn) noexcept nogil:
+    """v(c) * |c| for an assessed node c, following SPEC's recursive XCG gain."""
+    cdef int64_t size = s.pts[s.nb[c]] - s.pts[s.na[c]]
+    cdef int64_t covered
+    cdef Py_ssize_t cc
+    cdef double acc
+    if size <= 0:
+        return 0.0
+    covered = bit_prefix(s.cov, s.nb[c]) - bit_prefix(s.cov, s.na[c])
+    if covered == 0:
+        return nq[c] * size
+    if covered >= size:
+        return (1.0 - alpha) * nq[c] * size
+    acc = 0.0
+    cc = c + 1
+    while cc <= s.nlast[c]:
+        acc += node_value(s, cc, nq, alpha, nn)
+        cc = s.nlast[cc] + 1
+    return alpha * acc + (1.0 - alpha) * nq[c] * size
+
+
+cdef double inside_value(const Scratch *s, Py_ssize_t a, Py_ssize_t b, const double *nq,
+                         double alpha, Py_ssize_t nn) noexcept nogil:
+    """Sum of v(c)|c| over the maximal assessed nodes strictly inside [a, b)."""
+    cdef Py_ssize_t lo = 0, hi = nn, mid, c
+    cdef double acc = 0.0
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if s.na[mid] < a:
+            lo = mid + 1
+        else:
+            hi = mid
+    c = lo
+    while c < nn and s.na[c] < b:
+        if s.nb[c] <= b and not (s.na[c] == a and s.nb[c] == b):
+            acc += node_value(s, c, nq, alpha, nn)
+            c = s.nlast[c] + 1
+        else:
+            c += 1          # crosses or equals the span: look at its descendants
+    return acc
+
+
+def focused_pass(
+    const int64_t[::1] run_off, const int64_t[::1] run_doc,
+    const int64_t[::1] run_start, const int64_t[::1] run_end,
+    const int64_t[::1] hl_off, const int64_t[::1] hl_doc,
+    const int64_t[::1] hl_start, const int64_t[::1] hl_end,
+    const int64_t[::1] el_off, const int64_t[::1] el_doc,
+    const int64_t[::1] el_start, const int64_t[::1] el_end, const double[::1] el_q,
+    const int64_t[::1] id_off, const int64_t[::1] id_doc,
+    const int64_t[::1] id_start, const int64_t[::1] id_end,
+    Py_ssize_t ndocs, double alpha_hix, double alpha_xcg,
+    int64_t[::1] out_size, int64_t[::1] out_covered,
+    int64_t[::1] out_rsize, int64_t[::1] out_novel_rel,
+    double[::1] out_rval, double[::1] out_tree_w,
+    int64_t[::1] out_match, int64_t[::1] out_ideal,
+):
+    """One pass over every topic of a run, in rank order.
+
+    Per retrieved span i (outputs, length = len(run_doc)):
+      out_size      size(e_i)
+      out_covered   size(e_i ∩ union_{j<i} e_j)      (overlap(i) * size)
+      out_rsize     highlighted characters in e_i
+      out_novel_rel highlighted characters of e_i not in any e_j, j < i
+      out_rval      HiXEval rval(i) with ``alpha_hix``
+      out_tree_w    XCG: sum over the maximal assessed elements c strictly
+                    inside e_i of rv(c) * |c| (recursive, ``alpha_xcg``)
+      out_match     index into the el_* arrays of the assessed element equal
+                    to e_i, or -1
+      out_ideal     index into the id_* arrays of the ideal element that
+                    contains e_i, or -1
+    Highlighted passages must be disjoint within a document, ideal elements
+    disjoint, assessed elements sorted by nothing in particular.
+    """
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1
+    cdef Py_ssize_t t, i, j, k, m, nr, nh, ne, ni, cap_pts, cap_run, cap_el, cap_docs
+    cdef Py_ssize_t nslots, a, b, sl, top, nn, mm, lo
+    cdef int64_t g0, g1, cov, covrel, size, key, prev
+    cdef double csum, rv
+    cdef bint laminar
+    cdef Scratch s
+    cdef double *nq = NULL
+    if (hl_off.shape[0] - 1 != ntop or el_off.shape[0] - 1 != ntop
+            or id_off.shape[0] - 1 != ntop):
+        raise ValueError("CSR offsets disagree on the number of topics")
+    cap_run = 1
+    cap_pts = 2
+    cap_el = 1
+    cap_docs = 1
+    for t in range(ntop):
+        nr = run_off[t + 1] - run_off[t]
+        nh = hl_off[t + 1] - hl_off[t]
+        ne = el_off[t + 1] - el_off[t]
+        ni = id_off[t + 1] - id_off[t]
+        if nr > cap_run:
+            cap_run = nr
+        if ne > cap_el:
+            cap_el = ne
+        if 2 * (nr + nh + ne + ni) + 2 > cap_pts:
+            cap_pts = 2 * (nr + nh + ne + ni) + 2
+        if nr + nh + ne + ni > cap_docs:
+            cap_docs = nr + nh + ne + ni
+    memset(&s, 0, sizeof(Scratch))
+    s.pts = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.seglen = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.hlpre = <int64_t*>malloc((cap_pts + 1) * sizeof(int64_t))
+    s.cov = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.covrel = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.nxt = <Py_ssize_t*>malloc((cap_pts + 1) * sizeof(Py_ssize_t))
+    s.keys = <int64_t*>malloc((cap_run + cap_el + 1) * sizeof(int64_t))
+    s.ra = <Py_ssize_t*>malloc(cap_run * sizeof(Py_ssize_t))
+    s.rb = <Py_ssize_t*>malloc(cap_run * sizeof(Py_ssize_t))
+    s.hbit = <double*>malloc(cap_pts * sizeof(double))
+    s.ishl = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.owner = <Py_ssize_t*>malloc(cap_pts * sizeof(Py_ssize_t))
+    s.na = <Py_ssize_t*>malloc(cap_el * sizeof(Py_ssize_t))
+    s.nb = <Py_ssize_t*>malloc(cap_el * sizeof(Py_ssize_t))
+    s.nlast = <Py_ssize_t*>malloc(cap_el * sizeof(Py_ssize_t))
+    s.norig = <Py_ssize_t*>malloc(cap_el * sizeof(Py_ssize_t))
+    s.nkey = <int64_t*>malloc(cap_el * sizeof(int64_t))
+    s.stack = <Py_ssize_t*>malloc((cap_run + cap_el + 1) * sizeof(Py_ssize_t))
+    s.base = <int64_t*>malloc(cap_docs * sizeof(int64_t))
+    s.maxend = <int64_t*>malloc(cap_docs * sizeof(int64_t))
+    s.slotdoc = <Py_ssize_t*>malloc(cap_docs * sizeof(Py_ssize_t))
+    s.slot = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    nq = <double*>malloc(cap_el * sizeof(double))
+    if (s.pts == NULL or s.seglen == NULL or s.hlpre == NULL or s.cov == NULL
+            or s.covrel == NULL or s.nxt == NULL or s.keys == NULL or s.ra == NULL
+            or s.rb == NULL or s.hbit == NULL or s.ishl == NULL or s.owner == NULL
+            or s.na == NULL or s.nb == NULL or s.nlast == NULL or s.norig == NULL
+            or s.nkey == NULL or s.stack == NULL or s.base == NULL or s.maxend == NULL
+            or s.slotdoc == NULL or s.slot == NULL or nq == NULL):
+        _free_scratch(&s)
+        free(nq)
+        raise MemoryError()
+    try:
+        with nogil:
+            for k in range(ndocs + 1):
+                s.slot[k] = -1
+            for t in range(ntop):
+                # -- 1. documents of the topic: slots and base offsets
+                nslots = 0
+                for j in range(el_off[t], el_off[t + 1]):
+                    get_slot(&s, &nslots, el_doc[j], el_end[j])
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    get_slot(&s, &nslots, hl_doc[j], hl_end[j])
+                for j in range(id_off[t], id_off[t + 1]):
+                    get_slot(&s, &nslots, id_doc[j], id_end[j])
+                for j in range(run_off[t], run_off[t + 1]):
+                    get_slot(&s, &nslots, run_doc[j], run_end[j])
+                g0 = 0
+                for k in range(nslots):
+                    s.base[k] = g0
+                    g0 += s.maxend[k] + 1
+                # -- 2. endpoints, compressed
+                m = 0
+                for j in range(run_off[t], run_off[t + 1]):
+                    sl = s.slot[run_doc[j]]
+                    s.pts[m] = s.base[sl] + run_start[j]
+                    s.pts[m + 1] = s.base[sl] + run_end[j]
+                    m += 2
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    sl = s.slot[hl_doc[j]]
+                    s.pts[m] = s.base[sl] + hl_start[j]
+                    s.pts[m + 1] = s.base[sl] + hl_end[j]
+                    m += 2
+                for j in range(el_off[t], el_off[t + 1]):
+                    sl = s.slot[el_doc[j]]
+                    s.pts[m] = s.base[sl] + el_start[j]
+                    s.pts[m + 1] = s.base[sl] + el_end[j]
+                    m += 2
+                for j in range(id_off[t], id_off[t + 1]):
+                    sl = s.slot[id_doc[j]]
+                    s.pts[m] = s.base[sl] + id_start[j]
+                    s.pts[m + 1] = s.base[sl] + id_end[j]
+                    m += 2
+                xml_sort_i64(s.pts, m)
+                mm = 0
+                for k in range(m):
+                    if mm == 0 or s.pts[k] != s.pts[mm - 1]:
+                        s.pts[mm] = s.pts[k]
+                        mm += 1
+                # mm points -> mm - 1 segments (at least 0)
+                m = mm - 1 if mm > 0 else 0
+                for k in range(m):
+                    s.seglen[k] = s.pts[k + 1] - s.pts[k]
+                    s.ishl[k] = 0
+                    s.cov[k] = 0
+                    s.covrel[k] = 0
+                    s.hbit[k] = 0.0
+                    s.owner[k] = -1
+                    s.nxt[k] = k
+                s.nxt[m] = m
+                # -- 3. highlighted segments and ideal owners
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    sl = s.slot[hl_doc[j]]
+                    a = lower_bound(s.pts, mm, s.base[sl] + hl_start[j])
+                    b = lower_bound(s.pts, mm, s.base[sl] + hl_end[j])
+                    for k in range(a, b):
+                        s.ishl[k] = 1
+                s.hlpre[0] = 0
+                for k in range(m):
+                    s.hlpre[k + 1] = s.hlpre[k] + (s.seglen[k] if s.ishl[k] else 0)
+                for j in range(id_off[t], id_off[t + 1]):
+                    sl = s.slot[id_doc[j]]
+                    a = lower_bound(s.pts, mm, s.base[sl] + id_start[j])
+                    b = lower_bound(s.pts, mm, s.base[sl] + id_end[j])
+                    for k in range(a, b):
+                        s.owner[k] = j
+                # -- 4. assessed elements as a preorder tree
+                nn = el_off[t + 1] - el_off[t]
+                for j in range(nn):
+                    i = el_off[t] + j
+                    sl = s.slot[el_doc[i]]
+                    a = lower_bound(s.pts, mm, s.base[sl] + el_start[i])
+                    b = lower_bound(s.pts, mm, s.base[sl] + el_end[i])
+                    s.keys[j] = ((<int64_t>a * (m + 1) + (m - b)) * (nn + 1)) + j
+                xml_sort_i64(s.keys, nn)
+                for k in range(nn):
+                    j = <Py_ssize_t>(s.keys[k] % (nn + 1))
+                    key = s.keys[k] // (nn + 1)
+                    i = el_off[t] + j
+                    s.na[k] = <Py_ssize_t>(key // (m + 1))
+                    s.nb[k] = m - <Py_ssize_t>(key % (m + 1))
+                    s.norig[k] = i
+                    s.nkey[k] = key
+                    s.nlast[k] = k
+                    nq[k] = el_q[i]
+                # nlast: last index whose span is inside node k (preorder, laminar
+                # assessments); computed right to left
+                for k in range(nn - 1, -1, -1):
+                    j = k + 1
+                    while j < nn and s.nb[j] <= s.nb[k] and s.na[j] < s.nb[k]:
+                        j = s.nlast[j] + 1
+                    s.nlast[k] = j - 1
+                # -- 5. the run, in rank order
+                nr = run_off[t + 1] - run_off[t]
+                for j in range(nr):
+                    i = run_off[t] + j
+                    sl = s.slot[run_doc[i]]
+                    s.ra[j] = lower_bound(s.pts, mm, s.base[sl] + run_start[i])
+                    s.rb[j] = lower_bound(s.pts, mm, s.base[sl] + run_end[i])
+                    s.keys[j] = ((<int64_t>s.ra[j] * (m + 1) + (m - s.rb[j])) * (nr + 1)) + j
+                # laminar run?  (no two spans cross)
+                xml_sort_i64(s.keys, nr)
+                laminar = True
+                top = 0
+                for k in range(nr):
+                    j = <Py_ssize_t>(s.keys[k] % (nr + 1))
+                    while top > 0 and s.rb[s.stack[top - 1]] <= s.ra[j]:
+                        top -= 1
+                    if top > 0 and s.rb[s.stack[top - 1]] < s.rb[j]:
+                        laminar = False
+                        break
+                    s.stack[top] = j
+                    top += 1
+                for j in range(nr):
+                    i = run_off[t] + j
+                    a = s.ra[j]
+                    b = s.rb[j]
+                    size = s.pts[b] - s.pts[a] if b > a else 0
+                    cov = bit_prefix(s.cov, b) - bit_prefix(s.cov, a)
+                    covrel = bit_prefix(s.covrel, b) - bit_prefix(s.covrel, a)
+                    out_size[i] = size
+                    out_covered[i] = cov
+                    out_rsize[i] = s.hlpre[b] - s.hlpre[a]
+                    out_novel_rel[i] = out_rsize[i] - covrel
+                    # HiXEval rval
+                    if cov == 0:
+                        rv = <double>out_rsize[i]
+                    elif cov >= size:
+                        rv = (1.0 - alpha_hix) * out_rsize[i]
+                    else:
+                        if laminar:
+                            csum = fbit_prefix(s.hbit, b) - fbit_prefix(s.hbit, a)
+                        else:
+                            csum = 0.0
+                            for k in range(j):
+                                if s.ra[k] >= a and s.rb[k] <= b:
+                                    csum += out_rval[run_off[t] + k]
+                        rv = out_rsize[i] - alpha_hix * csum
+                    out_rval[i] = rv
+                    if a < m:
+                        fbit_add(s.hbit, m, a, rv)
+                    # XCG: value of the assessed elements inside e_i
+                    if nn > 0 and cov > 0 and cov < size:
+                        out_tree_w[i] = inside_value(&s, a, b, nq, alpha_xcg, nn)
+                    else:
+                        out_tree_w[i] = 0.0
+                    # exact assessed element
+                    out_match[i] = -1
+                    if nn > 0:
+                        key = <int64_t>a * (m + 1) + (m - b)
+                        lo = lower_bound(s.nkey, nn, key)
+                        if lo < nn and s.nkey[lo] == key:
+                            out_match[i] = s.norig[lo]
+                    # containing ideal element
+                    out_ideal[i] = -1
+                    if b > a and s.owner[a] >= 0:
+                        k = s.owner[a]
+                        sl = s.slot[id_doc[k]]
+                        if s.base[sl] + id_end[k] >= s.pts[b]:
+                            out_ideal[i] = k
+                    # mark e_i as seen
+                    k = uf_find(s.nxt, a)
+                    while k < b:
+                        bit_add(s.cov, m, k, s.seglen[k])
+                        if s.ishl[k]:
+                            bit_add(s.covrel, m, k, s.seglen[k])
+                        s.nxt[k] = k + 1
+                        k = uf_find(s.nxt, k + 1)
+                # reset document slots
+                for k in range(nslots):
+                    s.slot[s.slotdoc[k]] = -1
+    finally:
+        _free_scratch(&s)
+        free(nq)
+
+
+cdef void _free_scratch(Scratch *s) noexcept:
+    free(s.pts); free(s.seglen); free(s.hlpre); free(s.cov); free(s.covrel)
+    free(s.nxt); free(s.keys); free(s.ra); free(s.rb); free(s.hbit); free(s.ishl)
+    free(s.owner); free(s.na); free(s.nb); free(s.nlast); free(s.norig); free(s.nkey)
+    free(s.stack); free(s.base); free(s.maxend); free(s.slotdoc); free(s.slot)
+
+
+# ---------------------------------------------------------------------------
+# cumulation
+# ---------------------------------------------------------------------------
+
+def xcg_cap(const int64_t[::1] run_off, const int64_t[::1] ideal_of,
+            const double[::1] ideal_gain, double[::1] gain):
+    """Cap, in place: gain collected under an ideal element never exceeds its
+    ideal gain (rank order within each topic).  ``ideal_of[i]`` indexes
+    ``ideal_gain`` or is -1 (not under an ideal element: left as is)."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, t, i, k
+    cdef Py_ssize_t ni = ideal_gain.shape[0]
+    cdef double *rem = <double*>malloc((ni + 1) * sizeof(double))
+    cdef double g
+    if rem == NULL:
+        raise MemoryError()
+    with nogil:
+        for k in range(ni):
+            rem[k] = ideal_gain[k]
+        for t in range(ntop):
+            for i in range(run_off[t], run_off[t + 1]):
+                k = ideal_of[i]
+                if k >= 0:
+                    g = gain[i]
+                    if g > rem[k]:
+                        g = rem[k]
+                    if g < 0.0:
+                        g = 0.0
+                    gain[i] = g
+                    rem[k] -= g
+    free(rem)
+
+
+def xcg_measures(
+    const int64_t[::1] run_off, const double[::1] gain,
+    const int64_t[::1] id_off, const double[::1] ideal_sorted,
+    const int64_t[::1] cutoffs, Py_ssize_t npoints, int maep_mode,
+    double[:, ::1] out_xcg, double[:, ::1] out_nxcg, double[::1] out_maep,
+    double[:, ::1] out_iep,
+):
+    """XCG@k, nxCG@k (for each cutoff), MAep and interpolated ep per topic.
+
+    ideal_sorted: per topic (CSR id_off) ideal gains sorted descending.
+    maep_mode: 0 -> divide by |ideal set|, 1 -> by the number of ranks with gain.
+    out_iep[t, p] = max{ep[k] : gr[k] >= p / npoints} (0 if none).
+    """
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, i, n, ni, c, k, r, p, cap
+    cdef double xcg, total, xci, ep, gr, acc, cnt
+    cdef double *xci_arr
+    cap = 1
+    for t in range(ntop):
+        if id_off[t + 1] - id_off[t] + 1 > cap:
+            cap = id_off[t + 1] - id_off[t] + 1
+    xci_arr = <double*>malloc(cap * sizeof(double))
+    if xci_arr == NULL:
+        raise MemoryError()
+    with nogil:
+        for t in range(ntop):
+            n = run_off[t + 1] - run_off[t]
+            ni = id_off[t + 1] - id_off[t]
+            xci_arr[0] = 0.0
+            for k in range(ni):
+                xci_arr[k + 1] = xci_arr[k] + ideal_sorted[id_off[t] + k]
+            total = xci_arr[ni]
+            # cutoffs
+            for c in range(nk):
+                k = cutoffs[c]
+                r = k if k < n else n
+                xcg = 0.0
+                for i in range(r):
+                    xcg += gain[run_off[t] + i]
+                out_xcg[t, c] = xcg
+                xci = xci_arr[k if k < ni else ni]
+                out_nxcg[t, c] = xcg / xci if xci > 0.0 else 0.0
+            for p in range(npoints + 1):
+                out_iep[t, p] = 0.0
+            # ep / gr at every rank
+            xcg = 0.0
+            acc = 0.0
+            cnt = 0.0
+            for r in range(n):
+                xcg += gain[run_off[t] + r]
+                if xcg <= 0.0 or total <= 0.0:
+                    continue
+                # min{i : xCI[i] >= xcg}, i in 1..ni; ni if never reached
+                i = _first_geq(xci_arr, ni, xcg)
+                ep = (<double>i) / (r + 1)
+                gr = xcg / total
+                if gain[run_off[t] + r] > 0.0:
+                    acc += ep
+                    cnt += 1.0
+                p = <Py_ssize_t>floor(gr * npoints + 1e-12)
+                if p > npoints:
+                    p = npoints
+                if ep > out_iep[t, p]:
+                    out_iep[t, p] = ep
+            for p in range(npoints - 1, -1, -1):
+                if out_iep[t, p + 1] > out_iep[t, p]:
+                    out_iep[t, p] = out_iep[t, p + 1]
+            if maep_mode == 0:
+                out_maep[t] = acc / ni if ni > 0 else 0.0
+            else:
+                out_maep[t] = acc / cnt if cnt > 0 else 0.0
+    free(xci_arr)
+
+
+cdef inline Py_ssize_t _first_geq(const double *xci, Py_ssize_t ni, double v) noexcept nogil:
+    # xci[0..ni] non-decreasing; smallest i in 1..ni with xci[i] >= v (ni if none)
+    cdef Py_ssize_t lo = 1, hi = ni, mid
+    if ni <= 0:
+        return 1
+    if xci[ni] < v * (1.0 - 1e-12):
+        return ni
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if xci[mid] >= v * (1.0 - 1e-12):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def ep_gr_curve(const double[::1] gain, const double[::1] ideal_sorted,
+                double[::1] out_ep, double[::1] out_gr):
+    """ep[k] and gr[k] at every rank of one topic (for plots)."""
+    cdef Py_ssize_t n = gain.shape[0], ni = ideal_sorted.shape[0], k, i
+    cdef double *xci = <double*>malloc((ni + 1) * sizeof(double))
+    cdef double xcg = 0.0, total
+    if xci == NULL:
+        raise MemoryError()
+    with nogil:
+        xci[0] = 0.0
+        for k in range(ni):
+            xci[k + 1] = xci[k] + ideal_sorted[k]
+        total = xci[ni]
+        for k in range(n):
+            xcg += gain[k]
+            if xcg <= 0.0 or total <= 0.0:
+                out_ep[k] = 0.0
+                out_gr[k] = 0.0 if total <= 0.0 else xcg / total
+                continue
+            i = _first_geq(xci, ni, xcg)
+            out_ep[k] = (<double>i) / (k + 1)
+            out_gr[k] = xcg / total
+    free(xci)
+
+
+def hixeval_at(const int64_t[::1] run_off, const double[::1] rval,
+               const int64_t[::1] size, const double[::1] trel,
+               const int64_t[::1] cutoffs,
+               double[:, ::1] out_p, double[:, ::1] out_r):
+    """HiXEval P@k = sum rval / sum size and R@k = sum rval / Trel."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, c, i, r, n
+    cdef double sr, ss
+    with nogil:
+        for t in range(ntop):
+            n = run_off[t + 1] - run_off[t]
+            for c in range(nk):
+                r = cutoffs[c] if cutoffs[c] < n else n
+                sr = 0.0
+                ss = 0.0
+                for i in range(run_off[t], run_off[t] + r):
+                    sr += rval[i]
+                    ss += size[i]
+                out_p[t, c] = sr / ss if ss > 0.0 else 0.0
+                out_r[t, c] = sr / trel[t] if trel[t] > 0.0 else 0.0
+
+
+def interpolated_precision(
+    const int64_t[::1] run_off, const int64_t[::1] rel, const int64_t[::1] size,
+    const int64_t[::1] trel, Py_ssize_t npoints, int bucketing,
+    double[:, ::1] out_ip,
+):
+    """iP[p / npoints] for p = 0..npoints per topic.
+
+    P[r] = sum_{i<=r} rel_i / sum_{i<=r} size_i, R[r] = sum rel / Trel.
+    bucketing 0 (exact): R[r] >= p/npoints tested in integers;
+    bucketing 1 ("inex_eval"): level = floor(npoints * (double) R[r]).
+    """
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, t, i, p, lvl
+    cdef int64_t cr, cs
+    cdef double prec
+    with nogil:
+        for t in range(ntop):
+            for p in range(npoints + 1):
+                out_ip[t, p] = 0.0
+            if trel[t] <= 0:
+                continue
+            cr = 0
+            cs = 0
+            for i in range(run_off[t], run_off[t + 1]):
+                cr += rel[i]
+                cs += size[i]
+                prec = (<double>cr) / cs if cs > 0 else 0.0
+                if bucketing == 0:
+                    lvl = <Py_ssize_t>((cr * npoints) // trel[t])
+                else:
+                    lvl = <Py_ssize_t>floor(npoints * ((<double>cr) / trel[t]))
+                if lvl > npoints:
+                    lvl = npoints
+                if prec > out_ip[t, lvl]:
+                    out_ip[t, lvl] = prec
+            for p in range(npoints - 1, -1, -1):
+                if out_ip[t, p + 1] > out_ip[t, p]:
+                    out_ip[t, p] = out_ip[t, p + 1]

@@ -1,0 +1,1425 @@
+"""XML and focused retrieval measures (SPEC section 5).
+
+Elements and passages are character spans ``(doc, start, end)``, half-open;
+nesting is containment.  A run is a ranked list of spans per topic; the
+assessments are highlighted passages (INEX 2007+, ``XmlQrels.passages``) and/or
+assessed elements carrying exhaustivity and specificity (INEX 2002-2006,
+``XmlQrels.elements``).
+
+Entry points
+------------
+- readers: :func:`read_passage_qrels`, :func:`read_fol_run`,
+  :func:`read_element_tsv`, :func:`read_inex_assessments`, :func:`read_inex_run`
+- in-memory: :meth:`XmlQrels.from_passages`, :meth:`XmlQrels.from_elements`,
+  :meth:`XmlRun.from_spans`
+- :func:`evaluate` computes many measures in one pass (names as in the CLI:
+  ``iP[0.01]``, ``MAiP``, ``nxCG@10``, ``MAep``, ``hixF@10``, ...);
+  :func:`overlap`, :func:`xcg`, :func:`hixeval`, :func:`interpolated_precision`,
+  :func:`inex_eval`, :func:`inex_eval_ng`, :func:`generalized_precision`,
+  :func:`eprum`, :func:`t2i` are the per-family functions.
+
+Every reading SPEC marks is a named parameter; the defaults are documented on
+each function and in the README (section "XML / focused retrieval").
+"""
+from __future__ import annotations
+
+import gzip
+import math
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
+
+import numpy as np
+
+from . import _xml
+
+Span = Tuple[str, int, int]
+Quantisation = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray], Mapping[Tuple[float, float], float]]
+
+_I64 = np.int64
+_EMPTY_I = np.zeros(0, dtype=_I64)
+_EMPTY_F = np.zeros(0, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------
+# data
+# ---------------------------------------------------------------------------
+
+
+def _csr(counts: Sequence[int]) -> np.ndarray:
+    off = np.zeros(len(counts) + 1, dtype=_I64)
+    if len(counts):
+        np.cumsum(np.asarray(counts, dtype=_I64), out=off[1:])
+    return off
+
+
+class _DocIndex:
+    """Document ids <-> integer codes."""
+
+    def __init__(self) -> None:
+        self.index: Dict[str, int] = {}
+        self.names: List[str] = []
+
+    def code(self, name: str) -> int:
+        c = self.index.get(name)
+        if c is None:
+            c = len(self.names)
+            self.index[name] = c
+            self.names.append(name)
+        return c
+
+
+@dataclass
+class XmlQrels:
+    """Assessments for XML / focused retrieval.
+
+    ``passages``: per topic, the highlighted passages, merged so that they are
+    disjoint and sorted, as CSR arrays ``hl_off`` / ``hl_doc`` / ``hl_start`` /
+    ``hl_end``.  ``elements``: per topic, assessed elements with normalised
+    exhaustivity and specificity in [0, 1] (``el_*``; ``el_small`` marks
+    INEX 2005 "too small" elements).  ``doclen[code]`` is the document length
+    (-1 if unknown), ``bep[(topic, doc)]`` the best entry point.
+    """
+
+    topics: List[str]
+    docs: List[str]
+    doclen: np.ndarray
+    hl_off: np.ndarray
+    hl_doc: np.ndarray
+    hl_start: np.ndarray
+    hl_end: np.ndarray
+    el_off: np.ndarray
+    el_doc: np.ndarray
+    el_start: np.ndarray
+    el_end: np.ndarray
+    el_exh: np.ndarray
+    el_spe: np.ndarray
+    el_small: np.ndarray
+    bep: Dict[Tuple[str, str], int] = field(default_factory=dict)
+    has_passages: bool = False
+    has_elements: bool = False
+
+    def __post_init__(self) -> None:
+        self.doc_index: Dict[str, int] = {d: i for i, d in enumerate(self.docs)}
+        self.topic_index: Dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+
+    # -- constructors -----------------------------------------------------
+    @classmethod
+    def from_passages(
+        cls,
+        passages: Mapping[str, Iterable[Span]],
+        doclens: Optional[Mapping[str, int]] = None,
+        beps: Optional[Mapping[Tuple[str, str], int]] = None,
+    ) -> "XmlQrels":
+        """Highlighted passages ``{topic: [(doc, start, end), ...]}`` (overlapping
+        passages of one document are merged)."""
+        rows = []
+        for topic, spans in passages.items():
+            for sp in spans:
+                doc, start, end = _check_span(sp, f"passages[{topic!r}]")
+                rows.append((str(topic), doc, start, end))
+        topics = list(dict.fromkeys(str(t) for t in passages))
+        return _build_qrels(topics, rows, [], doclens or {}, dict(beps or {}), True, False)
+
+    @classmethod
+    def from_elements(
+        cls,
+        elements: Mapping[str, Iterable[Tuple[str, int, int, float, float]]],
+        doclens: Optional[Mapping[str, int]] = None,
+    ) -> "XmlQrels":
+        """Assessed elements ``{topic: [(doc, start, end, exh, spe), ...]}`` with
+        exh and spe normalised to [0, 1]; elements of a document must nest."""
+        rows = []
+        for topic, els in elements.items():
+            for el in els:
+                if len(el) != 5:
+                    raise ValueError(f"elements[{topic!r}]: expected (doc, start, end, exh, spe), got {el!r}")
+                doc, start, end = _check_span(el[:3], f"elements[{topic!r}]")
+                exh, spe = float(el[3]), float(el[4])
+                _check_grade(exh, spe, f"elements[{topic!r}] {el!r}")
+                rows.append((str(topic), doc, start, end, exh, spe, False))
+        topics = list(dict.fromkeys(str(t) for t in elements))
+        return _build_qrels(topics, [], rows, doclens or {}, {}, False, True)
+
+    def topic_passages(self, topic: str) -> List[Span]:
+        t = self.topic_index[topic]
+        sl = slice(self.hl_off[t], self.hl_off[t + 1])
+        return [(self.docs[d], int(s), int(e)) for d, s, e in zip(self.hl_doc[sl], self.hl_start[sl], self.hl_end[sl])]
+
+    def trel(self) -> np.ndarray:
+        """Highlighted characters per topic (the Focused Trel)."""
+        lens = self.hl_end - self.hl_start
+        cs = np.concatenate([[0], np.cumsum(lens)]).astype(_I64)
+        return cs[self.hl_off[1:]] - cs[self.hl_off[:-1]]
+
+
+@dataclass
+class XmlRun:
+    """A ranked list of spans per topic (CSR ``off``), already in rank order."""
+
+    topics: List[str]
+    docs: List[str]
+    off: np.ndarray
+    doc: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    score: np.ndarray
+    runid: str = "run"
+
+    def __post_init__(self) -> None:
+        self.topic_index: Dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+
+    @classmethod
+    def from_spans(
+        cls,
+        spans: Mapping[str, Sequence[Span]],
+        runid: str = "run",
+        allow_overlap: bool = True,
+    ) -> "XmlRun":
+        """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1)."""
+        di = _DocIndex()
+        topics, counts, docs, starts, ends = [], [], [], [], []
+        for topic, lst in spans.items():
+            topics.append(str(topic))
+            counts.append(len(lst))
+            for sp in lst:
+                doc, s, e = _check_span(sp, f"run[{topic!r}]")
+                docs.append(di.code(doc))
+                starts.append(s)
+                ends.append(e)
+        n = len(docs)
+        run = cls(
+            topics,
+            di.names,
+            _csr(counts),
+            np.asarray(docs, dtype=_I64).reshape(n),
+            np.asarray(starts, dtype=_I64).reshape(n),
+            np.asarray(ends, dtype=_I64).reshape(n),
+            -np.arange(n, dtype=np.float64),
+            runid,
+        )
+        if not allow_overlap:
+            _check_no_overlap(run, None, None)
+        return run
+
+    def topic_spans(self, topic: str) -> List[Span]:
+        t = self.topic_index[topic]
+        sl = slice(self.off[t], self.off[t + 1])
+        return [(self.docs[d], int(s), int(e)) for d, s, e in zip(self.doc[sl], self.start[sl], self.end[sl])]
+
+
+def _check_span(sp: Any, where: str) -> Span:
+    try:
+        doc, start, end = sp
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: a span is (doc, start, end), got {sp!r}") from None
+    if isinstance(start, bool) or isinstance(end, bool):
+        raise TypeError(f"{where}: offsets must be integers, got {sp!r}")
+    try:
+        s, e = int(start), int(end)
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: offsets must be integers, got {sp!r}") from None
+    if s != start or e != end:
+        raise TypeError(f"{where}: offsets must be integers, got {sp!r}")
+    if s < 0:
+        raise ValueError(f"{where}: negative start offset in {sp!r}")
+    if e < s:
+        raise ValueError(f"{where}: end before start (negative length) in {sp!r}")
+    return str(doc), s, e
+
+
+def _check_grade(exh: float, spe: float, where: str) -> None:
+    if not (0.0 <= exh <= 1.0) or not (0.0 <= spe <= 1.0) or math.isnan(exh) or math.isnan(spe):
+        raise ValueError(f"{where}: exhaustivity and specificity must lie in [0, 1]")
+
+
+def _build_qrels(
+    topics: List[str],
+    hl_rows: List[Tuple[str, str, int, int]],
+    el_rows: List[Tuple[str, str, int, int, float, float, bool]],
+    doclens: Mapping[str, int],
+    beps: Dict[Tuple[str, str], int],
+    has_passages: bool,
+    has_elements: bool,
+    where: Optional[Dict[Tuple[str, str, int, int], str]] = None,
+) -> XmlQrels:
+    di = _DocIndex()
+    for d in doclens:
+        di.code(str(d))
+    tindex = {t: i for i, t in enumerate(topics)}
+    # passages: merge per (topic, doc)
+    per: Dict[Tuple[int, int], List[Tuple[int, int]]] = {}
+    for topic, doc, s, e in hl_rows:
+        if e > s:
+            per.setdefault((tindex[topic], di.code(doc)), []).append((s, e))
+    hl = []
+    for (t, d), lst in per.items():
+        lst.sort()
+        cs, ce = lst[0]
+        for s, e in lst[1:]:
+            if s <= ce:
+                ce = max(ce, e)
+            else:
+                hl.append((t, d, cs, ce))
+                cs, ce = s, e
+        hl.append((t, d, cs, ce))
+    hl.sort()
+    hl_arr = np.asarray(hl, dtype=_I64).reshape(len(hl), 4)
+    hl_off = _csr(np.bincount(hl_arr[:, 0], minlength=len(topics)).tolist() if len(hl) else [0] * len(topics))
+    # elements: sorted by (topic, doc, start, -end), must nest
+    els = []
+    for topic, doc, s, e, exh, spe, small in el_rows:
+        els.append((tindex[topic], di.code(doc), s, -e, exh, spe, small))
+    els.sort(key=lambda r: r[:4])
+    el_t = np.asarray([r[0] for r in els], dtype=_I64)
+    el_off = _csr(np.bincount(el_t, minlength=len(topics)).tolist() if len(els) else [0] * len(topics))
+    el_doc = np.asarray([r[1] for r in els], dtype=_I64)
+    el_start = np.asarray([r[2] for r in els], dtype=_I64)
+    el_end = np.asarray([-r[3] for r in els], dtype=_I64)
+    # nesting check (elements of one document form a tree)
+    stack: List[Tuple[int, int, int, int]] = []
+    for i in range(len(els)):
+        t, d, s, e = int(el_t[i]), int(el_doc[i]), int(el_start[i]), int(el_end[i])
+        while stack and (stack[-1][0] != t or stack[-1][1] != d or stack[-1][3] <= s):
+            stack.pop()
+        if stack and stack[-1][3] < e:
+            loc = ""
+            if where is not None:
+                loc = where.get((topics[t], di.names[d], s, e), "")
+            raise ValueError(
+                f"{loc + ': ' if loc else ''}assessed elements must nest: "
+                f"{di.names[d]} [{s},{e}) crosses [{stack[-1][2]},{stack[-1][3]}) (topic {topics[t]})"
+            )
+        if stack and stack[-1][2] == s and stack[-1][3] == e:
+            loc = where.get((topics[t], di.names[d], s, e), "") if where is not None else ""
+            raise ValueError(f"{loc + ': ' if loc else ''}element {di.names[d]} [{s},{e}) assessed twice for topic {topics[t]}")
+        stack.append((t, d, s, e))
+    doclen = np.full(len(di.names), -1, dtype=_I64)
+    for d, n in doclens.items():
+        doclen[di.index[str(d)]] = int(n)
+    return XmlQrels(
+        topics=topics,
+        docs=di.names,
+        doclen=doclen,
+        hl_off=hl_off,
+        hl_doc=np.ascontiguousarray(hl_arr[:, 1]),
+        hl_start=np.ascontiguousarray(hl_arr[:, 2]),
+        hl_end=np.ascontiguousarray(hl_arr[:, 3]),
+        el_off=el_off,
+        el_doc=el_doc,
+        el_start=el_start,
+        el_end=el_end,
+        el_exh=np.asarray([r[4] for r in els], dtype=np.float64),
+        el_spe=np.asarray([r[5] for r in els], dtype=np.float64),
+        el_small=np.asarray([r[6] for r in els], dtype=bool),
+        bep=beps,
+        has_passages=has_passages,
+        has_elements=has_elements,
+    )
+
+
+# ---------------------------------------------------------------------------
+# readers
+# ---------------------------------------------------------------------------
+
+
+def _open_text(path: Any):
+    p = str(path)
+    if p.endswith(".gz"):
+        return gzip.open(p, "rt", encoding="utf-8")
+    return open(p, "r", encoding="utf-8")
+
+
+def _int(tok: str, what: str, loc: str) -> int:
+    try:
+        return int(tok)
+    except ValueError:
+        raise ValueError(f"{loc}: {what} must be an integer, got {tok!r}") from None
+
+
+def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
+    """Read INEX 2007+ passage qrels: ``topic Q0 doc relchars doclen [bep off:len ...]``.
+
+    ``relchars`` is the number of highlighted characters of the document (0 for
+    a judged non-relevant document), ``doclen`` its length, ``bep`` the best
+    entry point and each ``off:len`` a highlighted passage.  Errors name the
+    file and line.  With ``check_relchars`` the passages must add up to
+    ``relchars`` (after merging overlaps).
+    """
+    rows: List[Tuple[str, str, int, int]] = []
+    doclens: Dict[str, int] = {}
+    beps: Dict[Tuple[str, str], int] = {}
+    topics: Dict[str, None] = {}
+    seen: Dict[Tuple[str, str], str] = {}
+    with _open_text(path) as fh:
+        for ln, line in enumerate(fh, 1):
+            toks = line.split()
+            if not toks:
+                continue
+            loc = f"{path}:{ln}"
+            if len(toks) < 5:
+                raise ValueError(f"{loc}: expected 'topic Q0 doc relchars doclen [bep off:len ...]', got {line.strip()!r}")
+            topic, _, doc = toks[0], toks[1], toks[2]
+            relchars = _int(toks[3], "relchars", loc)
+            dlen = _int(toks[4], "doclen", loc)
+            if relchars < 0 or dlen < 0:
+                raise ValueError(f"{loc}: negative relchars or doclen")
+            if relchars > dlen:
+                raise ValueError(f"{loc}: relchars {relchars} exceeds the document length {dlen}")
+            if (topic, doc) in seen:
+                raise ValueError(f"{loc}: document {doc} already assessed for topic {topic} at {seen[(topic, doc)]}")
+            seen[(topic, doc)] = loc
+            if doc in doclens and doclens[doc] != dlen:
+                raise ValueError(f"{loc}: document {doc} has length {dlen} here but {doclens[doc]} before")
+            doclens[doc] = dlen
+            topics[topic] = None
+            rest = toks[5:]
+            if rest and ":" not in rest[0]:
+                bep = _int(rest[0], "bep", loc)
+                if bep >= 0:
+                    if bep > dlen:
+                        raise ValueError(f"{loc}: best entry point {bep} past the document length {dlen}")
+                    beps[(topic, doc)] = bep
+                rest = rest[1:]
+            spans = []
+            for tok in rest:
+                if tok.count(":") != 1:
+                    raise ValueError(f"{loc}: expected a passage 'offset:length', got {tok!r}")
+                o, l = tok.split(":")
+                off = _int(o, "passage offset", loc)
+                length = _int(l, "passage length", loc)
+                if off < 0:
+                    raise ValueError(f"{loc}: negative passage offset {off}")
+                if length < 0:
+                    raise ValueError(f"{loc}: negative passage length {length}")
+                if off + length > dlen:
+                    raise ValueError(f"{loc}: passage {off}:{length} ends at {off + length}, past the document length {dlen}")
+                spans.append((off, off + length))
+            if check_relchars:
+                tot, ce = 0, -1
+                for s, e in sorted(spans):
+                    if s >= ce:
+                        tot += e - s
+                        ce = e
+                    elif e > ce:
+                        tot += e - ce
+                        ce = e
+                if tot != relchars:
+                    raise ValueError(f"{loc}: passages cover {tot} characters but relchars says {relchars} (check_relchars=False to accept)")
+            for s, e in spans:
+                rows.append((topic, doc, s, e))
+    return _build_qrels(list(topics), rows, [], doclens, beps, True, False)
+
+
+def read_fol_run(
+    path: Any,
+    qrels: Optional[XmlQrels] = None,
+    *,
+    allow_overlap: bool = True,
+    unknown_docs: str = "ignore",
+    order: str = "rank",
+) -> XmlRun:
+    """Read a FOL (file-offset-length) run: ``topic Q0 doc rank rsv runid offset length``.
+
+    ``allow_overlap=False`` declares the run non-overlapping (Focused, RiC):
+    overlapping spans in a topic are then an error naming both lines.  With
+    ``qrels`` given, offsets are checked against the known document lengths;
+    ``unknown_docs="error"`` also rejects documents the qrels do not know
+    (default ``"ignore"``: they are non-relevant text).  ``order``: ``"rank"``
+    (rank column ascending, ties by file order; default), ``"score"`` (rsv
+    descending, ties by file order) or ``"input"`` (file order).
+    """
+    if unknown_docs not in ("ignore", "error"):
+        raise ValueError(f"unknown_docs must be 'ignore' or 'error', got {unknown_docs!r}")
+    if order not in ("rank", "score", "input"):
+        raise ValueError(f"order must be 'rank', 'score' or 'input', got {order!r}")
+    di = _DocIndex()
+    topics: Dict[str, int] = {}
+    t_l, d_l, s_l, e_l, r_l, sc_l, ln_l = [], [], [], [], [], [], []
+    runid = None
+    doclen_of = None
+    if qrels is not None:
+        doclen_of = {qrels.docs[i]: int(n) for i, n in enumerate(qrels.doclen)}
+    with _open_text(path) as fh:
+        for ln, line in enumerate(fh, 1):
+            toks = line.split()
+            if not toks:
+                continue
+            loc = f"{path}:{ln}"
+            if len(toks) != 8:
+                raise ValueError(f"{loc}: expected 'topic Q0 doc rank rsv runid offset length' (8 fields), got {len(toks)}")
+            topic, doc = toks[0], toks[2]
+            rank = _int(toks[3], "rank", loc)
+            try:
+                rsv = float(toks[4])
+            except ValueError:
+                raise ValueError(f"{loc}: rsv must be a number, got {toks[4]!r}") from None
+            off = _int(toks[6], "offset", loc)
+            length = _int(toks[7], "length", loc)
+            if off < 0:
+                raise ValueError(f"{loc}: negative offset {off}")
+            if length < 0:
+                raise ValueError(f"{loc}: negative length {length}")
+            if doclen_of is not None:
+                n = doclen_of.get(doc)
+                if n is None or n < 0:
+                    if unknown_docs == "error":
+                        raise ValueError(f"{loc}: unknown document {doc!r} (not in the qrels)")
+                elif off + length > n:
+                    raise ValueError(f"{loc}: span {off}:{length} ends at {off + length}, past the length {n} of document {doc}")
+            runid = toks[5] if runid is None else runid
+            t_l.append(topics.setdefault(topic, len(topics)))
+            d_l.append(di.code(doc))
+            s_l.append(off)
+            e_l.append(off + length)
+            r_l.append(rank)
+            sc_l.append(rsv)
+            ln_l.append(ln)
+    t = np.asarray(t_l, dtype=_I64)
+    idx = np.arange(len(t_l))
+    if order == "rank":
+        perm = np.lexsort((idx, np.asarray(r_l, dtype=np.float64), t))
+    elif order == "score":
+        perm = np.lexsort((idx, -np.asarray(sc_l, dtype=np.float64), t))
+    else:
+        perm = np.lexsort((idx, t))
+    run = XmlRun(
+        list(topics),
+        di.names,
+        _csr(np.bincount(t, minlength=len(topics)).tolist() if len(t) else [0] * len(topics)),
+        np.asarray(d_l, dtype=_I64)[perm],
+        np.asarray(s_l, dtype=_I64)[perm],
+        np.asarray(e_l, dtype=_I64)[perm],
+        np.asarray(sc_l, dtype=np.float64)[perm],
+        runid or "run",
+    )
+    if not allow_overlap:
+        _check_no_overlap(run, str(path), np.asarray(ln_l, dtype=_I64)[perm])
+    return run
+
+
+def _check_no_overlap(run: XmlRun, path: Optional[str], lines: Optional[np.ndarray]) -> None:
+    n = len(run.doc)
+    if n == 0:
+        return
+    t = np.repeat(np.arange(len(run.topics)), np.diff(run.off))
+    nonempty = run.end > run.start
+    order = np.lexsort((run.start, run.doc, t))
+    order = order[nonempty[order]]
+    tt, dd, ss, ee = t[order], run.doc[order], run.start[order], run.end[order]
+    # running maximum of end within (topic, doc) groups
+    same = (tt[1:] == tt[:-1]) & (dd[1:] == dd[:-1])
+    bad = np.zeros(len(order), dtype=bool)
+    if len(order) > 1:
+        # sorted by start: an overlap exists iff some start < max end of earlier spans
+        grp = np.concatenate([[0], np.cumsum(~same)])
+        # group-wise cumulative maximum of the end offsets
+        big = int(ee.max()) + 1
+        key = grp.astype(_I64) * big + ee
+        cm = np.maximum.accumulate(key) - grp.astype(_I64) * big
+        bad[1:] = same & (ss[1:] < cm[:-1])
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        i = int(order[k])
+        # find the earlier span it overlaps
+        j = None
+        for kk in range(k - 1, -1, -1):
+            if tt[kk] != tt[k] or dd[kk] != dd[k]:
+                break
+            if ee[kk] > ss[k]:
+                j = int(order[kk])
+                break
+        topic = run.topics[int(t[i])]
+        doc = run.docs[int(run.doc[i])]
+        if path is not None and lines is not None:
+            other = f" (line {int(lines[j])})" if j is not None else ""
+            raise ValueError(
+                f"{path}:{int(lines[i])}: span {doc} [{int(run.start[i])},{int(run.end[i])}) overlaps an earlier span"
+                f"{other} of topic {topic}, but the run was declared non-overlapping"
+            )
+        raise ValueError(
+            f"run topic {topic}: span {doc} [{int(run.start[i])},{int(run.end[i])}) overlaps another span, "
+            "but the run was declared non-overlapping"
+        )
+
+
+def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
+                     doclens: Optional[Mapping[str, int]] = None) -> XmlQrels:
+    """Read element assessments ``topic doc start end exh spe`` (tab or space
+    separated, ``#`` comments).  exh and spe are divided by ``exh_max`` /
+    ``spe_max`` (e.g. ``exh_max=2`` for INEX 2005's {0,1,2}); an exh of ``?``
+    marks an INEX 2005 "too small" element (exh 0, quantised to 0 by the
+    INEX 2005 function).  Elements of a document must nest; errors name file
+    and line."""
+    if not exh_max > 0 or not spe_max > 0:
+        raise ValueError("exh_max and spe_max must be positive")
+    rows = []
+    where: Dict[Tuple[str, str, int, int], str] = {}
+    topics: Dict[str, None] = {}
+    with _open_text(path) as fh:
+        for ln, line in enumerate(fh, 1):
+            line = line.split("#", 1)[0]
+            toks = line.split()
+            if not toks:
+                continue
+            loc = f"{path}:{ln}"
+            if len(toks) != 6:
+                raise ValueError(f"{loc}: expected 'topic doc start end exh spe' (6 fields), got {len(toks)}")
+            topic, doc = toks[0], toks[1]
+            s = _int(toks[2], "start", loc)
+            e = _int(toks[3], "end", loc)
+            if s < 0:
+                raise ValueError(f"{loc}: negative start offset {s}")
+            if e < s:
+                raise ValueError(f"{loc}: end {e} before start {s} (negative length)")
+            if doclens is not None and doc in doclens and e > int(doclens[doc]):
+                raise ValueError(f"{loc}: element ends at {e}, past the length {doclens[doc]} of document {doc}")
+            small = toks[4] == "?"
+            try:
+                exh = 0.0 if small else float(toks[4]) / exh_max
+                spe = float(toks[5]) / spe_max
+            except ValueError:
+                raise ValueError(f"{loc}: exh and spe must be numbers, got {toks[4]!r} {toks[5]!r}") from None
+            if not (0.0 <= exh <= 1.0 and 0.0 <= spe <= 1.0):
+                raise ValueError(f"{loc}: exh/spe outside [0, {exh_max}] / [0, {spe_max}]")
+            topics[topic] = None
+            where[(topic, doc, s, e)] = loc
+            rows.append((topic, doc, s, e, exh, spe, small))
+    return _build_qrels(list(topics), [], rows, dict(doclens or {}), {}, False, True, where)
+
+
+# -- INEX 2005-2006 XML files -------------------------------------------------
+
+Layout = Mapping[str, Mapping[str, Tuple[int, int]]]
+
+
+def _norm_path(p: str) -> str:
+    """Canonical XPath: steps without [1] are given [1], leading / kept."""
+    p = p.strip()
+    steps = [s for s in p.split("/") if s]
+    out = []
+    for s in steps:
+        if not s.endswith("]"):
+            s = s + "[1]"
+        out.append(s)
+    return "/" + "/".join(out)
+
+
+def layout_from_sizes(sizes: Mapping[str, Sequence[Tuple[str, int]]]) -> Dict[str, Dict[str, Tuple[int, int]]]:
+    """Map element paths to character spans from their sizes.
+
+    ``sizes[doc]`` lists ``(path, size)`` for the elements of a document in
+    document order (a parent before its children, siblings left to right).
+    Reading: an element starts where its previous listed sibling ends, or at
+    its parent's start when it is the first listed child; text of a parent
+    that is not inside a listed child is taken to follow its children.
+    Children must fit inside their parent.
+    """
+    out: Dict[str, Dict[str, Tuple[int, int]]] = {}
+    for doc, lst in sizes.items():
+        spans: Dict[str, Tuple[int, int]] = {}
+        cursor: Dict[str, int] = {}  # parent path -> next free offset
+        for path, size in lst:
+            np_ = _norm_path(path)
+            if int(size) < 0:
+                raise ValueError(f"{doc} {path}: negative size {size}")
+            parent = np_.rsplit("/", 1)[0]
+            if parent in ("", "/"):
+                start = cursor.get("", 0)
+                cursor[""] = start + int(size)
+            else:
+                if parent not in spans:
+                    raise ValueError(f"{doc} {path}: parent {parent} must be listed before its children")
+                pstart, pend = spans[parent]
+                start = cursor.get(parent, pstart)
+                if start + int(size) > pend:
+                    raise ValueError(f"{doc} {path}: children do not fit inside {parent} ({pend - pstart} characters)")
+                cursor[parent] = start + int(size)
+            spans[np_] = (start, start + int(size))
+        out[str(doc)] = spans
+    return out
+
+
+def _lookup(layout: Any, doc: str, path: str, loc: str) -> Tuple[int, int]:
+    if callable(layout):
+        sp = layout(doc, path)
+        if sp is None:
+            raise ValueError(f"{loc}: unknown element {path} of document {doc}")
+        return int(sp[0]), int(sp[1])
+    d = layout.get(doc)
+    if d is None:
+        raise ValueError(f"{loc}: unknown document {doc!r} (not in the layout)")
+    sp = d.get(_norm_path(path))
+    if sp is None:
+        raise ValueError(f"{loc}: unknown element {path} of document {doc}")
+    return int(sp[0]), int(sp[1])
+
+
+def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> XmlQrels:
+    """Read an INEX 2005/2006 XML assessment file.
+
+    Recognised shape (attribute names are matched case-insensitively)::
+
+        <assessments topic="202">
+          <file file="co/2001/r7108">
+            <path path="/article[1]/bdy[1]/sec[2]" exhaustivity="2" size="1200" rsize="300"/>
+
+    exhaustivity ``?`` is "too small"; specificity is ``rsize/size`` when both
+    are given, else a ``specificity`` attribute in [0, 1].  ``layout`` maps
+    ``doc -> {path: (start, end)}`` (see :func:`layout_from_sizes`) or is a
+    callable ``(doc, path) -> (start, end)``; unknown documents or paths are
+    errors naming file and line.
+    """
+    import xml.etree.ElementTree as ET
+
+    rows = []
+    where: Dict[Tuple[str, str, int, int], str] = {}
+    topics: Dict[str, None] = {}
+    src = str(path)
+    try:
+        it = ET.iterparse(src, events=("start",))
+        parser_root = None
+        topic = None
+        doc = None
+        for _, el in it:
+            tag = el.tag.lower()
+            attrs = {k.lower(): v for k, v in el.attrib.items()}
+            line = getattr(el, "sourceline", None)
+            if tag in ("assessments", "topic") and ("topic" in attrs or "id" in attrs):
+                topic = attrs.get("topic", attrs.get("id"))
+                topics[topic] = None
+            elif tag == "file":
+                doc = attrs.get("file") or attrs.get("name")
+            elif tag in ("path", "element"):
+                loc = f"{src}: <{el.tag} path={attrs.get('path')!r}>"
+                if topic is None or doc is None:
+                    raise ValueError(f"{loc}: element outside <assessments topic=..> / <file file=..>")
+                p = attrs.get("path")
+                if p is None:
+                    raise ValueError(f"{loc}: missing path attribute")
+                s, e = _lookup(layout, doc, p, loc)
+                ex = attrs.get("exhaustivity", attrs.get("exh", "0"))
+                small = ex.strip() == "?"
+                try:
+                    exh = 0.0 if small else float(ex) / exh_max
+                    if "rsize" in attrs and "size" in attrs:
+                        size = float(attrs["size"])
+                        spe = float(attrs["rsize"]) / size if size > 0 else 0.0
+                    else:
+                        spe = float(attrs.get("specificity", attrs.get("spe", "0")))
+                except ValueError:
+                    raise ValueError(f"{loc}: bad exhaustivity/size/rsize/specificity value") from None
+                if not (0.0 <= exh <= 1.0 and 0.0 <= spe <= 1.0):
+                    raise ValueError(f"{loc}: exhaustivity/specificity out of range")
+                where[(topic, doc, s, e)] = loc
+                rows.append((topic, doc, s, e, exh, spe, small))
+    except ET.ParseError as exc:
+        raise ValueError(f"{src}: not well-formed XML: {exc}") from None
+    return _build_qrels(list(topics), [], rows, {}, {}, False, True, where)
+
+
+def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
+    """Read an INEX 2005/2006 XML run (``<inex-submission>`` with ``<topic
+    topic-id=..>`` holding ``<result><file>..</file><path>..</path><rank>..</rank>
+    [<rsv>..</rsv>]</result>``); paths are mapped to spans with ``layout``."""
+    import xml.etree.ElementTree as ET
+
+    if order not in ("rank", "score", "input"):
+        raise ValueError(f"order must be 'rank', 'score' or 'input', got {order!r}")
+    src = str(path)
+    try:
+        root = ET.parse(src).getroot()
+    except ET.ParseError as exc:
+        raise ValueError(f"{src}: not well-formed XML: {exc}") from None
+    runid = root.attrib.get("run-id", root.attrib.get("runid", "run"))
+    spans: Dict[str, List[Tuple[float, float, int, Span]]] = {}
+    n = 0
+    for tnode in root.iter():
+        if tnode.tag.lower() != "topic":
+            continue
+        tid = tnode.attrib.get("topic-id", tnode.attrib.get("id"))
+        if tid is None:
+            raise ValueError(f"{src}: <topic> without topic-id")
+        lst = spans.setdefault(tid, [])
+        for k, res in enumerate(tnode):
+            if res.tag.lower() != "result":
+                continue
+            n += 1
+            f = res.findtext("file")
+            p = res.findtext("path")
+            loc = f"{src}: topic {tid} result {k + 1}"
+            if f is None or p is None:
+                raise ValueError(f"{loc}: <result> needs <file> and <path>")
+            s, e = _lookup(layout, f.strip(), p.strip(), loc)
+            rank = res.findtext("rank")
+            rsv = res.findtext("rsv")
+            try:
+                r = float(rank) if rank is not None else float(k + 1)
+                sc = float(rsv) if rsv is not None else -r
+            except ValueError:
+                raise ValueError(f"{loc}: bad rank/rsv") from None
+            lst.append((r, -sc, k, (f.strip(), s, e)))
+    ordered: Dict[str, List[Span]] = {}
+    for tid, lst in spans.items():
+        if order == "rank":
+            lst.sort(key=lambda x: (x[0], x[2]))
+        elif order == "score":
+            lst.sort(key=lambda x: (x[1], x[2]))
+        ordered[tid] = [x[3] for x in lst]
+    return XmlRun.from_spans(ordered, runid=runid)
+
+
+# ---------------------------------------------------------------------------
+# quantisation and the ideal recall base
+# ---------------------------------------------------------------------------
+
+
+def quantise(exh: np.ndarray, spe: np.ndarray, quantisation: Quantisation = "generalised",
+             too_small: Optional[np.ndarray] = None) -> np.ndarray:
+    """Quantised relevance q(e) in [0, 1] of normalised (exh, spe) pairs.
+
+    ``"strict"``: 1 iff exh = spe = 1; ``"generalised"`` (``"gen"``): exh * spe;
+    ``"inex2005"``: (e/2) * s with exh already normalised (e/2), "too small"
+    elements 0; ``"inex2006"``: s.  A callable ``f(exh, spe) -> array`` or a
+    table ``{(exh, spe): value}`` (pairs missing from the table quantise to 0)
+    are used as given.
+    """
+    exh = np.asarray(exh, dtype=np.float64)
+    spe = np.asarray(spe, dtype=np.float64)
+    if isinstance(quantisation, str):
+        qn = quantisation.lower()
+        if qn == "strict":
+            q = ((exh == 1.0) & (spe == 1.0)).astype(np.float64)
+        elif qn in ("generalised", "generalized", "gen"):
+            q = exh * spe
+        elif qn == "inex2005":
+            q = exh * spe
+            if too_small is not None:
+                q = np.where(too_small, 0.0, q)
+        elif qn == "inex2006":
+            q = spe.copy()
+        else:
+            raise ValueError(
+                f"quantisation must be 'strict', 'generalised', 'inex2005', 'inex2006', a callable or a table, got {quantisation!r}"
+            )
+    elif callable(quantisation):
+        q = np.asarray(quantisation(exh, spe), dtype=np.float64)
+        if q.shape != exh.shape:
+            raise ValueError(f"quantisation function returned shape {q.shape}, expected {exh.shape}")
+    elif isinstance(quantisation, Mapping):
+        table = {(float(k[0]), float(k[1])): float(v) for k, v in quantisation.items()}
+        q = np.asarray([table.get((float(a), float(b)), 0.0) for a, b in zip(exh, spe)], dtype=np.float64)
+    else:
+        raise TypeError(f"quantisation must be a name, a callable or a mapping, got {type(quantisation).__name__}")
+    if q.size and (np.isnan(q).any() or q.min() < 0.0 or q.max() > 1.0):
+        raise ValueError("quantised values must lie in [0, 1]")
+    return q
+
+
+def ideal_recall_base(qrels: XmlQrels, quantisation: Quantisation = "generalised",
+                      ideal_overlap: str = "ancestor") -> Dict[str, List[Tuple[str, int, int, float]]]:
+    """The ideal set per topic as ``[(doc, start, end, q), ...]`` (gain descending).
+
+    Element assessments: on each relevant path (root to a relevant element with
+    no relevant descendant) keep the element with the highest q, ties to the
+    deeper one; then remove overlap among the kept elements, keeping the
+    ancestor (``ideal_overlap="ancestor"``, default) or the descendant
+    (``"descendant"``).  Passage assessments: the highlighted passages, each
+    with gain q(exh=1, spe=1).
+    """
+    ioff, idoc, istart, iend, igain = _ideal_arrays(qrels, quantisation, ideal_overlap)
+    out: Dict[str, List[Tuple[str, int, int, float]]] = {}
+    for t, topic in enumerate(qrels.topics):
+        sl = slice(ioff[t], ioff[t + 1])
+        lst = [(qrels.docs[int(d)], int(s), int(e), float(g)) for d, s, e, g in zip(idoc[sl], istart[sl], iend[sl], igain[sl])]
+        lst.sort(key=lambda x: -x[3])
+        out[topic] = lst
+    return out
+
+
+def _element_q(qrels: XmlQrels, quantisation: Quantisation) -> np.ndarray:
+    return quantise(qrels.el_exh, qrels.el_spe, quantisation, qrels.el_small)
+
+
+def _ideal_arrays(qrels: XmlQrels, quantisation: Quantisation, ideal_overlap: str):
+    if ideal_overlap not in ("ancestor", "descendant"):
+        raise ValueError(f"ideal_overlap must be 'ancestor' or 'descendant', got {ideal_overlap!r}")
+    if qrels.has_elements:
+        q = _element_q(qrels, quantisation)
+        keep_rows: List[int] = []
+        counts = []
+        for t in range(len(qrels.topics)):
+            lo, hi = int(qrels.el_off[t]), int(qrels.el_off[t + 1])
+            kept = _ideal_topic(qrels.el_doc[lo:hi], qrels.el_start[lo:hi], qrels.el_end[lo:hi], q[lo:hi], ideal_overlap)
+            keep_rows.extend(lo + k for k in kept)
+            counts.append(len(kept))
+        rows = np.asarray(keep_rows, dtype=_I64)
+        return (_csr(counts), qrels.el_doc[rows], qrels.el_start[rows], qrels.el_end[rows], q[rows])
+    one = float(quantise(np.ones(1), np.ones(1), quantisation)[0])
+    n = len(qrels.hl_doc)
+    return (qrels.hl_off, qrels.hl_doc, qrels.hl_start, qrels.hl_end, np.full(n, one))
+
+
+def _ideal_topic(doc: np.ndarray, start: np.ndarray, end: np.ndarray, q: np.ndarray, rule: str) -> List[int]:
+    """Indices of the ideal elements among one topic's elements (sorted by doc,
+    start asc, end desc, i.e. preorder)."""
+    n = len(doc)
+    parent = [-1] * n
+    stack: List[int] = []
+    for i in range(n):
+        while stack and (doc[stack[-1]] != doc[i] or end[stack[-1]] <= start[i]):
+            stack.pop()
+        parent[i] = stack[-1] if stack else -1
+        stack.append(i)
+    rel = q > 0.0
+    has_rel_desc = [False] * n
+    for i in range(n - 1, -1, -1):
+        if rel[i] or has_rel_desc[i]:
+            p = parent[i]
+            if p >= 0:
+                has_rel_desc[p] = True
+    chosen = set()
+    for i in range(n):
+        if rel[i] and not has_rel_desc[i]:
+            best, bq = i, q[i]
+            p = parent[i]
+            while p >= 0:
+                if q[p] > bq:  # ties go to the deeper element (already held)
+                    best, bq = p, q[p]
+                p = parent[p]
+            chosen.add(best)
+    kept = []
+    for i in sorted(chosen):
+        if rule == "ancestor":
+            p = parent[i]
+            drop = False
+            while p >= 0:
+                if p in chosen:
+                    drop = True
+                    break
+                p = parent[p]
+            if not drop:
+                kept.append(i)
+        else:
+            kept.append(i)
+    if rule == "descendant":
+        anc = set()
+        for i in kept:
+            p = parent[i]
+            while p >= 0:
+                anc.add(p)
+                p = parent[p]
+        kept = [i for i in kept if i not in anc]
+    return kept
+
+
+# ---------------------------------------------------------------------------
+# alignment and the one pass
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Aligned:
+    topics: List[str]
+    run_off: np.ndarray
+    run_doc: np.ndarray
+    run_start: np.ndarray
+    run_end: np.ndarray
+    hl: Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    el: Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    el_rows: np.ndarray
+    ndocs: int
+    qt: np.ndarray  # qrels topic index per aligned topic
+
+
+def _gather(off: np.ndarray, sel: np.ndarray, *arrays: np.ndarray):
+    """Concatenate CSR slices ``sel`` of ``arrays``; returns (new_off, rows, *arrays)."""
+    lo = off[sel]
+    hi = off[sel + 1]
+    counts = hi - lo
+    new_off = _csr(counts.tolist())
+    total = int(new_off[-1])
+    if total:
+        rows = np.repeat(lo - new_off[:-1], counts) + np.arange(total, dtype=_I64)
+    else:
+        rows = _EMPTY_I
+    return (new_off, rows) + tuple(np.ascontiguousarray(a[rows]) for a in arrays)
+
+
+def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
+    if not isinstance(qrels, XmlQrels):
+        raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
+    if not isinstance(run, XmlRun):
+        raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
+    if complete:
+        topics = list(qrels.topics)
+    else:
+        topics = [t for t in qrels.topics if t in run.topic_index]
+    topics.sort(key=_topic_key)
+    qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=_I64)
+    # run rows of each aligned topic (missing topic -> empty)
+    rt = np.asarray([run.topic_index.get(t, -1) for t in topics], dtype=_I64)
+    lo = np.where(rt >= 0, run.off[np.maximum(rt, 0)], 0)
+    hi = np.where(rt >= 0, run.off[np.maximum(rt, 0) + 1], 0)
+    counts = hi - lo
+    run_off = _csr(counts.tolist())
+    total = int(run_off[-1])
+    rows = (np.repeat(lo - run_off[:-1], counts) + np.arange(total, dtype=_I64)) if total else _EMPTY_I
+    # translate run document codes into the qrels space (unknown -> new codes)
+    trans = np.empty(len(run.docs), dtype=_I64)
+    nq = len(qrels.docs)
+    extra = nq
+    for i, d in enumerate(run.docs):
+        c = qrels.doc_index.get(d)
+        if c is None:
+            c = extra
+            extra += 1
+        trans[i] = c
+    run_doc = trans[run.doc[rows]] if total else _EMPTY_I
+    hl = _gather(qrels.hl_off, qt, qrels.hl_doc, qrels.hl_start, qrels.hl_end)
+    el = _gather(qrels.el_off, qt, qrels.el_doc, qrels.el_start, qrels.el_end)
+    return _Aligned(
+        topics=topics,
+        run_off=run_off,
+        run_doc=np.ascontiguousarray(run_doc, dtype=_I64),
+        run_start=np.ascontiguousarray(run.start[rows]),
+        run_end=np.ascontiguousarray(run.end[rows]),
+        hl=(hl[0], hl[2], hl[3], hl[4]),
+        el=(el[0], el[2], el[3], el[4], el[1]),
+        el_rows=el[1],
+        ndocs=extra,
+        qt=qt,
+    )
+
+
+def _topic_key(t: str):
+    return (0, int(t), t) if t.isdigit() else (1, 0, t)
+
+
+@dataclass
+class _Pass:
+    size: np.ndarray
+    covered: np.ndarray
+    rsize: np.ndarray
+    novel_rel: np.ndarray
+    rval: np.ndarray
+    tree_w: np.ndarray
+    match: np.ndarray
+    ideal_of: np.ndarray
+
+
+def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
+              el_q: np.ndarray, use_elements: bool) -> _Pass:
+    n = len(al.run_doc)
+    out = _Pass(
+        size=np.empty(n, _I64), covered=np.empty(n, _I64), rsize=np.empty(n, _I64),
+        novel_rel=np.empty(n, _I64), rval=np.empty(n), tree_w=np.empty(n),
+        match=np.empty(n, _I64), ideal_of=np.empty(n, _I64),
+    )
+    ntop = len(al.topics)
+    if use_elements:
+        el_off, el_doc, el_start, el_end, _ = al.el
+    else:
+        el_off, el_doc, el_start, el_end, el_q = np.zeros(ntop + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_F
+    _check_key_range(al, ideal[0], el_off)
+    _xml.focused_pass(
+        al.run_off, al.run_doc, al.run_start, al.run_end,
+        al.hl[0], al.hl[1], al.hl[2], al.hl[3],
+        el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64),
+        ideal[0], ideal[1], ideal[2], ideal[3],
+        al.ndocs, float(alpha_hix), float(alpha_xcg),
+        out.size, out.covered, out.rsize, out.novel_rel, out.rval, out.tree_w, out.match, out.ideal_of,
+    )
+    return out
+
+
+def _check_key_range(al: _Aligned, id_off: np.ndarray, el_off: np.ndarray) -> None:
+    n = (np.diff(al.run_off) + np.diff(al.hl[0]) + np.diff(el_off) + np.diff(id_off)).astype(np.float64)
+    if n.size:
+        m = 2.0 * n + 3.0
+        worst = float(np.max(m * m * (np.maximum(np.diff(al.run_off), np.diff(el_off)) + 1.0)))
+        if worst >= 2.0 ** 62:
+            raise ValueError("a topic has too many spans for the 64-bit sort keys (about 10^6 per topic at most)")
+
+
+# ---------------------------------------------------------------------------
+# per-family functions
+# ---------------------------------------------------------------------------
+
+
+def _validate_alpha(alpha: float, name: str = "alpha") -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)):
+        raise TypeError(f"{name} must be a number in [0, 1], got {alpha!r}")
+    a = float(alpha)
+    if not 0.0 <= a <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {alpha!r}")
+    return a
+
+
+def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
+    """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
+    topic (0 for empty spans).  O(n log n) per topic."""
+    empty = XmlQrels.from_passages({t: [] for t in run.topics})
+    al = _align(empty, run, complete=False)
+    # keep the run's own topic order
+    ideal = (np.zeros(len(al.topics) + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I)
+    ps = _run_pass(al, ideal, 1.0, 1.0, _EMPTY_F, False)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ov = np.where(ps.size > 0, ps.covered / np.maximum(ps.size, 1), 0.0)
+    return {t: ov[al.run_off[k]:al.run_off[k + 1]].copy() for k, t in enumerate(al.topics)}
+
+
+def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisation: Quantisation,
+               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray) -> np.ndarray:
+    size = ps.size.astype(np.float64)
+    safe = np.maximum(size, 1.0)
+    if qrels.has_elements:
+        r = np.where(ps.match >= 0, el_q[np.maximum(ps.match, 0)] if len(el_q) else 0.0, 0.0)
+        partial = ps.tree_w / safe
+    else:
+        spe = np.where(size > 0, ps.rsize / safe, 0.0)
+        exh = (ps.rsize > 0).astype(np.float64)
+        r = quantise(exh, spe, quantisation)
+        partial = ps.novel_rel / safe
+    w = np.where(ps.covered == 0, r, np.where(ps.covered >= ps.size, 0.0, partial))
+    gain = (1.0 - alpha) * r + alpha * w
+    gain = np.where(size > 0, gain, 0.0)
+    gain = np.ascontiguousarray(gain, dtype=np.float64)
+    if normalise:
+        _xml.xcg_cap(al.run_off, ps.ideal_of, np.ascontiguousarray(ideal_gain, dtype=np.float64), gain)
+    return gain
+
+
+def _sorted_ideal(ideal: Tuple[np.ndarray, ...], gains: np.ndarray) -> np.ndarray:
+    off = ideal[0]
+    t = np.repeat(np.arange(len(off) - 1), np.diff(off))
+    order = np.lexsort((-gains, t))
+    return np.ascontiguousarray(gains[order])
+
+
+class _Context:
+    """Everything one evaluation needs, computed once."""
+
+    def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
+                 quantisation: Quantisation, ideal_overlap: str, normalise: bool, complete: bool,
+                 use_elements: bool = True) -> None:
+        self.qrels, self.run = qrels, run
+        self.alpha = _validate_alpha(alpha)
+        self.hix_alpha = _validate_alpha(hix_alpha, "hix_alpha")
+        if quantisation == "auto":
+            quantisation = "generalised" if qrels.has_elements else "inex2006"
+        self.quantisation = quantisation
+        self.al = _align(qrels, run, complete)
+        full_ideal = _ideal_arrays(qrels, quantisation, ideal_overlap)
+        g = _gather(full_ideal[0], self.al.qt, full_ideal[1], full_ideal[2], full_ideal[3], full_ideal[4])
+        self.ideal = (g[0], g[2], g[3], g[4])
+        self.ideal_gain = g[5]
+        self.el_q_aligned = _element_q(qrels, quantisation)[self.al.el_rows] if qrels.has_elements else _EMPTY_F
+        self.ps = _run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
+                            qrels.has_elements and use_elements)
+        # match indexes the aligned el arrays; ideal_of indexes the aligned ideal arrays
+        self.gain = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation, self.el_q_aligned,
+                               normalise, self.ideal_gain)
+        self.ideal_sorted = _sorted_ideal(self.ideal, self.ideal_gain)
+        trel = qrels.trel()
+        self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=_I64) if len(self.al.qt) else _EMPTY_I
+        self.n_ideal = np.diff(self.ideal[0])
+
+
+def _as_cutoffs(ks: Iterable[int]) -> np.ndarray:
+    out = []
+    for k in ks:
+        if isinstance(k, bool) or int(k) != k or int(k) < 1:
+            raise ValueError(f"cutoffs must be positive integers, got {k!r}")
+        out.append(int(k))
+    return np.asarray(out, dtype=_I64)
+
+
+def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50), alpha: float = 1.0,
+        quantisation: Quantisation = "auto", ideal_overlap: str = "ancestor", normalise: bool = True,
+        maep_denominator: str = "ideal", points: int = 100, complete: bool = False) -> Dict[str, Dict[str, float]]:
+    """The XCG family per topic: ``XCG@k``, ``nxCG@k``, ``MAep``, ``iep[x]``.
+
+    ``alpha``: 1 Focused (overlap costs everything), 0 Thorough (ignored).
+    ``quantisation``: ``"auto"`` = generalised for element assessments,
+    INEX 2006 (q = specificity) for passage assessments.  ``normalise``: cap the
+    gain collected under an ideal element at its ideal gain.  ``maep_denominator``:
+    ``"ideal"`` (|ideal set|, SPEC default) or ``"gain_ranks"`` (number of ranks
+    where gain was collected).  ``iep[x]`` = max ep at ranks with gr >= x on the
+    grid 0, 1/points, ..., 1.  Topics with an empty ideal set are left out.
+    """
+    ctx = _Context(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
+                   ideal_overlap=ideal_overlap, normalise=normalise, complete=complete)
+    names = {f"XCG@{k}" for k in cutoffs} | {f"nxCG@{k}" for k in cutoffs} | {"MAep"}
+    names |= {f"iep[{p / points:.2f}]" for p in range(points + 1)}
+    return _compute(ctx, sorted(names), maep_denominator=maep_denominator, points=points)
+
+
+def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10, 25, 50), alpha: float = 1.0,
+            trel: Union[str, Mapping[str, float]] = "highlighted", beta: float = 1.0,
+            complete: bool = False) -> Dict[str, Dict[str, float]]:
+    """HiXEval P@k, R@k and F@k per topic (``hixP@k``, ``hixR@k``, ``hixF@k``).
+
+    rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
+    rsize - alpha * sum of rval(j) over earlier results inside e_i.
+    P@k = sum rval / sum size(e_i); R@k = sum rval / Trel.  ``trel``:
+    ``"highlighted"`` (Focused: highlighted characters of the topic) or a
+    mapping topic -> Trel (e.g. the Thorough total over relevant elements).
+    F is the F-beta of P and R (``beta=1``: harmonic mean).
+    """
+    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
+                   ideal_overlap="ancestor", normalise=False, complete=complete, use_elements=False)
+    names = [f"hix{x}@{k}" for k in cutoffs for x in "PRF"]
+    return _compute(ctx, names, trel=trel, beta=beta)
+
+
+def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, bucketing: str = "exact",
+                           run_overlap: str = "novel", complete: bool = False) -> Dict[str, Dict[str, float]]:
+    """INEX 2007+ Focused: ``iP[x]`` for x = 0, 1/points, ..., 1 and ``AiP``.
+
+    P[r] = highlighted characters retrieved by rank r / characters retrieved
+    by rank r; R[r] = highlighted characters retrieved / Trel; iP[x] = max P[r]
+    with R[r] >= x; AiP = mean of iP over the points + 1 recall levels.
+    ``run_overlap``: ``"novel"`` (default) counts text retrieved twice once
+    (only the part not seen at earlier ranks counts, in both numerator and
+    denominator); ``"count"`` counts every span fully (relevant text still
+    once).  ``bucketing``: ``"exact"`` (R >= x tested exactly in integers) or
+    ``"inex_eval"`` (level floor(points * R) in floating point, as the official
+    tool).  Topics without highlighted text are left out.
+    """
+    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
+                   normalise=False, complete=complete, use_elements=False)
+    names = [f"iP[{p / points:.2f}]" for p in range(points + 1)] + ["AiP"]
+    return _compute(ctx, names, points=points, bucketing=bucketing, run_overlap=run_overlap)
+
+
+# ---------------------------------------------------------------------------
+# measure names and the shared computation
+# ---------------------------------------------------------------------------
+
+_RX = {
+    "xcg": re.compile(r"^(XCG|nxCG|MAnxCG)@(\d+)$"),
+    "epgr": re.compile(r"^(ep|gr)@(\d+)$"),
+    "iep": re.compile(r"^iep\[([0-9.]+)\]$"),
+    "maep": re.compile(r"^MAep$"),
+    "hix": re.compile(r"^hix([PRF])@(\d+)$"),
+    "ip": re.compile(r"^iP\[([0-9.]+)\]$"),
+    "aip": re.compile(r"^M?AiP$"),
+    "ng": re.compile(r"^ng([PR])_([os])@(\d+)$"),
+    "precall": re.compile(r"^Precall\[([0-9.]+)\]$"),
+    "inex_eval": re.compile(r"^inex_eval$"),
+    "gp": re.compile(r"^(gP|MAgP)_(RiC|BiC)(?:@(\d+))?$"),
+    "gr_model": re.compile(r"^GR@(\d+)$"),
+    "eprum": re.compile(r"^EPRUM\[([0-9.]+)\]$"),
+    "t2i": re.compile(r"^T2I([PR])@(\d+)$"),
+}
+
+DEFAULT_MEASURES = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP",
+                    "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep",
+                    "hixP@10", "hixR@10", "hixF@10"]
+
+
+def measure_family(name: str) -> str:
+    """The family of a measure name, or ValueError."""
+    for fam, rx in _RX.items():
+        if rx.match(name):
+            return fam
+    raise ValueError(
+        f"unknown XML measure {name!r}; known forms: XCG@k nxCG@k MAnxCG@k ep@k gr@k iep[x] MAep "
+        "hixP@k hixR@k hixF@k iP[x] AiP MAiP ngP_o@k ngR_o@k ngP_s@k ngR_s@k Precall[x] inex_eval "
+        "gP_RiC@k MAgP_RiC gP_BiC@k MAgP_BiC GR@k EPRUM[x] T2IP@k T2IR@k"
+    )
+
+
+def _point_index(x: str, points: int, name: str) -> int:
+    try:
+        v = float(x)
+    except ValueError:
+        raise ValueError(f"{name}: bad recall level {x!r}") from None
+    k = v * points
+    if not (0.0 <= v <= 1.0) or abs(k - round(k)) > 1e-9:
+        raise ValueError(f"{name}: recall level {x} is not on the grid of {points} steps")
+    return int(round(k))
+
+
+def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "ideal", points: int = 100,
+             bucketing: str = "exact", run_overlap: str = "novel", trel: Union[str, Mapping[str, float]] = "highlighted",
+             beta: float = 1.0, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, float]]:
+    al = ctx.al
+    ntop = len(al.topics)
+    fam = {n: measure_family(n) for n in names}
+    res: Dict[str, Dict[str, float]] = {}
+    if not isinstance(points, int) or isinstance(points, bool) or points < 1:
+        raise ValueError(f"points must be a positive integer, got {points!r}")
+    if maep_denominator not in ("ideal", "gain_ranks"):
+        raise ValueError(f"maep_denominator must be 'ideal' or 'gain_ranks', got {maep_denominator!r}")
+    if bucketing not in ("exact", "inex_eval"):
+        raise ValueError(f"bucketing must be 'exact' or 'inex_eval', got {bucketing!r}")
+    if run_overlap not in ("novel", "count"):
+        raise ValueError(f"run_overlap must be 'novel' or 'count', got {run_overlap!r}")
+    has_ideal = ctx.n_ideal > 0
+    has_trel = ctx.trel > 0
+
+    def emit(name: str, values: np.ndarray, mask: np.ndarray) -> None:
+        res[name] = {al.topics[t]: float(values[t]) for t in range(ntop) if mask[t]}
+
+    # XCG family
+    xcg_names = [n for n in names if fam[n] in ("xcg", "iep", "maep", "epgr")]
+    if xcg_names:
+        ks = sorted({int(_RX["xcg"].match(n).group(2)) for n in names if fam[n] == "xcg"} |
+                    {int(_RX["epgr"].match(n).group(2)) for n in names if fam[n] == "epgr"} | {1})
+        cut = np.asarray(ks, dtype=_I64)
+        o_xcg = np.zeros((ntop, len(ks)))
+        o_nx = np.zeros((ntop, len(ks)))
+        o_maep = np.zeros(ntop)
+        o_iep = np.zeros((ntop, points + 1))
+        _xml.xcg_measures(al.run_off, ctx.gain, ctx.ideal[0], ctx.ideal_sorted, cut, points,
+                          0 if maep_denominator == "ideal" else 1, o_xcg, o_nx, o_maep, o_iep)
+        for n in xcg_names:
+            f = fam[n]
+            if f == "xcg":
+                m = _RX["xcg"].match(n)
+                c = ks.index(int(m.group(2)))
+                emit(n, o_xcg[:, c] if m.group(1) == "XCG" else o_nx[:, c], has_ideal)
+            elif f == "maep":
+                emit(n, o_maep, has_ideal)
+            elif f == "iep":
+                emit(n, o_iep[:, _point_index(_RX["iep"].match(n).group(1), points, n)], has_ideal)
+            elif f == "epgr":
+                m = _RX["epgr"].match(n)
+                k = int(m.group(2))
+                vals = np.zeros(ntop)
+                for t in range(ntop):
+                    lo, hi = al.run_off[t], al.run_off[t + 1]
+                    g = ctx.gain[lo:hi]
+                    isl = ctx.ideal_sorted[ctx.ideal[0][t]:ctx.ideal[0][t + 1]]
+                    ep = np.zeros(len(g))
+                    gr = np.zeros(len(g))
+                    if len(g):
+                        _xml.ep_gr_curve(np.ascontiguousarray(g), np.ascontiguousarray(isl), ep, gr)
+                    r = min(k, len(g))
+                    if r == 0:
+                        continue
+                    if m.group(1) == "gr":
+                        vals[t] = gr[r - 1]
+                    else:
+                        # beyond the run the cumulated gain stays, effort grows
+                        vals[t] = ep[r - 1] * r / k if k > len(g) else ep[r - 1]
+                emit(n, vals, has_ideal)
+    # HiXEval
+    hix_names = [n for n in names if fam[n] == "hix"]
+    if hix_names:
+        ks = sorted({int(_RX["hix"].match(n).group(2)) for n in hix_names})
+        if isinstance(trel, str):
+            if trel != "highlighted":
+                raise ValueError(f"trel must be 'highlighted' or a mapping topic -> Trel, got {trel!r}")
+            tr = ctx.trel.astype(np.float64)
+        elif isinstance(trel, Mapping):
+            tr = np.asarray([float(trel.get(t, 0.0)) for t in al.topics], dtype=np.float64)
+        else:
+            raise TypeError("trel must be 'highlighted' or a mapping topic -> Trel")
+        if not beta > 0:
+            raise ValueError(f"beta must be positive, got {beta!r}")
+        o_p = np.zeros((ntop, len(ks)))
+        o_r = np.zeros((ntop, len(ks)))
+        _xml.hixeval_at(al.run_off, ctx.ps.rval, ctx.ps.size, np.ascontiguousarray(tr), np.asarray(ks, dtype=_I64), o_p, o_r)
+        b2 = beta * beta
+        with np.errstate(invalid="ignore", divide="ignore"):
+            o_f = np.where(o_p + o_r > 0, (1 + b2) * o_p * o_r / np.maximum(b2 * o_p + o_r, 1e-300), 0.0)
+        for n in hix_names:
+            m = _RX["hix"].match(n)
+            c = ks.index(int(m.group(2)))
+            emit(n, {"P": o_p, "R": o_r, "F": o_f}[m.group(1)][:, c], tr > 0)
+    # iP / AiP
+    ip_names = [n for n in names if fam[n] in ("ip", "aip")]
+    if ip_names:
+        if run_overlap == "novel":
+            rel = ctx.ps.novel_rel
+            size = ctx.ps.size - ctx.ps.covered
+        else:
+            rel = ctx.ps.novel_rel
+            size = ctx.ps.size
+        o_ip = np.zeros((ntop, points + 1))
+        _xml.interpolated_precision(al.run_off, np.ascontiguousarray(rel), np.ascontiguousarray(size),
+                                    ctx.trel, points, 0 if bucketing == "exact" else 1, o_ip)
+        for n in ip_names:
+            if fam[n] == "aip":
+                emit(n, o_ip.mean(axis=1), has_trel)
+            else:
+                emit(n, o_ip[:, _point_index(_RX["ip"].match(n).group(1), points, n)], has_trel)
+    return res
+
+
+def _summary(name: str, per_topic: Mapping[str, float]) -> float:
+    if not per_topic:
+        return 0.0
+    return float(np.mean(list(per_topic.values())))
+
+
+def evaluate(
+    qrels: XmlQrels,
+    run: XmlRun,
+    measures: Optional[Sequence[str]] = None,
+    *,
+    per_query: bool = False,
+    alpha: float = 1.0,
+    hix_alpha: Optional[float] = None,
+    quantisation: Quantisation = "auto",
+    ideal_overlap: str = "ancestor",
+    normalise: bool = True,
+    maep_denominator: str = "ideal",
+    points: int = 100,
+    bucketing: str = "exact",
+    run_overlap: str = "novel",
+    trel: Union[str, Mapping[str, float]] = "highlighted",
+    beta: float = 1.0,
+    complete: bool = False,
+    **options: Any,
+) -> Dict[str, Any]:
+    """Compute many XML measures in one pass.
+
+    ``measures``: names as in the CLI (default :data:`DEFAULT_MEASURES`).
+    Returns ``{name: mean over counted topics}`` or, with ``per_query=True``,
+    ``{name: {topic: value}}``.  A topic counts if it is in the qrels and the
+    run (``complete=True``: every qrels topic, a missing run scores 0) and has
+    relevant material for the measure (highlighted text for HiXEval/iP/gP, an
+    ideal element for XCG/GR/EPRUM, an assessed exhaustive element for
+    inex_eval_ng).  ``hix_alpha`` defaults to ``alpha``.  Options of the
+    other families (``beta_ric``, ``bep_distance``, ``tolerance``, ``navigation``,
+    ``collection_size``, ``precall_points``) are passed through ``options``.
+    """
+    names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    if isinstance(measures, str):
+        raise TypeError("measures must be a list of names, not a string")
+    fams = {n: measure_family(n) for n in names}
+    ctx = _Context(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
+                   quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
+                   complete=complete)
+    core = [n for n in names if fams[n] in ("xcg", "iep", "maep", "epgr", "hix", "ip", "aip")]
+    res = _compute(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
+                   run_overlap=run_overlap, trel=trel, beta=beta) if core else {}
+    rest = [n for n in names if n not in res]
+    if rest:
+        res.update(_compute_extra(ctx, rest, fams, options))
+    elif options:
+        raise TypeError(f"unexpected options {sorted(options)!r}")
+    if per_query:
+        return {n: res[n] for n in names}
+    return {n: _summary(n, res[n]) for n in names}
+
+
+def _compute_extra(ctx: "_Context", names: Sequence[str], fams: Mapping[str, str],
+                   options: Mapping[str, Any]) -> Dict[str, Dict[str, float]]:
+    raise ValueError(f"measures not available yet: {list(names)}")
