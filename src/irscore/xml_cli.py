@@ -1,0 +1,94 @@
+"""``irscore xml QRELS RUN [-q] [-m MEASURE]...`` — XML / focused retrieval measures.
+
+QRELS is a passage qrels file (``topic Q0 doc relchars doclen [bep off:len ...]``)
+or an element TSV (``topic doc start end exh spe``); RUN a FOL run
+(``topic Q0 doc rank rsv runid offset length``).  Output is trec_eval's
+``name<TAB>qid<TAB>value``: per topic with ``-q``, then the ``all`` lines
+(mean over the topics that count for each measure).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, List
+
+HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, ...) of a FOL run"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", metavar="QRELS", help="passage qrels or element TSV assessments")
+    parser.add_argument("run", metavar="RUN", help="FOL run: topic Q0 doc rank rsv runid offset length")
+    parser.add_argument("-q", action="store_true", help="print per-topic values too")
+    parser.add_argument("-c", action="store_true", help="average over every qrels topic (missing run topics score 0)")
+    parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
+                        help="measure name, repeatable (e.g. iP[0.01] MAiP nxCG@10 MAep hixF@10); "
+                             "comma-separated lists accepted")
+    parser.add_argument("--qrels-format", choices=["auto", "passages", "elements"], default="auto")
+    parser.add_argument("--alpha", type=float, default=1.0, help="overlap weight for XCG and HiXEval (1 Focused, 0 Thorough)")
+    parser.add_argument("--quantisation", default="auto",
+                        help="strict | generalised | inex2005 | inex2006 | auto (default)")
+    parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor")
+    parser.add_argument("--no-normalise", action="store_true", help="do not cap XCG gain at the ideal gain")
+    parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal")
+    parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact")
+    parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel")
+    parser.add_argument("--non-overlapping", action="store_true",
+                        help="declare the run non-overlapping (overlapping spans are an error)")
+    parser.add_argument("--exh-max", type=float, default=1.0, help="scale of exh in an element TSV (2 for INEX 2005)")
+    parser.add_argument("--order", choices=["rank", "score", "input"], default="rank",
+                        help="how the run is ordered (default: rank column)")
+
+
+def _detect(path: str) -> str:
+    from .xml import _open_text
+
+    with _open_text(path) as fh:
+        for line in fh:
+            toks = line.split("#", 1)[0].split()
+            if not toks:
+                continue
+            if len(toks) >= 5 and toks[1] == "Q0":
+                return "passages"
+            if len(toks) == 6:
+                return "elements"
+            raise ValueError(f"{path}: cannot tell the qrels format from its first line; use --qrels-format")
+    return "passages"
+
+
+def run(args: Any) -> int:
+    from . import xml as X
+    from .report import format_line
+
+    fmt = args.qrels_format
+    if fmt == "auto":
+        fmt = _detect(args.qrels)
+    if fmt == "passages":
+        qrels = X.read_passage_qrels(args.qrels)
+    else:
+        qrels = X.read_element_tsv(args.qrels, exh_max=args.exh_max)
+    run_ = X.read_fol_run(args.run, qrels, allow_overlap=not args.non_overlapping, order=args.order)
+    names: List[str] = []
+    for m in args.measures or []:
+        names.extend(x for x in m.split(",") if x)
+    if not names:
+        names = list(X.DEFAULT_MEASURES) if qrels.has_passages else [
+            "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep"]
+    for n in names:
+        X.measure_family(n)
+    res = X.evaluate(qrels, run_, names, per_query=True, alpha=args.alpha, quantisation=args.quantisation,
+                     ideal_overlap=args.ideal_overlap, normalise=not args.no_normalise,
+                     maep_denominator=args.maep_denominator, bucketing=args.bucketing,
+                     run_overlap=args.run_overlap, complete=args.c)
+    out = sys.stdout
+    if args.q:
+        topics = sorted({t for n in names for t in res[n]}, key=X._topic_key)
+        for t in topics:
+            for n in names:
+                if t in res[n]:
+                    out.write(format_line(n, t, res[n][t]) + "\n")
+    out.write(format_line("runid", "all", run_.runid) + "\n")
+    for n in names:
+        vals = list(res[n].values())
+        out.write(format_line(n, "all", float(sum(vals) / len(vals)) if vals else 0.0) + "\n")
+    out.write(format_line("num_q", "all", len({t for n in names for t in res[n]}), integer=True) + "\n")
+    return 0
