@@ -1115,6 +1115,10 @@ class _Context:
     def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
                  quantisation: Quantisation, ideal_overlap: str, normalise: bool, complete: bool,
                  use_elements: bool = True) -> None:
+        if not isinstance(qrels, XmlQrels):
+            raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
+        if not isinstance(run, XmlRun):
+            raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
         self.qrels, self.run = qrels, run
         self.alpha = _validate_alpha(alpha)
         self.hix_alpha = _validate_alpha(hix_alpha, "hix_alpha")
