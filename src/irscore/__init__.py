@@ -17,7 +17,6 @@ _EXPORTS: Dict[str, str] = {
     "Run": "irscore.data",
     "read_qrels": "irscore.io",
     "read_run": "irscore.io",
-    "evaluate": "irscore.evaluate",
     "parse_measure": "irscore.measures",
     "Measure": "irscore.measures",
     # array API for training loops
@@ -37,7 +36,11 @@ _EXPORTS: Dict[str, str] = {
     "plot": "irscore.plot",
 }
 
-__all__: List[str] = sorted(_EXPORTS) + ["__version__"]
+__all__: List[str] = sorted(list(_EXPORTS) + ["evaluate"]) + ["__version__"]
+
+# The function shadows its module's name, so bind it eagerly: a later
+# ``import irscore.evaluate`` then finds the module loaded and leaves it.
+from irscore.evaluate import evaluate  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:

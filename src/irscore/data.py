@@ -58,11 +58,11 @@ class _Columns:
     def doc_ids(self, qid: str) -> List[str]:
         """Document ids of one query, in stored order."""
         q = self._index()[qid]
-        buf = self.doc_buf.tobytes() if self.doc_buf.size < 1 << 16 else memoryview(self.doc_buf)
         lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
-        out = []
-        for s, n in zip(self.doc_start[lo:hi].tolist(), self.doc_len[lo:hi].tolist()):
-            out.append(bytes(buf[s:s + n]).decode("utf-8"))
+        buf = self.doc_buf
+        out: List[str] = []
+        for s, n in zip(self.doc_start[lo:hi], self.doc_len[lo:hi]):
+            out.append(buf[int(s):int(s) + int(n)].tobytes().decode("utf-8"))
         return out
 
 
@@ -110,7 +110,7 @@ class Qrels(_Columns):
         out: Dict[str, Dict[str, int]] = {}
         for q, qid in enumerate(self.query_ids):
             lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
-            out[qid] = dict(zip(self.doc_ids(qid), self.grades[lo:hi].tolist()))
+            out[qid] = dict(zip(self.doc_ids(qid), map(int, self.grades[lo:hi])))
         return out
 
     @property
@@ -160,7 +160,7 @@ class Run(_Columns):
         out: Dict[str, Dict[str, float]] = {}
         for q, qid in enumerate(self.query_ids):
             lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
-            out[qid] = dict(zip(self.doc_ids(qid), self.scores[lo:hi].tolist()))
+            out[qid] = dict(zip(self.doc_ids(qid), map(float, self.scores[lo:hi])))
         return out
 
     def __repr__(self) -> str:

@@ -66,7 +66,7 @@ def requested(specs: List[str]) -> List[Tuple[str, Measure]]:
 
 def _relstring(rel: np.ndarray, length: int) -> str:
     chars = []
-    for r in rel[:max(length, 0)].tolist():
+    for r in map(int, rel[:max(length, 0)]):
         if r > 9:
             chars.append(">")
         elif r >= 0:

@@ -181,6 +181,6 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
                       "one is kept (trec_eval 10 refuses such runs)", RuntimeWarning, stacklevel=2)
     if per_query:
         qids = ev.joined.query_ids
-        return {o.key: dict(zip(qids, ev.per_query(o).tolist())) for o in ev.outputs}
+        return {o.key: dict(zip(qids, map(float, ev.per_query(o)))) for o in ev.outputs}
     return {o.key: ev.aggregate(o) for o in ev.outputs}
 

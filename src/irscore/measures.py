@@ -430,12 +430,12 @@ def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
         pairs = _parse_pairs(m.params, str(m)) if m.params else []
         p = 0.9
         flat: List[float] = []
-        for k, v in pairs:
-            if k == "p":
-                p = v
+        for pname, pval in pairs:
+            if pname == "p":
+                p = pval
                 continue
-            if re.match(r"^[+-]?[0-9]+$", k):
-                flat += [float(int(k)), v]
+            if re.match(r"^[+-]?[0-9]+$", pname):
+                flat += [float(int(pname)), pval]
         if f.name in ("rbp", "rbp_resid"):
             if not 0.0 <= p < 1.0:
                 raise ValueError(f"measure {m}: persistence p must be in [0, 1)")
