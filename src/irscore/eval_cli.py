@@ -15,7 +15,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from irscore.io import read_qrels, read_run
-from irscore.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec
+from irscore.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
 from irscore.report import format_line
 
 HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
@@ -46,22 +46,22 @@ def requested(specs: List[str]) -> List[Tuple[str, Measure]]:
         specs = ["official"]
     params: Dict[str, str] = {}
     marked: set = set()
+    others: List[Tuple[str, Measure]] = []
     for spec in specs:
         fam, dot, par = spec.partition(".")
-        if dot and fam not in params:
-            if par == "":
-                raise ValueError(f"improper measure in parameter '{fam}'")
-            params[fam] = spec
-        if fam in MEASURE_SETS:
-            marked.update(MEASURE_SETS[fam])
-        elif fam in FAMILIES:
-            marked.add(fam)
-        else:
-            expand_spec(spec)  # raises with close matches
+        if fam in MEASURE_SETS or fam in FAMILIES:
+            if dot and fam not in params:
+                if par == "":
+                    raise ValueError(f"improper measure in parameter '{fam}'")
+                params[fam] = spec
+            marked.update(MEASURE_SETS.get(fam, [fam]))
+        elif spec not in [k for k, _ in others]:
+            # ir_measures-style names and other families (Rnorm(N=...), CRP_loss, ...)
+            others.append((spec, parse_measure(spec)))
     items: List[Tuple[str, Measure]] = []
     for fam in sorted(marked, key=ORDER.__getitem__):
         items.extend(expand_spec(params.get(fam, fam)))
-    return items
+    return items + others
 
 
 def _relstring(rel: np.ndarray, length: int) -> str:
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     items = requested(args.m)
     qrels = read_qrels(args.qrels)
     run_ = read_run(args.run)
-    numeric = [(k, m) for k, m in items if FAMILIES[m.family].kind >= 0]
+    numeric = [(k, m) for k, m in items if m.family not in FAMILIES or FAMILIES[m.family].kind >= 0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = run_plan(qrels, run_, numeric, relevance_level=args.l, complete=args.c,
@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if args.q:
         for e, qid in enumerate(j.query_ids):
             for key, m in items:
-                f = FAMILIES[m.family]
+                f = by_key[key].family if key in by_key else FAMILIES[m.family]
                 if not f.per_query:
                     continue
                 if f.name == "relstring":
@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
                 lines = []
     if not args.n:
         for key, m in items:
-            f = FAMILIES[m.family]
+            f = by_key[key].family if key in by_key else FAMILIES[m.family]
             if not f.summary:
                 continue
             if f.name == "runid":

@@ -11,7 +11,7 @@ import numpy as np
 
 from irscore import _join, _ranking
 from irscore.data import Qrels, Run, as_qrels, as_run
-from irscore.measures import FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
+from irscore.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
 
 MAX_GRADE = 1_000_000
 
@@ -28,6 +28,9 @@ class Joined:
     missing: List[str]          # qrels queries without a ranking
     bogus: np.ndarray           # bool per evaluated query: stand-in ranking (-c)
     n_duplicates: int
+    # Batch API only: per query, the number of candidates (the whole collection
+    # as far as the batch knows; Rocchio's default N there).  None for TREC input.
+    n_candidates: Optional[np.ndarray] = None
 
 
 def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
@@ -85,6 +88,9 @@ class Evaluation:
         n = col.shape[0]
         if f.agg == "mean":
             return float(col.sum() / n)
+        if f.agg == "nanmean":
+            ok = ~np.isnan(col)
+            return float(col[ok].mean()) if ok.any() else float("nan")
         if f.agg == "sum":
             return float(col.sum())
         if f.agg == "num_q":
@@ -117,6 +123,18 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
         for out in plan.outputs:
             if out.column >= 0 and out.family.name in _BOGUS_ZERO:
                 matrix[joined.bogus, out.column] = 0.0
+    ext = [o for o in plan.outputs if o.measure.family in EXTERNAL]
+    if ext:
+        cols = [matrix]
+        for k, o in enumerate(ext):
+            fam = EXTERNAL[o.measure.family]
+            level = relevance_level
+            values = np.asarray(fam.compute(joined, o.measure, level), dtype=np.float64)
+            if values.shape != (nq,):
+                raise RuntimeError(f"measure {o.key}: expected {nq} values, got shape {values.shape}")
+            o.column = plan.ncols + k
+            cols.append(values[:, None])
+        matrix = np.hstack(cols)
     return Evaluation(joined, plan.outputs, matrix, run.run_id, qrels, complete)
 
 
@@ -134,7 +152,7 @@ def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
         else:
             pairs = [(name, parse_measure(name))]
         for key, m in pairs:
-            if FAMILIES[m.family].kind < 0:
+            if m.family in FAMILIES and FAMILIES[m.family].kind < 0:
                 raise ValueError(f"measure {name!r} is not numeric; it is printed by `irscore eval`")
             if key not in seen:
                 seen.add(key)

@@ -20,7 +20,7 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 # Op kinds of irscore._ranking.compute (keep in sync with csrc/irscore/_ranking.pyx)
 K = dict(
@@ -98,6 +98,9 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in [
 
 ORDER = {name: i for i, name in enumerate(FAMILIES)}
 
+# Placeholder family of the outputs computed by an ExtFamily.
+EXT_PSEUDO = Family("external", -2, "none", agg="nanmean")
+
 MEASURE_SETS: Dict[str, List[str]] = {
     "official": ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
                  "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"],
@@ -157,6 +160,10 @@ class Measure:
     extra: Tuple[Tuple[str, str], ...] = field(default=())
 
     def __str__(self) -> str:
+        if self.family not in FAMILIES:
+            args = ",".join(f"{k}={v}" for k, v in self.extra)
+            s = self.family + (f"({args})" if args else "")
+            return s + ("@" + _fmt_num(self.cutoff) if self.cutoff is not None else "")
         fam = FAMILIES[self.family]
         base = CANONICAL_ALIAS.get(self.family, self.family)
         if self.family == "ndcg_cut" or self.family == "dcg_cut":
@@ -187,7 +194,7 @@ _IRM = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_\-]*?)(?:\((?P<args>[^()]*)\))
 
 
 def _all_names() -> List[str]:
-    names = set(ALIASES) | set(FAMILIES)
+    names = set(ALIASES) | set(FAMILIES) | set(EXTERNAL)
     for f in FAMILIES.values():
         if f.ptype in ("long_cuts", "float_cuts"):
             for v in f.default:
@@ -245,6 +252,9 @@ def parse_measure(name: str) -> Measure:
     # 4. ir_measures style
     m = _IRM.match(name)
     if not m or m.group("base") not in ALIASES:
+        ext = _parse_external(name)
+        if ext is not None:
+            return ext
         raise _unknown(name)
     fam = ALIASES[m.group("base")]
     kw: Dict[str, str] = {}
@@ -386,6 +396,75 @@ def expand_set(name: str) -> List[str]:
     return list(MEASURE_SETS[name])
 
 
+# ------------------------------------------------------- other measure families
+
+@dataclass(frozen=True)
+class ExtFamily:
+    """A measure family computed outside the trec_eval kernel (Rocchio, CRP, ...).
+
+    ``compute(joined, measure, level)`` receives the evaluated queries'
+    relevance lists (:class:`irscore.evaluate.Joined`) and returns one float64
+    value per query (NaN where undefined).  ``agg``: ``"nanmean"`` (mean over the
+    queries where the value is defined) or ``"mean"``.  ``params`` lists the
+    keyword parameters the name may carry, e.g. ``Rnorm(N=1000)``.
+    """
+
+    name: str
+    compute: Callable[..., Any]
+    params: Tuple[str, ...] = ()
+    agg: str = "nanmean"
+    cutoff: bool = False
+
+
+EXTERNAL: Dict[str, ExtFamily] = {}
+
+
+def register_family(fam: ExtFamily, aliases: Sequence[str] = ()) -> None:
+    """Make a measure family usable by name in evaluate() and `irscore eval -m`."""
+    EXTERNAL[fam.name] = fam
+    for a in aliases:
+        EXTERNAL[a] = fam
+
+
+def _load_external() -> None:
+    """Import the modules that register families (lazily, on first parse)."""
+    import importlib
+
+    for mod in ("irscore.rocchio", "irscore.crp"):
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:
+                raise
+
+
+def _parse_external(name: str) -> Optional[Measure]:
+    m = _IRM.match(name)
+    if not m:
+        return None
+    if not EXTERNAL:
+        _load_external()
+    fam = EXTERNAL.get(m.group("base"))
+    if fam is None:
+        return None
+    kw: List[Tuple[str, str]] = []
+    if m.group("args"):
+        for part in m.group("args").split(","):
+            k, eq, v = part.partition("=")
+            k, v = k.strip(), v.strip()
+            if not eq or not k:
+                raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
+            if k not in fam.params:
+                raise ValueError(f"measure {name!r}: unknown parameter {k!r} (known: {', '.join(fam.params)})")
+            kw.append((k, v))
+    cut: Optional[float] = None
+    if m.group("cut") is not None:
+        if not fam.cutoff:
+            raise ValueError(f"measure {name!r} takes no cutoff")
+        cut = float(m.group("cut"))
+    return Measure(fam.name, cutoff=cut, extra=tuple(sorted(kw)))
+
+
 # ---------------------------------------------------------------- compilation
 
 @dataclass
@@ -448,6 +527,9 @@ def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_i
     """Kernel ops for (key, measure) pairs; one op per measure."""
     plan = Plan()
     for key, m in measures:
+        if m.family not in FAMILIES:
+            plan.outputs.append(Output(key, EXT_PSEUDO, -1, m))
+            continue
         f = FAMILIES[m.family]
         if f.kind < 0:
             plan.outputs.append(Output(key, f, -1, m))
