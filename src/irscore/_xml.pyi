@@ -1,0 +1,27 @@
+"""Type stub for the compiled XML / focused retrieval kernels (csrc/irscore/_xml.pyx)."""
+import numpy as np
+import numpy.typing as npt
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+def focused_pass(
+    run_off: I64, run_doc: I64, run_start: I64, run_end: I64,
+    hl_off: I64, hl_doc: I64, hl_start: I64, hl_end: I64,
+    el_off: I64, el_doc: I64, el_start: I64, el_end: I64, el_q: F64,
+    id_off: I64, id_doc: I64, id_start: I64, id_end: I64,
+    ndocs: int, alpha_hix: float, alpha_xcg: float,
+    out_size: I64, out_covered: I64, out_rsize: I64, out_novel_rel: I64,
+    out_rval: F64, out_tree_w: F64, out_match: I64, out_ideal: I64,
+) -> None: ...
+def xcg_cap(run_off: I64, ideal_of: I64, ideal_gain: F64, gain: F64) -> None: ...
+def xcg_measures(
+    run_off: I64, gain: F64, id_off: I64, ideal_sorted: F64, cutoffs: I64,
+    npoints: int, maep_mode: int,
+    out_xcg: F64, out_nxcg: F64, out_maep: F64, out_iep: F64,
+) -> None: ...
+def ep_gr_curve(gain: F64, ideal_sorted: F64, out_ep: F64, out_gr: F64) -> None: ...
+def hixeval_at(run_off: I64, rval: F64, size: I64, trel: F64, cutoffs: I64, out_p: F64, out_r: F64) -> None: ...
+def interpolated_precision(
+    run_off: I64, rel: I64, size: I64, trel: I64, npoints: int, bucketing: int, out_ip: F64,
+) -> None: ...

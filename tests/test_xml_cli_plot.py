@@ -1,0 +1,66 @@
+"""irscore xml command line and the ep/gr, iP plots."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from irscore import xml as X
+from irscore.cli import main
+
+DATA = Path(__file__).parent / "data" / "xml"
+
+
+def test_cli_output(capsys):
+    rc = main(["xml", "-q", "-m", "iP[0.01],MAiP", "-m", "nxCG@2", str(DATA / "focused.qrels"), str(DATA / "focused.fol")])
+    assert rc == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [tuple(x.strip() for x in ln.split("\t")) for ln in lines]
+    assert ("MAiP", "1", "%.4f" % (59 / 101)) in rows
+    assert ("MAiP", "2", "%.4f" % ((100 / 900) * 51 / 101)) in rows
+    assert ("runid", "all", "myrun") in rows
+    mean = (59 / 101 + (100 / 900) * 51 / 101) / 2
+    assert ("MAiP", "all", "%.4f" % mean) in rows
+    # topic 1 nxCG@2: d1[200,400) (1, capped) + d2[0,400) (spe .25) over 2 ideal passages
+    assert ("nxCG@2", "1", "0.6250") in rows
+    assert lines[0].startswith("iP[0.01]              \t1\t")
+
+
+def test_cli_errors(tmp_path, capsys):
+    bad = tmp_path / "bad.fol"
+    bad.write_text("1 Q0 d1 1 2 r 0 100\n1 Q0 d1 2 1 r 50 100\n")
+    rc = main(["xml", "--non-overlapping", str(DATA / "focused.qrels"), str(bad)])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "bad.fol:2" in err and "non-overlapping" in err
+    rc = main(["xml", "-m", "nDCG@5", str(DATA / "focused.qrels"), str(DATA / "focused.fol")])
+    assert rc == 2
+    assert "unknown XML measure" in capsys.readouterr().err
+
+
+def test_cli_module_entry_point():
+    out = subprocess.run([sys.executable, "-m", "irscore", "xml", "-m", "MAiP", str(DATA / "focused.qrels"),
+                          str(DATA / "focused.fol")], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+    assert "MAiP" in out.stdout
+
+
+def test_plots_write_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from irscore import plot_xml
+
+    q = X.read_passage_qrels(DATA / "focused.qrels")
+    run = X.read_fol_run(DATA / "focused.fol", q)
+    p1, p2, p3 = tmp_path / "epgr.png", tmp_path / "ip.png", tmp_path / "epgr1.png"
+    plot_xml.ep_gr_curve(q, {"myrun": run}, path=str(p1))
+    plot_xml.ip_curve(q, {"myrun": run}, path=str(p2))
+    plot_xml.ep_gr_curve(q, {"myrun": run}, topic="1", path=str(p3))
+    for p in (p1, p2, p3):
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    x, y = plot_xml.ip_points(q, run, "1")
+    assert y[0] == 1.0 and y[34] == 0.5 and y[84] == 0.0
