@@ -432,7 +432,7 @@ def test_unknown_documents(tmp_path):
     layout = {"doc1": {"/article[1]": (0, 100)}}
     xp = write(tmp_path, "a.xml", '<assessments topic="5"><file file="doc2">'
                                   '<path path="/article[1]" exhaustivity="2" size="100" rsize="50"/></file></assessments>')
-    with pytest.raises(ValueError, match=r"a\.xml.*unknown document 'doc2'"):
+    with pytest.raises(ValueError, match=r"a\.xml:1: unknown document 'doc2'"):
         X.read_inex_assessments(xp, layout)
 
 
@@ -490,6 +490,13 @@ def test_element_tsv_and_inex_xml_agree(tmp_path):
 </topic></inex-submission>""")
     run = X.read_inex_run(runx, layout)
     assert run.topic_spans("7") == [("art", 0, 100), ("art", 0, 300)]
+    bad = write(tmp_path, "b.xml", '<inex-submission>\n<topic topic-id="7">\n<result><file>art</file>'
+                                   '<path>/article[1]/sec[9]</path></result>\n</topic></inex-submission>')
+    with pytest.raises(ValueError, match=r"b\.xml:3: unknown element /article\[1\]/sec\[9\]"):
+        X.read_inex_run(bad, layout)
+    broken = write(tmp_path, "c.xml", '<assessments topic="7">\n<file file="art">\n<path path="x"\n</assessments>')
+    with pytest.raises(ValueError, match=r"c\.xml:4: not well-formed"):
+        X.read_inex_assessments(broken, layout)
     r = X.xcg(q2, run, cutoffs=(1, 2), quantisation="inex2005", alpha=1.0)
     # sec1 q = 1 * 1 (ideal); article: q .5*.5, partially seen -> children: sec1
     # seen (0), sec2 too small (q 0)  -> gain 0

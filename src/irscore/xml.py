@@ -667,110 +667,151 @@ def _lookup(layout: Any, doc: str, path: str, loc: str) -> Tuple[int, int]:
     return int(sp[0]), int(sp[1])
 
 
+def _expat_walk(path: Any, start: Callable[[str, Dict[str, str], int], None],
+                end: Optional[Callable[[str, str, int], None]] = None) -> None:
+    """Stream an XML file through expat: ``start(tag, attrs, line)`` and
+    ``end(tag, text, line)`` (text = character data directly collected since
+    the matching start).  Parse errors name the file and line."""
+    import xml.parsers.expat as expat
+
+    src = str(path)
+    parser = expat.ParserCreate()
+    texts: List[List[str]] = []
+
+    def _start(tag: str, attrs: Dict[str, str]) -> None:
+        texts.append([])
+        start(tag, attrs, parser.CurrentLineNumber)
+
+    def _end(tag: str) -> None:
+        txt = "".join(texts.pop()) if texts else ""
+        if end is not None:
+            end(tag, txt, parser.CurrentLineNumber)
+
+    def _chars(data: str) -> None:
+        if texts:
+            texts[-1].append(data)
+
+    parser.StartElementHandler = _start
+    parser.EndElementHandler = _end
+    parser.CharacterDataHandler = _chars
+    opener = gzip.open if src.endswith(".gz") else open
+    with opener(src, "rb") as fh:
+        try:
+            parser.ParseFile(fh)
+        except expat.ExpatError as exc:
+            raise ValueError(f"{src}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})") from None
+
+
 def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> XmlQrels:
     """Read an INEX 2005/2006 XML assessment file.
 
-    Recognised shape (attribute names are matched case-insensitively)::
+    Recognised shape (tag and attribute names matched case-insensitively)::
 
         <assessments topic="202">
           <file file="co/2001/r7108">
             <path path="/article[1]/bdy[1]/sec[2]" exhaustivity="2" size="1200" rsize="300"/>
 
-    exhaustivity ``?`` is "too small"; specificity is ``rsize/size`` when both
-    are given, else a ``specificity`` attribute in [0, 1].  ``layout`` maps
-    ``doc -> {path: (start, end)}`` (see :func:`layout_from_sizes`) or is a
-    callable ``(doc, path) -> (start, end)``; unknown documents or paths are
-    errors naming file and line.
+    exhaustivity ``?`` is "too small" (exh 0, flagged for the INEX 2005
+    quantisation); exh is divided by ``exh_max`` (2: INEX 2005/2006 scale).
+    Specificity is ``rsize/size`` when both are given, else a ``specificity``
+    attribute in [0, 1].  ``layout`` maps ``doc -> {path: (start, end)}`` (see
+    :func:`layout_from_sizes`) or is a callable ``(doc, path) -> (start, end)``;
+    unknown documents or paths are errors naming file and line.
     """
-    import xml.etree.ElementTree as ET
-
-    rows = []
+    src = str(path)
+    rows: List[Tuple[str, str, int, int, float, float, bool]] = []
     where: Dict[Tuple[str, str, int, int], str] = {}
     topics: Dict[str, None] = {}
-    src = str(path)
-    try:
-        it = ET.iterparse(src, events=("start",))
-        parser_root = None
-        topic = None
-        doc = None
-        for _, el in it:
-            tag = el.tag.lower()
-            attrs = {k.lower(): v for k, v in el.attrib.items()}
-            line = getattr(el, "sourceline", None)
-            if tag in ("assessments", "topic") and ("topic" in attrs or "id" in attrs):
-                topic = attrs.get("topic", attrs.get("id"))
-                topics[topic] = None
-            elif tag == "file":
-                doc = attrs.get("file") or attrs.get("name")
-            elif tag in ("path", "element"):
-                loc = f"{src}: <{el.tag} path={attrs.get('path')!r}>"
-                if topic is None or doc is None:
-                    raise ValueError(f"{loc}: element outside <assessments topic=..> / <file file=..>")
-                p = attrs.get("path")
-                if p is None:
-                    raise ValueError(f"{loc}: missing path attribute")
-                s, e = _lookup(layout, doc, p, loc)
-                ex = attrs.get("exhaustivity", attrs.get("exh", "0"))
-                small = ex.strip() == "?"
-                try:
-                    exh = 0.0 if small else float(ex) / exh_max
-                    if "rsize" in attrs and "size" in attrs:
-                        size = float(attrs["size"])
-                        spe = float(attrs["rsize"]) / size if size > 0 else 0.0
-                    else:
-                        spe = float(attrs.get("specificity", attrs.get("spe", "0")))
-                except ValueError:
-                    raise ValueError(f"{loc}: bad exhaustivity/size/rsize/specificity value") from None
-                if not (0.0 <= exh <= 1.0 and 0.0 <= spe <= 1.0):
-                    raise ValueError(f"{loc}: exhaustivity/specificity out of range")
-                where[(topic, doc, s, e)] = loc
-                rows.append((topic, doc, s, e, exh, spe, small))
-    except ET.ParseError as exc:
-        raise ValueError(f"{src}: not well-formed XML: {exc}") from None
+    state: Dict[str, Optional[str]] = {"topic": None, "doc": None}
+
+    def start(tag: str, attrs: Dict[str, str], line: int) -> None:
+        tag = tag.lower()
+        at = {k.lower(): v for k, v in attrs.items()}
+        loc = f"{src}:{line}"
+        if tag in ("assessments", "topic") and ("topic" in at or "id" in at):
+            state["topic"] = at.get("topic", at.get("id"))
+            topics[str(state["topic"])] = None
+        elif tag == "file":
+            state["doc"] = at.get("file") or at.get("name")
+        elif tag in ("path", "element"):
+            topic, doc = state["topic"], state["doc"]
+            if topic is None or doc is None:
+                raise ValueError(f"{loc}: <{tag}> outside <assessments topic=..> / <file file=..>")
+            p = at.get("path")
+            if p is None:
+                raise ValueError(f"{loc}: <{tag}> without a path attribute")
+            s, e = _lookup(layout, doc, p, loc)
+            ex = at.get("exhaustivity", at.get("exh", "0")).strip()
+            small = ex == "?"
+            try:
+                exh = 0.0 if small else float(ex) / exh_max
+                if "rsize" in at and "size" in at:
+                    size = float(at["size"])
+                    spe = float(at["rsize"]) / size if size > 0 else 0.0
+                else:
+                    spe = float(at.get("specificity", at.get("spe", "0")))
+            except ValueError:
+                raise ValueError(f"{loc}: bad exhaustivity/size/rsize/specificity value") from None
+            if not (0.0 <= exh <= 1.0 and 0.0 <= spe <= 1.0):
+                raise ValueError(f"{loc}: exhaustivity/specificity out of range")
+            where[(topic, doc, s, e)] = loc
+            rows.append((topic, doc, s, e, exh, spe, small))
+
+    _expat_walk(path, start)
     return _build_qrels(list(topics), [], rows, {}, {}, False, True, where)
 
 
 def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
-    """Read an INEX 2005/2006 XML run (``<inex-submission>`` with ``<topic
-    topic-id=..>`` holding ``<result><file>..</file><path>..</path><rank>..</rank>
-    [<rsv>..</rsv>]</result>``); paths are mapped to spans with ``layout``."""
-    import xml.etree.ElementTree as ET
-
+    """Read an INEX 2005/2006 XML run: ``<inex-submission run-id=..>`` holding
+    ``<topic topic-id=..>`` elements of ``<result><file>..</file><path>..</path>
+    <rank>..</rank> [<rsv>..</rsv>]</result>``; paths are mapped to spans with
+    ``layout`` (as in :func:`read_inex_assessments`).  ``order``: ``"rank"``
+    (default; missing ranks = position), ``"score"`` (rsv descending) or
+    ``"input"``.  Errors name file and line."""
     if order not in ("rank", "score", "input"):
         raise ValueError(f"order must be 'rank', 'score' or 'input', got {order!r}")
     src = str(path)
-    try:
-        root = ET.parse(src).getroot()
-    except ET.ParseError as exc:
-        raise ValueError(f"{src}: not well-formed XML: {exc}") from None
-    runid = root.attrib.get("run-id", root.attrib.get("runid", "run"))
     spans: Dict[str, List[Tuple[float, float, int, Span]]] = {}
-    n = 0
-    for tnode in root.iter():
-        if tnode.tag.lower() != "topic":
-            continue
-        tid = tnode.attrib.get("topic-id", tnode.attrib.get("id"))
-        if tid is None:
-            raise ValueError(f"{src}: <topic> without topic-id")
-        lst = spans.setdefault(tid, [])
-        for k, res in enumerate(tnode):
-            if res.tag.lower() != "result":
-                continue
-            n += 1
-            f = res.findtext("file")
-            p = res.findtext("path")
-            loc = f"{src}: topic {tid} result {k + 1}"
-            if f is None or p is None:
+    st: Dict[str, Any] = {"topic": None, "runid": "run", "res": None}
+
+    def start(tag: str, attrs: Dict[str, str], line: int) -> None:
+        tag = tag.lower()
+        if tag in ("inex-submission", "inex_submission", "submission"):
+            st["runid"] = attrs.get("run-id", attrs.get("runid", attrs.get("run_id", "run")))
+        elif tag == "topic":
+            tid = attrs.get("topic-id", attrs.get("id"))
+            if tid is None:
+                raise ValueError(f"{src}:{line}: <topic> without topic-id")
+            st["topic"] = tid
+            spans.setdefault(tid, [])
+        elif tag == "result":
+            if st["topic"] is None:
+                raise ValueError(f"{src}:{line}: <result> outside <topic>")
+            st["res"] = {"line": line}
+
+    def end(tag: str, text: str, line: int) -> None:
+        tag = tag.lower()
+        res = st["res"]
+        if res is None:
+            return
+        if tag in ("file", "path", "rank", "rsv"):
+            res[tag] = text.strip()
+        elif tag == "result":
+            loc = f"{src}:{res['line']}"
+            if "file" not in res or "path" not in res:
                 raise ValueError(f"{loc}: <result> needs <file> and <path>")
-            s, e = _lookup(layout, f.strip(), p.strip(), loc)
-            rank = res.findtext("rank")
-            rsv = res.findtext("rsv")
+            s, e = _lookup(layout, res["file"], res["path"], loc)
+            lst = spans[st["topic"]]
+            k = len(lst)
             try:
-                r = float(rank) if rank is not None else float(k + 1)
-                sc = float(rsv) if rsv is not None else -r
+                r = float(res["rank"]) if "rank" in res else float(k + 1)
+                sc = float(res["rsv"]) if "rsv" in res else -r
             except ValueError:
                 raise ValueError(f"{loc}: bad rank/rsv") from None
-            lst.append((r, -sc, k, (f.strip(), s, e)))
+            lst.append((r, -sc, k, (res["file"], s, e)))
+            st["res"] = None
+
+    _expat_walk(path, start, end)
     ordered: Dict[str, List[Span]] = {}
     for tid, lst in spans.items():
         if order == "rank":
@@ -778,7 +819,7 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
         elif order == "score":
             lst.sort(key=lambda x: (x[1], x[2]))
         ordered[tid] = [x[3] for x in lst]
-    return XmlRun.from_spans(ordered, runid=runid)
+    return XmlRun.from_spans(ordered, runid=st["runid"])
 
 
 # ---------------------------------------------------------------------------
