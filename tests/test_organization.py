@@ -297,6 +297,20 @@ def test_large_levels_against_reference():
             assert got[k] == pytest.approx(v, abs=1e-12)
 
 
+@pytest.mark.parametrize("foreign", ["tail", "absent"])
+def test_many_levels_repeated_documents_against_reference(foreign):
+    # documents occurring in many levels on both sides: the rectangle decomposition
+    # of multi-vs-simple pairs and the explicit multi-multi pairs
+    rng = random.Random(23 if foreign == "tail" else 29)
+    for _ in range(6):
+        docs = ["d%d" % i for i in range(14)]
+        G = random_organization(rng, docs, max_levels=12, max_clusters=2, max_size=5)
+        X = random_organization(rng, docs + ["y1", "y2"], max_levels=15, max_clusters=2, max_size=5)
+        got = RS(G, X, n=4, w_n=0.6, foreign=foreign)
+        for k, v in zip(KEYS, ref_rs(G, X, n=4, w_n=0.6, foreign=foreign)):
+            assert got[k] == pytest.approx(v, abs=1e-12)
+
+
 def test_read_only_arrays():
     k = pytest.importorskip("irscore._organization")
     g = Organization(TABLE9_GOLD)

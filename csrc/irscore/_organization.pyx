@@ -24,6 +24,7 @@ Complexity per topic, with N occurrences, L reference levels and M occurrences o
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, free
+from libc.math cimport NAN, isnan
 
 
 cdef struct Topic:
@@ -260,7 +261,7 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                       const int32_t[::1] g_level, bint uniform, bint foreign_tail,
                       double Wt, double Wr) noexcept nogil:
     cdef int64_t i, j, start, xa = t.xa, ga = t.ga
-    cdef int32_t l, l2, k, k2, beta, a, b, tail_a, tail_b, size = t.LG + 1
+    cdef int32_t l, l2, k, beta, a, b, tail_a, size = t.LG + 1, nm, qi, qj
     cdef double acc = 0.0, F, G, p, rx, rg, pt
     cdef int32_t *loc = w.loc
     # --- pairs of simple documents: weighted dominance count -------------------
@@ -296,31 +297,33 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                     continue
                 _fen_add(w.fen_f, size, beta, w.fl[l])
                 _fen_add(w.fen_g, size, beta, w.wl[l])
-    # --- pairs that involve a document with several memberships ---------------
+    # --- pairs of two documents with several memberships: explicit -------------
+    nm = 0
     for i in range(xa, t.xb):
         k = loc[x_doc[i]]
-        if t.kx[k] == 1 and t.kg[k] <= 1:
-            continue
+        if not (t.kx[k] == 1 and t.kg[k] <= 1):
+            w.multi[nm] = <int32_t> (i - xa)
+            nm += 1
+    tail_a = t.LG if foreign_tail else -1
+    for qi in range(nm):
+        i = xa + w.multi[qi]
+        a = loc[x_doc[i]]
         l = x_level[i]
-        for j in range(xa, t.xb):
+        for qj in range(qi + 1, nm):
+            j = xa + w.multi[qj]
             l2 = x_level[j]
             if l2 == l:
-                continue
-            k2 = loc[x_doc[j]]
-            if not (t.kx[k2] == 1 and t.kg[k2] <= 1) and j < i:
-                continue  # multi-multi pair: counted once, from the smaller index
-            if l < l2:
-                a = k; b = k2
-            else:
-                a = k2; b = k
+                continue  # (the list is in level order: l < l2 from here on)
+            b = loc[x_doc[j]]
             rx = <double> _count_above(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b],
                                        t.kx[b], &x_level[0], xa, -1, -1)
-            tail_a = t.LG if foreign_tail else -1
-            tail_b = tail_a
             rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
-                                       t.kg[b], &g_level[0], ga, tail_a, tail_b)
+                                       t.kg[b], &g_level[0], ga, tail_a, tail_a)
             p = (rg if rg < rx else rx) / rx
             acc += p * (w.fl[l] * w.wl[l2] + w.wl[l] * w.fl[l2])
+    # --- a document with several memberships against the simple ones ----------
+    if nm > 0:
+        acc += _multi_simple(t, w, x_doc, x_level, g_level, foreign_tail)
     # --- relations with the long tail -----------------------------------------
     if Wt > 0.0:
         for i in range(xa, t.xb):
@@ -328,6 +331,226 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
             l = x_level[i]
             pt = <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k]
             acc += pt * (w.fl[l] * Wt + w.wl[l] * Wt / Wr)
+    return acc
+
+
+cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
+                          const int32_t[::1] g_level, bint foreign_tail) noexcept nogil:
+    """Priority pairs (occurrence of a multi document, occurrence of a simple one).
+
+    For a multi document a with X levels A and reference levels B, the pair with a
+    simple document b at (x', y') only depends on the rank of x' among A and of y'
+    among B: the plane is cut into at most (2|A|+1)(2|B|+1) rectangles of constant
+    coefficient, and the weights of the simple documents inside each rectangle are
+    2-D prefix sums, answered offline: queries sorted by x', a sweep over the X
+    levels inserting the simple documents into a Fenwick tree over y'.
+    Returns NaN if memory runs out."""
+    cdef int32_t LX = t.LX, LG = t.LG, size = t.LG + 1
+    cdef int64_t xa = t.xa, ga = t.ga, pos
+    cdef int32_t k, s, nmd = 0, i, j, q, K, J, v, last, beta, x, y, kg_eff
+    cdef int64_t nxb_tot = 0, ngb_tot = 0, grid_tot = 0, nq = 0
+    cdef int32_t *mdoc = NULL
+    cdef int64_t *xb_ptr = NULL
+    cdef int64_t *gb_ptr = NULL
+    cdef int64_t *grid_ptr = NULL
+    cdef int32_t *xbv = NULL
+    cdef int32_t *gbv = NULL
+    cdef double *grid = NULL
+    cdef int64_t *q_ptr = NULL
+    cdef int32_t *q_slot = NULL
+    cdef int32_t *q_idx = NULL
+    cdef int64_t *q_fill = NULL
+    cdef double acc = 0.0, Pw, Pf, Sw, Sf, sfl, swl, sfg, swg, sf_all, sw_all
+    cdef double cxl, cxg, cgl, cgg, pbel, pabo, coefW, coefF
+    cdef int32_t ia, ib, ja, jb, na, ng_
+    cdef const int32_t *lx = &x_level[0]
+    cdef const int32_t *lg = NULL
+    if t.ng > 0:
+        lg = &g_level[0]
+    for k in range(t.D):
+        if t.kx[k] == 0 or (t.kx[k] == 1 and t.kg[k] <= 1):
+            continue
+        if t.kg[k] == 0 and not foreign_tail:
+            continue  # every relation of an absent document is wrong
+        nmd += 1
+        nxb_tot += 2 * t.kx[k] + 2
+        ngb_tot += 2 * (t.kg[k] if t.kg[k] > 0 else 1) + 2
+        grid_tot += 2 * (2 * t.kx[k] + 2) * (2 * (t.kg[k] if t.kg[k] > 0 else 1) + 2)
+    if nmd == 0:
+        return 0.0
+    mdoc = <int32_t *> malloc(nmd * sizeof(int32_t))
+    xb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
+    gb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
+    grid_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
+    xbv = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+    gbv = <int32_t *> malloc(ngb_tot * sizeof(int32_t))
+    q_ptr = <int64_t *> calloc(LX + 2, sizeof(int64_t))
+    q_fill = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
+    grid = <double *> malloc(grid_tot * sizeof(double))
+    q_slot = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+    q_idx = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+    if (mdoc == NULL or xb_ptr == NULL or gb_ptr == NULL or grid_ptr == NULL or xbv == NULL
+            or gbv == NULL or q_ptr == NULL or q_fill == NULL or grid == NULL or q_slot == NULL
+            or q_idx == NULL):
+        free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
+        free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
+        return NAN
+    # boundaries: X buckets [b_i, b_i+1) over levels 0..LX, reference buckets over 0..LG+1
+    s = 0
+    xb_ptr[0] = 0
+    gb_ptr[0] = 0
+    grid_ptr[0] = 0
+    for k in range(t.D):
+        if t.kx[k] == 0 or (t.kx[k] == 1 and t.kg[k] <= 1):
+            continue
+        if t.kg[k] == 0 and not foreign_tail:
+            continue
+        mdoc[s] = k
+        K = 0
+        pos = xb_ptr[s]
+        xbv[pos] = 0
+        last = 0
+        for i in range(t.kx[k]):
+            v = lx[xa + t.xocc[t.xptr[k] + i]]
+            if v > last:
+                K += 1
+                xbv[pos + K] = v
+                last = v
+            if v + 1 > last:
+                K += 1
+                xbv[pos + K] = v + 1
+                last = v + 1
+        if LX > last:
+            K += 1
+            xbv[pos + K] = LX
+        xb_ptr[s + 1] = pos + K + 1
+        J = 0
+        pos = gb_ptr[s]
+        gbv[pos] = 0
+        last = 0
+        kg_eff = t.kg[k] if t.kg[k] > 0 else 1
+        for i in range(kg_eff):
+            v = lg[ga + t.gocc[t.gptr[k] + i]] if t.kg[k] > 0 else LG
+            if v > last:
+                J += 1
+                gbv[pos + J] = v
+                last = v
+            if v + 1 > last:
+                J += 1
+                gbv[pos + J] = v + 1
+                last = v + 1
+        if LG + 1 > last:
+            J += 1
+            gbv[pos + J] = LG + 1
+        gb_ptr[s + 1] = pos + J + 1
+        grid_ptr[s + 1] = grid_ptr[s] + 2 * (K + 1) * (J + 1)
+        nq += K + 1
+        for i in range(K + 1):
+            q_ptr[xbv[xb_ptr[s] + i] + 1] += 1
+        s += 1
+    for x in range(LX + 1):
+        q_ptr[x + 1] += q_ptr[x]
+    for x in range(LX + 1):
+        q_fill[x] = q_ptr[x]
+    for s in range(nmd):
+        for i in range(<int32_t> (xb_ptr[s + 1] - xb_ptr[s])):
+            x = xbv[xb_ptr[s] + i]
+            q_slot[q_fill[x]] = s
+            q_idx[q_fill[x]] = i
+            q_fill[x] += 1
+    # sweep over the X levels
+    for k in range(size + 1):
+        w.fen_f[k] = 0.0
+        w.fen_g[k] = 0.0
+    pos = xa
+    for x in range(LX + 1):
+        for q in range(<int32_t> q_ptr[x], <int32_t> q_ptr[x + 1]):
+            s = q_slot[q]
+            i = q_idx[q]
+            J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s])
+            for j in range(J):
+                y = gbv[gb_ptr[s] + j]
+                grid[grid_ptr[s] + 2 * (i * J + j)] = _fen_prefix(w.fen_g, y)
+                grid[grid_ptr[s] + 2 * (i * J + j) + 1] = _fen_prefix(w.fen_f, y)
+        while pos < t.xb and lx[pos] == x:
+            k = w.loc[x_doc[pos]]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                if t.kg[k] == 1:
+                    beta = lg[ga + t.gocc[t.gptr[k]]]
+                elif foreign_tail:
+                    beta = LG
+                else:
+                    beta = -1
+                if beta >= 0:
+                    _fen_add(w.fen_f, size, beta, w.fl[x])
+                    _fen_add(w.fen_g, size, beta, w.wl[x])
+            pos += 1
+    # rectangles
+    for s in range(nmd):
+        k = mdoc[s]
+        na = t.kx[k]
+        ng_ = t.kg[k]
+        K = <int32_t> (xb_ptr[s + 1] - xb_ptr[s]) - 1
+        J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s]) - 1
+        sf_all = 0.0
+        sw_all = 0.0
+        for i in range(na):
+            v = lx[xa + t.xocc[t.xptr[k] + i]]
+            sf_all += w.fl[v]
+            sw_all += w.wl[v]
+        ia = 0
+        sfl = 0.0
+        swl = 0.0
+        for i in range(K):
+            x = xbv[xb_ptr[s] + i]
+            # occurrences of k strictly above x, and at x
+            while ia < na and lx[xa + t.xocc[t.xptr[k] + ia]] < x:
+                v = lx[xa + t.xocc[t.xptr[k] + ia]]
+                sfl += w.fl[v]
+                swl += w.wl[v]
+                ia += 1
+            ib = ia
+            sfg = sf_all - sfl
+            swg = sw_all - swl
+            while ib < na and lx[xa + t.xocc[t.xptr[k] + ib]] == x:
+                v = lx[xa + t.xocc[t.xptr[k] + ib]]
+                sfg -= w.fl[v]
+                swg -= w.wl[v]
+                ib += 1
+            cxl = ia
+            cxg = na - ib
+            ja = 0
+            for j in range(J):
+                y = gbv[gb_ptr[s] + j]
+                if ng_ > 0:
+                    while ja < ng_ and lg[ga + t.gocc[t.gptr[k] + ja]] < y:
+                        ja += 1
+                    jb = ja
+                    while jb < ng_ and lg[ga + t.gocc[t.gptr[k] + jb]] == y:
+                        jb += 1
+                    cgl = ja
+                    cgg = ng_ - jb
+                else:  # in the reference's tail: one virtual occurrence at LG
+                    cgl = 1.0 if LG < y else 0.0
+                    cgg = 1.0 if LG > y else 0.0
+                pbel = (cgl if cgl < cxl else cxl) / cxl if cxl > 0 else 0.0
+                pabo = (cgg if cgg < cxg else cxg) / cxg if cxg > 0 else 0.0
+                coefW = pbel * sfl + pabo * sfg
+                coefF = pbel * swl + pabo * swg
+                if coefW == 0.0 and coefF == 0.0:
+                    continue
+                q = J + 1
+                Sw = (grid[grid_ptr[s] + 2 * ((i + 1) * q + j + 1)]
+                      - grid[grid_ptr[s] + 2 * (i * q + j + 1)]
+                      - grid[grid_ptr[s] + 2 * ((i + 1) * q + j)]
+                      + grid[grid_ptr[s] + 2 * (i * q + j)])
+                Sf = (grid[grid_ptr[s] + 2 * ((i + 1) * q + j + 1) + 1]
+                      - grid[grid_ptr[s] + 2 * (i * q + j + 1) + 1]
+                      - grid[grid_ptr[s] + 2 * ((i + 1) * q + j) + 1]
+                      + grid[grid_ptr[s] + 2 * (i * q + j) + 1])
+                acc += coefW * Sw + coefF * Sf
+    free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
+    free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
     return acc
 
 
@@ -428,9 +651,13 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
                                              foreign_tail, Wt, Wr)
+                if isnan(out_priority[ti]):
+                    rc = -1
                 out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
                                                    g_cluster, Wt)
                 _release_topic(&t, &w)
+                if rc != 0:
+                    break
         _free_work(&w)
     if rc != 0:
         raise MemoryError("rs_side: cannot allocate work space")

@@ -1,0 +1,123 @@
+"""Timing of Reliability & Sensitivity (irscore.reliability_sensitivity).
+
+1. One topic with 100,000 occurrences over 100 levels (target < 1 s), and the
+   doubling scaling from 25,000 to 400,000 occurrences (target: doubling costs at
+   most 2.3x).
+2. 10,000 topics of 200 ranked documents in 20 levels with clusters (target < 2 s).
+
+Times are for ``reliability_sensitivity`` on prebuilt ``Organization`` objects
+(R and S, priority and relatedness: two kernel calls) — the first call includes the
+one-off encoding of the organizations, the best of the following calls does not;
+building the organizations from Python lists is timed apart.  No peer exists for the
+generic measure (see the README), so there are no ratios here.
+
+Run: ``PYTHONPATH=src python benchmarks/bench_organization.py [--quick]``
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from typing import List, Tuple
+
+import numpy as np
+
+from irscore.organization import Organization, reliability_sensitivity
+
+
+def one_topic(n_occ: int, n_levels: int, rng: np.random.Generator, multi: float) -> Tuple[list, list]:
+    """A system and a gold organization of one topic.
+
+    System: ``n_occ`` occurrences in ``n_levels`` levels, clusters of 1-20 documents;
+    a fraction ``multi`` of the occurrences repeat a document already used (overlap).
+    Gold: 70% of the system's documents plus 20% others, in n_levels/2 levels."""
+    n_docs = int(n_occ * (1 - multi))
+    docs = np.arange(n_docs)
+    extra = rng.integers(0, n_docs, n_occ - n_docs)
+    seq = np.concatenate([docs, extra])
+    rng.shuffle(seq)
+    system = _levels_from(seq, n_levels, rng)
+    gold_docs = np.concatenate(
+        [rng.choice(n_docs, int(0.7 * n_docs), replace=False), np.arange(n_docs, n_docs + n_docs // 5)]
+    )
+    rng.shuffle(gold_docs)
+    gold = _levels_from(gold_docs, max(1, n_levels // 2), rng)
+    return gold, system
+
+
+def _levels_from(seq: np.ndarray, n_levels: int, rng: np.random.Generator) -> list:
+    bounds = np.linspace(0, len(seq), n_levels + 1).astype(int)
+    levels: List[list] = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        level = []
+        i = a
+        while i < b:
+            k = int(rng.integers(1, 21))
+            chunk = ["d%d" % d for d in dict.fromkeys(seq[i:min(b, i + k)].tolist())]
+            level.append(chunk)
+            i += k
+        levels.append(level)
+    return levels
+
+
+def timed(fn, repeat: int) -> Tuple[float, float]:
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return first, best
+
+
+def bench_one_topic(quick: bool) -> None:
+    rng = np.random.default_rng(0)
+    sizes = [25_000, 50_000, 100_000] if quick else [25_000, 50_000, 100_000, 200_000, 400_000]
+    print("one topic, 100 levels, clusters of 1-20 documents")
+    for multi in (0.0, 0.01):
+        prev = None
+        for n_occ in sizes:
+            gold_l, sys_l = one_topic(n_occ, 100, rng, multi)
+            t0 = time.perf_counter()
+            gold, system = Organization(gold_l), Organization(sys_l)
+            build = time.perf_counter() - t0
+            first, best = timed(lambda: reliability_sensitivity(gold, system, n=30, w_n=0.8), 2 if quick else 3)
+            ratio = "" if prev is None else "  x%.2f for doubling" % (best / prev)
+            print(
+                "  %7d occurrences, %4.1f%% repeated documents: rs %.3f s (first call %.3f s, "
+                "build %.3f s)%s" % (n_occ, 100 * multi, best, first, build, ratio)
+            )
+            prev = best
+
+
+def bench_many_topics(quick: bool) -> None:
+    rng = np.random.default_rng(1)
+    n_topics = 2_000 if quick else 10_000
+    gold_d, sys_d = {}, {}
+    for t in range(n_topics):
+        ranked = rng.permutation(400)[:200]
+        sys_d["q%d" % t] = _levels_from(ranked, 20, rng)
+        rel = rng.permutation(400)[:60]
+        gold_d["q%d" % t] = _levels_from(rel, 3, rng)
+    t0 = time.perf_counter()
+    gold, system = Organization(gold_d), Organization(sys_d)
+    build = time.perf_counter() - t0
+    first, best = timed(lambda: reliability_sensitivity(gold, system), 2)
+    print(
+        "%d topics x 200 ranked documents in 20 levels (clusters of 1-20), gold 60 documents "
+        "in 3 levels: rs %.3f s (first call with encoding %.3f s; building the organizations "
+        "from lists %.3f s)" % (n_topics, best, first, build)
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="smaller sizes")
+    args = ap.parse_args()
+    bench_one_topic(args.quick)
+    bench_many_topics(args.quick)
+
+
+if __name__ == "__main__":
+    main()
