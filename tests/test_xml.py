@@ -573,3 +573,42 @@ def test_read_only_arrays():
             if isinstance(v, np.ndarray):
                 v.setflags(write=False)
     assert X.evaluate(q, run, ["MAiP"])["MAiP"] == pytest.approx(59 / 101)
+
+
+def test_large_topic_paths_match_brute_force():
+    # > 256 spans per topic: the radix-sort path of the kernel
+    rng = random.Random(42)
+    lam = []
+    for d in ("x", "y", "z"):
+        random_laminar(rng, d, 0, 3000, 6, lam)
+    picks = [rng.choice(lam) for _ in range(700)]
+    crossing = [(d, s, s + rng.randrange(0, 400)) for d in ("x", "y") for s in rng.sample(range(2600), 300)]
+    hl = [("x", 100, 900), ("y", 1500, 1600), ("z", 0, 3000)]
+    q = X.XmlQrels.from_passages({"1": hl, "2": hl})
+    run = X.XmlRun.from_spans({"1": picks, "2": crossing})
+    ov = X.overlap(run)
+    assert np.allclose(ov["1"], brute_overlap(picks), atol=1e-12)
+    assert np.allclose(ov["2"], brute_overlap(crossing), atol=1e-12)
+    r = X.hixeval(q, run, cutoffs=(700,), alpha=0.7)
+    for t, spans in (("1", picks), ("2", crossing)):
+        rv = brute_hixeval(spans, hl, 0.7)
+        assert r["hixR@700"][t] == pytest.approx(sum(rv) / 3900, abs=1e-9)
+
+
+def test_xcg_tree_gain_large_tree():
+    # > 256 assessed elements: the radix-sort path for the element tree
+    rng = random.Random(5)
+    tree = []
+    while len(tree) < 300:
+        tree = []
+        random_laminar(rng, "x", 0, 2000, 7, tree)
+        tree = list(dict.fromkeys(tree))
+    els = [sp + (rng.choice([0.0, 0.5, 1.0]), rng.choice([0.25, 1.0])) for sp in tree]
+    q = X.XmlQrels.from_elements({"1": els})
+    ideal = X.ideal_recall_base(q, "generalised")["1"]
+    picks = [rng.choice(tree) for _ in range(40)]
+    run = X.XmlRun.from_spans({"1": picks})
+    expected = brute_xcg_gains(els, picks, 1.0, ideal)
+    r = X.xcg(q, run, cutoffs=(10, 40), alpha=1.0, quantisation="generalised")
+    assert r["XCG@10"]["1"] == pytest.approx(sum(expected[:10]), abs=1e-9)
+    assert r["XCG@40"]["1"] == pytest.approx(sum(expected), abs=1e-9)

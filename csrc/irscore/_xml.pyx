@@ -21,6 +21,7 @@ import numpy as np
 
 cdef extern from "xml_sort.h" nogil:
     void xml_sort_i64(int64_t *a, Py_ssize_t n)
+    void xml_radix_sort_i64(int64_t *a, int64_t *tmp, Py_ssize_t n)
 
 
 # ---------------------------------------------------------------------------
@@ -89,6 +90,7 @@ cdef struct Scratch:
     int64_t *covrel     # Fenwick: covered highlighted length
     Py_ssize_t *nxt     # union-find over segments
     int64_t *keys       # sort keys
+    int64_t *tmp        # radix sort buffer
     Py_ssize_t *ra      # run: compressed start index
     Py_ssize_t *rb      # run: compressed end index
     double *hbit        # Fenwick over start index of HiXEval rval
@@ -230,6 +232,7 @@ def focused_pass(
     s.covrel = <int64_t*>malloc(cap_pts * sizeof(int64_t))
     s.nxt = <Py_ssize_t*>malloc((cap_pts + 1) * sizeof(Py_ssize_t))
     s.keys = <int64_t*>malloc((cap_run + cap_el + 1) * sizeof(int64_t))
+    s.tmp = <int64_t*>malloc((cap_pts + cap_run + cap_el + 1) * sizeof(int64_t))
     s.ra = <Py_ssize_t*>malloc(cap_run * sizeof(Py_ssize_t))
     s.rb = <Py_ssize_t*>malloc(cap_run * sizeof(Py_ssize_t))
     s.hbit = <double*>malloc(cap_pts * sizeof(double))
@@ -247,7 +250,7 @@ def focused_pass(
     s.slot = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
     nq = <double*>malloc(cap_el * sizeof(double))
     if (s.pts == NULL or s.seglen == NULL or s.hlpre == NULL or s.cov == NULL
-            or s.covrel == NULL or s.nxt == NULL or s.keys == NULL or s.ra == NULL
+            or s.covrel == NULL or s.nxt == NULL or s.keys == NULL or s.tmp == NULL or s.ra == NULL
             or s.rb == NULL or s.hbit == NULL or s.ishl == NULL or s.owner == NULL
             or s.na == NULL or s.nb == NULL or s.nlast == NULL or s.norig == NULL
             or s.nkey == NULL or s.stack == NULL or s.base == NULL or s.maxend == NULL
@@ -296,7 +299,7 @@ def focused_pass(
                     s.pts[m] = s.base[sl] + id_start[j]
                     s.pts[m + 1] = s.base[sl] + id_end[j]
                     m += 2
-                xml_sort_i64(s.pts, m)
+                xml_radix_sort_i64(s.pts, s.tmp, m)
                 mm = 0
                 for k in range(m):
                     if mm == 0 or s.pts[k] != s.pts[mm - 1]:
@@ -337,7 +340,7 @@ def focused_pass(
                     a = lower_bound(s.pts, mm, s.base[sl] + el_start[i])
                     b = lower_bound(s.pts, mm, s.base[sl] + el_end[i])
                     s.keys[j] = ((<int64_t>a * (m + 1) + (m - b)) * (nn + 1)) + j
-                xml_sort_i64(s.keys, nn)
+                xml_radix_sort_i64(s.keys, s.tmp, nn)
                 for k in range(nn):
                     j = <Py_ssize_t>(s.keys[k] % (nn + 1))
                     key = s.keys[k] // (nn + 1)
@@ -364,7 +367,7 @@ def focused_pass(
                     s.rb[j] = lower_bound(s.pts, mm, s.base[sl] + run_end[i])
                     s.keys[j] = ((<int64_t>s.ra[j] * (m + 1) + (m - s.rb[j])) * (nr + 1)) + j
                 # laminar run?  (no two spans cross)
-                xml_sort_i64(s.keys, nr)
+                xml_radix_sort_i64(s.keys, s.tmp, nr)
                 laminar = True
                 top = 0
                 for k in range(nr):
@@ -382,10 +385,13 @@ def focused_pass(
                     b = s.rb[j]
                     size = s.pts[b] - s.pts[a] if b > a else 0
                     cov = bit_prefix(s.cov, b) - bit_prefix(s.cov, a)
-                    covrel = bit_prefix(s.covrel, b) - bit_prefix(s.covrel, a)
                     out_size[i] = size
                     out_covered[i] = cov
                     out_rsize[i] = s.hlpre[b] - s.hlpre[a]
+                    if out_rsize[i] > 0 and cov > 0:
+                        covrel = bit_prefix(s.covrel, b) - bit_prefix(s.covrel, a)
+                    else:
+                        covrel = 0
                     out_novel_rel[i] = out_rsize[i] - covrel
                     # HiXEval rval
                     if cov == 0:
@@ -402,7 +408,7 @@ def focused_pass(
                                     csum += out_rval[run_off[t] + k]
                         rv = out_rsize[i] - alpha_hix * csum
                     out_rval[i] = rv
-                    if a < m:
+                    if a < m and rv != 0.0:
                         fbit_add(s.hbit, m, a, rv)
                     # XCG: value of the assessed elements inside e_i
                     if nn > 0 and cov > 0 and cov < size:
@@ -441,7 +447,7 @@ def focused_pass(
 
 cdef void _free_scratch(Scratch *s) noexcept:
     free(s.pts); free(s.seglen); free(s.hlpre); free(s.cov); free(s.covrel)
-    free(s.nxt); free(s.keys); free(s.ra); free(s.rb); free(s.hbit); free(s.ishl)
+    free(s.nxt); free(s.keys); free(s.tmp); free(s.ra); free(s.rb); free(s.hbit); free(s.ishl)
     free(s.owner); free(s.na); free(s.nb); free(s.nlast); free(s.norig); free(s.nkey)
     free(s.stack); free(s.base); free(s.maxend); free(s.slotdoc); free(s.slot)
 
