@@ -58,7 +58,7 @@ _EMPTY_F = np.zeros(0, dtype=np.float64)
 # ---------------------------------------------------------------------------
 
 
-def _csr(counts: Sequence[int]) -> np.ndarray:
+def _csr(counts: Any) -> np.ndarray:
     off = np.zeros(len(counts) + 1, dtype=_I64)
     if len(counts):
         np.cumsum(np.asarray(counts, dtype=_I64), out=off[1:])
@@ -126,9 +126,12 @@ class XmlQrels:
         """Highlighted passages ``{topic: [(doc, start, end), ...]}`` (overlapping
         passages of one document are merged)."""
         rows = []
+        dl = {str(k): int(v) for k, v in (doclens or {}).items()}
         for topic, spans in passages.items():
             for sp in spans:
                 doc, start, end = _check_span(sp, f"passages[{topic!r}]")
+                if doc in dl and end > dl[doc]:
+                    raise ValueError(f"passages[{topic!r}]: {sp!r} ends past the length {dl[doc]} of document {doc}")
                 rows.append((str(topic), doc, start, end))
         topics = list(dict.fromkeys(str(t) for t in passages))
         return _build_qrels(topics, rows, [], doclens or {}, dict(beps or {}), True, False)
@@ -256,25 +259,25 @@ def _build_qrels(
     where: Optional[Dict[Tuple[str, str, int, int], str]] = None,
 ) -> XmlQrels:
     di = _DocIndex()
-    for d in doclens:
-        di.code(str(d))
+    for dname in doclens:
+        di.code(str(dname))
     tindex = {t: i for i, t in enumerate(topics)}
     # passages: merge per (topic, doc)
     per: Dict[Tuple[int, int], List[Tuple[int, int]]] = {}
     for topic, doc, s, e in hl_rows:
         if e > s:
             per.setdefault((tindex[topic], di.code(doc)), []).append((s, e))
-    hl = []
-    for (t, d), lst in per.items():
+    hl: List[Tuple[int, int, int, int]] = []
+    for (tk, dk), lst in per.items():
         lst.sort()
         cs, ce = lst[0]
-        for s, e in lst[1:]:
-            if s <= ce:
-                ce = max(ce, e)
+        for ps_, pe_ in lst[1:]:
+            if ps_ <= ce:
+                ce = max(ce, pe_)
             else:
-                hl.append((t, d, cs, ce))
-                cs, ce = s, e
-        hl.append((t, d, cs, ce))
+                hl.append((tk, dk, cs, ce))
+                cs, ce = ps_, pe_
+        hl.append((tk, dk, cs, ce))
     hl.sort()
     hl_arr = np.asarray(hl, dtype=_I64).reshape(len(hl), 4)
     hl_off = _csr(np.bincount(hl_arr[:, 0], minlength=len(topics)).tolist() if len(hl) else [0] * len(topics))
@@ -307,8 +310,8 @@ def _build_qrels(
             raise ValueError(f"{loc + ': ' if loc else ''}element {di.names[d]} [{s},{e}) assessed twice for topic {topics[t]}")
         stack.append((t, d, s, e))
     doclen = np.full(len(di.names), -1, dtype=_I64)
-    for d, n in doclens.items():
-        doclen[di.index[str(d)]] = int(n)
+    for dname, n in doclens.items():
+        doclen[di.index[str(dname)]] = int(n)
     return XmlQrels(
         topics=topics,
         docs=di.names,
@@ -1276,6 +1279,13 @@ DEFAULT_MEASURES = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP",
                     "hixP@10", "hixR@10", "hixF@10"]
 
 
+def _match(family: str, name: str) -> "re.Match[str]":
+    m = _RX[family].match(name)
+    if m is None:
+        raise ValueError(f"{name!r} is not a {family} measure name")
+    return m
+
+
 def measure_family(name: str) -> str:
     """The family of a measure name, or ValueError."""
     for fam, rx in _RX.items():
@@ -1323,8 +1333,8 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
     # XCG family
     xcg_names = [n for n in names if fam[n] in ("xcg", "iep", "maep", "epgr")]
     if xcg_names:
-        ks = sorted({int(_RX["xcg"].match(n).group(2)) for n in names if fam[n] == "xcg"} |
-                    {int(_RX["epgr"].match(n).group(2)) for n in names if fam[n] == "epgr"} | {1})
+        ks = sorted({int(_match("xcg", n).group(2)) for n in names if fam[n] == "xcg"} |
+                    {int(_match("epgr", n).group(2)) for n in names if fam[n] == "epgr"} | {1})
         cut = np.asarray(ks, dtype=_I64)
         o_xcg = np.zeros((ntop, len(ks)))
         o_nx = np.zeros((ntop, len(ks)))
@@ -1335,15 +1345,15 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
         for n in xcg_names:
             f = fam[n]
             if f == "xcg":
-                m = _RX["xcg"].match(n)
+                m = _match("xcg", n)
                 c = ks.index(int(m.group(2)))
                 emit(n, o_xcg[:, c] if m.group(1) == "XCG" else o_nx[:, c], has_ideal)
             elif f == "maep":
                 emit(n, o_maep, has_ideal)
             elif f == "iep":
-                emit(n, o_iep[:, _point_index(_RX["iep"].match(n).group(1), points, n)], has_ideal)
+                emit(n, o_iep[:, _point_index(_match("iep", n).group(1), points, n)], has_ideal)
             elif f == "epgr":
-                m = _RX["epgr"].match(n)
+                m = _match("epgr", n)
                 k = int(m.group(2))
                 vals = np.zeros(ntop)
                 for t in range(ntop):
@@ -1366,7 +1376,7 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
     # HiXEval
     hix_names = [n for n in names if fam[n] == "hix"]
     if hix_names:
-        ks = sorted({int(_RX["hix"].match(n).group(2)) for n in hix_names})
+        ks = sorted({int(_match("hix", n).group(2)) for n in hix_names})
         if isinstance(trel, str):
             if trel != "highlighted":
                 raise ValueError(f"trel must be 'highlighted' or a mapping topic -> Trel, got {trel!r}")
@@ -1384,7 +1394,7 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
         with np.errstate(invalid="ignore", divide="ignore"):
             o_f = np.where(o_p + o_r > 0, (1 + b2) * o_p * o_r / np.maximum(b2 * o_p + o_r, 1e-300), 0.0)
         for n in hix_names:
-            m = _RX["hix"].match(n)
+            m = _match("hix", n)
             c = ks.index(int(m.group(2)))
             emit(n, {"P": o_p, "R": o_r, "F": o_f}[m.group(1)][:, c], tr > 0)
     # iP / AiP
@@ -1403,7 +1413,7 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
             if fam[n] == "aip":
                 emit(n, o_ip.mean(axis=1), has_trel)
             else:
-                emit(n, o_ip[:, _point_index(_RX["ip"].match(n).group(1), points, n)], has_trel)
+                emit(n, o_ip[:, _point_index(_match("ip", n).group(1), points, n)], has_trel)
     return res
 
 
@@ -1702,7 +1712,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
             pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
         mask = totals > 0
         for n in by_fam.get("precall", []):
-            k = _point_index(_RX["precall"].match(n).group(1), points, n)
+            k = _point_index(_match("precall", n).group(1), points, n)
             if k == 0:
                 raise ValueError(f"{n}: Precall is defined for recall levels above 0")
             res[n] = {al.topics[t]: float(pre[t, k - 1]) for t in range(ntop) if mask[t]}
@@ -1717,7 +1727,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
         ov = np.where(size > 0, ctx.ps.covered / np.maximum(size, 1.0), 0.0)
         tot_exh = np.asarray([ctx.qrels.el_exh[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
         for n in by_fam["ng"]:
-            m = _RX["ng"].match(n)
+            m = _match("ng", n)
             k = int(m.group(3))
             w = (1.0 - ov) if m.group(2) == "o" else np.ones_like(ov)
             vals = {}
@@ -1744,7 +1754,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
         nrel = ctx.ps.novel_rel.astype(np.float64)
         hl_lens = ctx.al.hl
         for task in ("RiC", "BiC"):
-            tn = [n for n in by_fam["gp"] if _RX["gp"].match(n).group(2) == task]
+            tn = [n for n in by_fam["gp"] if _match("gp", n).group(2) == task]
             if not tn:
                 continue
             per: Dict[str, Dict[str, float]] = {n: {} for n in tn}
@@ -1771,7 +1781,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
                         entry[d] = int(al.run_start[i])
                     ret[d] += novel[i]
                     relret[d] += nrel[i]
-                scores_d = []
+                scores_d: List[float] = []
                 for d in order:
                     if task == "RiC":
                         rc = rel_chars.get(d, 0)
@@ -1789,12 +1799,12 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
                             scores_d.append(0.0)
                             continue
                         dist = abs(entry[d] - bep)
-                        scores_d.append(1.0 - dist / nbep if dist < nbep else 0.0)
+                        scores_d.append(float(1.0 - dist / nbep) if dist < nbep else 0.0)
                 sc_arr = np.asarray(scores_d, dtype=np.float64)
                 gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
                 isrel = np.asarray([d in rel_chars for d in order], dtype=bool)
                 for n in tn:
-                    m = _RX["gp"].match(n)
+                    m = _match("gp", n)
                     if m.group(1) == "MAgP":
                         per[n][topic] = float(gp[isrel].sum()) / nrel_docs
                     else:
@@ -1845,14 +1855,14 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
                 F[j] = 1.0 - notseen
             topic = al.topics[t]
             for n in gr_names:
-                k = int(_RX["gr_model"].match(n).group(1))
+                k = int(_match("gr_model", n).group(1))
                 row = F[min(k, n_r) - 1] if n_r else np.zeros(len(xs))
                 res[n][topic] = float((row * g).sum() / G)
             if ep_names:
                 gs = np.sort(g)[::-1]
                 xci = np.cumsum(gs)
                 for n in ep_names:
-                    lvl = _point_index(_RX["eprum"].match(n).group(1), epts, n) / epts
+                    lvl = _point_index(_match("eprum", n).group(1), epts, n) / epts
                     if lvl <= 0:
                         raise ValueError(f"{n}: EPRUM is defined for recall levels above 0")
                     need = lvl * G * (1 - 1e-12)
@@ -1894,7 +1904,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
             cg = np.cumsum(gains)
             ce = np.cumsum(efforts)
             for n in tn:
-                m = _RX["t2i"].match(n)
+                m = _match("t2i", n)
                 k = min(int(m.group(2)), len(cg))
                 if k == 0:
                     res[n][al.topics[t]] = 0.0
