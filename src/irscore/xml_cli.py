@@ -35,6 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--non-overlapping", action="store_true",
                         help="declare the run non-overlapping (overlapping spans are an error)")
     parser.add_argument("--exh-max", type=float, default=1.0, help="scale of exh in an element TSV (2 for INEX 2005)")
+    parser.add_argument("--ric-beta", type=float, default=0.25, help="F-beta of Relevant-in-Context article scores")
+    parser.add_argument("--bep-distance", type=int, default=500, help="Best-in-Context distance n (characters)")
+    parser.add_argument("--tolerance", type=int, default=500, help="T2I: consecutive non-relevant characters tolerated")
+    parser.add_argument("--collection-size", type=int, default=None,
+                        help="inex_eval: units in the collection (unretrieved ones form the final tie group)")
+    parser.add_argument("--p-ancestor", type=float, default=0.0, help="GR/EPRUM: P(result ~> ideal inside it)")
+    parser.add_argument("--p-descendant", type=float, default=0.0, help="GR/EPRUM: P(result ~> ideal containing it)")
+    parser.add_argument("--p-sibling", type=float, default=0.0, help="GR/EPRUM: P(result ~> other ideal of its document)")
     parser.add_argument("--order", choices=["rank", "score", "input"], default="rank",
                         help="how the run is ordered (default: rank column)")
 
@@ -73,12 +81,21 @@ def run(args: Any) -> int:
     if not names:
         names = list(X.DEFAULT_MEASURES) if qrels.has_passages else [
             "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep"]
-    for n in names:
-        X.measure_family(n)
+    fams = {X.measure_family(n) for n in names}
+    options: dict = {}
+    if fams & {"precall", "inex_eval"} and args.collection_size is not None:
+        options["collection_size"] = args.collection_size
+    if "gp" in fams:
+        options["beta_ric"] = args.ric_beta
+        options["bep_distance"] = args.bep_distance
+    if "t2i" in fams:
+        options["tolerance"] = args.tolerance
+    if fams & {"gr_model", "eprum"}:
+        options["navigation"] = X.default_navigation(args.p_ancestor, args.p_descendant, args.p_sibling)
     res = X.evaluate(qrels, run_, names, per_query=True, alpha=args.alpha, quantisation=args.quantisation,
                      ideal_overlap=args.ideal_overlap, normalise=not args.no_normalise,
                      maep_denominator=args.maep_denominator, bucketing=args.bucketing,
-                     run_overlap=args.run_overlap, complete=args.c)
+                     run_overlap=args.run_overlap, complete=args.c, **options)
     out = sys.stdout
     if args.q:
         topics = sorted({t for n in names for t in res[n]}, key=X._topic_key)
