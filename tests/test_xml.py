@@ -272,6 +272,18 @@ def test_xcg_partial_alpha_recursion():
     assert r["XCG@2"]["1"] - r["XCG@1"]["1"] == pytest.approx(0.5 * 200 / 600 + 0.5 * 0.5)
 
 
+def test_xcg_passage_result_under_element_assessments():
+    # an arbitrary passage [100, 650) is valued through the elements inside it:
+    # p2 (q 1) and p3 (q .5) -> (200 + 100) / 550; with p2 seen before -> 100 / 550
+    q = element_example()
+    r = X.xcg(q, X.XmlRun.from_spans({"1": [("a", 100, 650)]}), cutoffs=(1,), alpha=1.0,
+              quantisation="generalised", normalise=False)
+    assert r["XCG@1"]["1"] == pytest.approx(300 / 550)
+    r = X.xcg(q, X.XmlRun.from_spans({"1": [("a", 200, 400), ("a", 100, 650)]}), cutoffs=(1, 2), alpha=1.0,
+              quantisation="generalised", normalise=False)
+    assert r["XCG@2"]["1"] - r["XCG@1"]["1"] == pytest.approx(100 / 550)
+
+
 def test_xcg_cap_under_ideal_element():
     # retrieving p2 twice-removed: p2 then its (unassessed) halves gain nothing new,
     # and a descendant cannot collect more than the ideal element's gain
@@ -521,9 +533,11 @@ def brute_xcg_gains(elements, run, alpha, ideal):
         inside = [n for n in nodes if n[0] == d and s <= n[1] and n[2] <= e and n != span]
         return [n for n in inside if not any(o != n and o[1] <= n[1] and n[2] <= o[2] for o in inside)]
 
-    def value(span, seen):  # rv(span) * |span|
+    def value(span, seen, top=False):  # rv(span) * |span|
         c = chars(span)
         cov = len(c & seen)
+        if top and span not in q:  # a passage, not an element: through the elements inside
+            return 0.0 if cov == len(c) else alpha * sum(value(ch, seen) for ch in children(span))
         r = q.get(span, 0.0)
         if cov == 0:
             return r * len(c)
@@ -534,7 +548,7 @@ def brute_xcg_gains(elements, run, alpha, ideal):
     seen, gains = set(), []
     rem = {x[:3]: x[3] for x in ideal}
     for span in run:
-        g = value(span, seen) / (span[2] - span[1])
+        g = value(span, seen, True) / (span[2] - span[1])
         for x in rem:
             if x[0] == span[0] and x[1] <= span[1] and span[2] <= x[2]:
                 g = max(0.0, min(g, rem[x]))

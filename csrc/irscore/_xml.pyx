@@ -188,7 +188,9 @@ def focused_pass(
       out_novel_rel highlighted characters of e_i not in any e_j, j < i
       out_rval      HiXEval rval(i) with ``alpha_hix``
       out_tree_w    XCG: sum over the maximal assessed elements c strictly
-                    inside e_i of rv(c) * |c| (recursive, ``alpha_xcg``)
+                    inside e_i of rv(c) * |c| (recursive, ``alpha_xcg``), for
+                    partially seen results and for unseen results that are
+                    not assessed elements (0 otherwise)
       out_match     index into the el_* arrays of the assessed element equal
                     to e_i, or -1
       out_ideal     index into the id_* arrays of the ideal element that
@@ -410,11 +412,6 @@ def focused_pass(
                     out_rval[i] = rv
                     if a < m and rv != 0.0:
                         fbit_add(s.hbit, m, a, rv)
-                    # XCG: value of the assessed elements inside e_i
-                    if nn > 0 and cov > 0 and cov < size:
-                        out_tree_w[i] = inside_value(&s, a, b, nq, alpha_xcg, nn)
-                    else:
-                        out_tree_w[i] = 0.0
                     # exact assessed element
                     out_match[i] = -1
                     if nn > 0:
@@ -422,6 +419,12 @@ def focused_pass(
                         lo = lower_bound(s.nkey, nn, key)
                         if lo < nn and s.nkey[lo] == key:
                             out_match[i] = s.norig[lo]
+                    # XCG: value of the assessed elements inside e_i (partially
+                    # seen results, and unseen results that are not elements)
+                    if nn > 0 and cov < size and (cov > 0 or out_match[i] < 0):
+                        out_tree_w[i] = inside_value(&s, a, b, nq, alpha_xcg, nn)
+                    else:
+                        out_tree_w[i] = 0.0
                     # containing ideal element
                     out_ideal[i] = -1
                     if b > a and s.owner[a] >= 0:

@@ -1130,15 +1130,21 @@ def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisat
     size = ps.size.astype(np.float64)
     safe = np.maximum(size, 1.0)
     if qrels.has_elements:
-        r = np.where(ps.match >= 0, el_q[np.maximum(ps.match, 0)] if len(el_q) else 0.0, 0.0)
+        matched = ps.match >= 0
+        r = np.where(matched, el_q[np.maximum(ps.match, 0)] if len(el_q) else 0.0, 0.0)
         partial = ps.tree_w / safe
+        # a result that is not an assessed element (an arbitrary passage) is
+        # valued through the assessed elements inside it, seen or not
+        r_unseen = np.where(matched, r, partial)
+        w = np.where(ps.covered == 0, r_unseen, np.where(ps.covered >= ps.size, 0.0, partial))
+        gain = (1.0 - alpha) * r + alpha * w
     else:
         spe = np.where(size > 0, ps.rsize / safe, 0.0)
         exh = (ps.rsize > 0).astype(np.float64)
         r = quantise(exh, spe, quantisation)
         partial = ps.novel_rel / safe
-    w = np.where(ps.covered == 0, r, np.where(ps.covered >= ps.size, 0.0, partial))
-    gain = (1.0 - alpha) * r + alpha * w
+        w = np.where(ps.covered == 0, r, np.where(ps.covered >= ps.size, 0.0, partial))
+        gain = (1.0 - alpha) * r + alpha * w
     gain = np.where(size > 0, gain, 0.0)
     gain = np.ascontiguousarray(gain, dtype=np.float64)
     if normalise:
