@@ -626,3 +626,26 @@ def test_xcg_tree_gain_large_tree():
     r = X.xcg(q, run, cutoffs=(10, 40), alpha=1.0, quantisation="generalised")
     assert r["XCG@10"]["1"] == pytest.approx(sum(expected[:10]), abs=1e-9)
     assert r["XCG@40"]["1"] == pytest.approx(sum(expected), abs=1e-9)
+
+
+def test_ideal_run_passage_assessments():
+    rng = random.Random(3)
+    hl = {}
+    for t in range(3):
+        lst = []
+        for d in ("x", "y"):
+            s = 0
+            for _ in range(rng.randrange(1, 4)):
+                s += rng.randrange(1, 50)
+                e = s + rng.randrange(1, 50)
+                lst.append((d, s, e))
+                s = e
+        hl[str(t)] = lst
+    q = X.XmlQrels.from_passages(hl)
+    run = X.XmlRun.from_spans(hl)
+    r = X.evaluate(q, run, [f"nxCG@{k}" for k in range(1, 7)] + [f"ep@{k}" for k in range(1, 7)] + ["MAiP"],
+                   per_query=True)
+    for t, lst in hl.items():
+        for k in range(1, len(lst) + 1):
+            assert r[f"nxCG@{k}"][t] == pytest.approx(1.0) and r[f"ep@{k}"][t] == pytest.approx(1.0)
+        assert r["MAiP"][t] == pytest.approx(1.0)
