@@ -210,6 +210,29 @@ cdef inline int64_t _count_above(const int32_t *occ_a, int32_t na, const int32_t
     return total
 
 
+cdef inline int64_t _cross(const int32_t *occ_a, int32_t na, const int32_t *occ_b, int32_t nb,
+                           const int32_t *level, int64_t base, const double *wl,
+                           const double *fl, double *W) noexcept nogil:
+    """Pairs (alpha in A, beta in B) with alpha on a strictly higher level than beta,
+    and their weight sum  sum fl[alpha] wl[beta] + wl[alpha] fl[beta]  (sorted lists)."""
+    cdef int64_t total = 0
+    cdef int32_t ia = 0, ib, lb, la
+    cdef double sf = 0.0, sw = 0.0, acc = 0.0
+    for ib in range(nb):
+        lb = level[base + occ_b[ib]]
+        while ia < na:
+            la = level[base + occ_a[ia]]
+            if la >= lb:
+                break
+            sf += fl[la]
+            sw += wl[la]
+            ia += 1
+        total += ia
+        acc += sf * wl[lb] + sw * fl[lb]
+    W[0] = acc
+    return total
+
+
 cdef inline int32_t _intersect(const int32_t *occ_a, int32_t na, const int32_t *occ_b,
                                int32_t nb, const int32_t *cluster, int64_t base) noexcept nogil:
     """Number of clusters shared by two sorted occurrence lists."""
@@ -261,8 +284,8 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                       const int32_t[::1] g_level, bint uniform, bint foreign_tail,
                       double Wt, double Wr) noexcept nogil:
     cdef int64_t i, j, start, xa = t.xa, ga = t.ga
-    cdef int32_t l, l2, k, beta, a, b, tail_a, size = t.LG + 1, nm, qi, qj
-    cdef double acc = 0.0, F, G, p, rx, rg, pt
+    cdef int32_t l, k, beta, a, b, tail_a, size = t.LG + 1, nm, qi, qj
+    cdef double acc = 0.0, F, G, rx, rg, pt, W = 0.0
     cdef int32_t *loc = w.loc
     # --- pairs of simple documents: weighted dominance count -------------------
     for k in range(size + 1):
@@ -297,30 +320,32 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                     continue
                 _fen_add(w.fen_f, size, beta, w.fl[l])
                 _fen_add(w.fen_g, size, beta, w.wl[l])
-    # --- pairs of two documents with several memberships: explicit -------------
+    # --- pairs of two documents with several memberships: per document pair ----
     nm = 0
-    for i in range(xa, t.xb):
-        k = loc[x_doc[i]]
-        if not (t.kx[k] == 1 and t.kg[k] <= 1):
-            w.multi[nm] = <int32_t> (i - xa)
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            w.multi[nm] = k
             nm += 1
     tail_a = t.LG if foreign_tail else -1
     for qi in range(nm):
-        i = xa + w.multi[qi]
-        a = loc[x_doc[i]]
-        l = x_level[i]
-        for qj in range(qi + 1, nm):
-            j = xa + w.multi[qj]
-            l2 = x_level[j]
-            if l2 == l:
-                continue  # (the list is in level order: l < l2 from here on)
-            b = loc[x_doc[j]]
-            rx = <double> _count_above(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b],
-                                       t.kx[b], &x_level[0], xa, -1, -1)
-            rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
-                                       t.kg[b], &g_level[0], ga, tail_a, tail_a)
-            p = (rg if rg < rx else rx) / rx
-            acc += p * (w.fl[l] * w.wl[l2] + w.wl[l] * w.fl[l2])
+        a = w.multi[qi]
+        for qj in range(qi, nm):
+            b = w.multi[qj]
+            # a above b (for a == b: the document's own occurrences on two levels)
+            rx = <double> _cross(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b],
+                                 &x_level[0], xa, w.wl, w.fl, &W)
+            if rx > 0:
+                rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
+                                           t.kg[b], &g_level[0], ga, tail_a, tail_a)
+                acc += (rg if rg < rx else rx) / rx * W
+            if a == b:
+                continue
+            rx = <double> _cross(t.xocc + t.xptr[b], t.kx[b], t.xocc + t.xptr[a], t.kx[a],
+                                 &x_level[0], xa, w.wl, w.fl, &W)
+            if rx > 0:
+                rg = <double> _count_above(t.gocc + t.gptr[b], t.kg[b], t.gocc + t.gptr[a],
+                                           t.kg[a], &g_level[0], ga, tail_a, tail_a)
+                acc += (rg if rg < rx else rx) / rx * W
     # --- a document with several memberships against the simple ones ----------
     if nm > 0:
         acc += _multi_simple(t, w, x_doc, x_level, g_level, foreign_tail)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import math
 import os
@@ -399,8 +400,7 @@ def _pair_arrays(gold: Organization, system: Organization, topics: Sequence[str]
     s_ptr, s_doc, s_lev, s_cl = _reorder(senc, topics)
     gvocab: Dict[DocId, int] = genc[5]
     svocab_list: List[DocId] = senc[6]
-    get = gvocab.get
-    trans = np.fromiter((get(d, -1) for d in svocab_list), dtype=np.int64, count=len(svocab_list))
+    trans = np.array(list(map(gvocab.get, svocab_list, itertools.repeat(-1))), dtype=np.int64)
     missing = trans < 0
     n_docs = len(gvocab) + int(missing.sum())
     trans[missing] = np.arange(len(gvocab), n_docs, dtype=np.int64)
