@@ -284,6 +284,22 @@ def test_xcg_passage_result_under_element_assessments():
     assert r["XCG@2"]["1"] - r["XCG@1"]["1"] == pytest.approx(100 / 550)
 
 
+def test_seen_rule():
+    # p1, p2, p3 retrieved, then s1: all of s1's text was seen (overlap 1) but
+    # neither s1 nor an ancestor was retrieved
+    q = element_example()
+    run = X.XmlRun.from_spans({"1": [("a", 0, 200), ("a", 200, 400), ("a", 400, 600), ("a", 0, 600)]})
+    kw = dict(cutoffs=(3, 4), alpha=0.5, quantisation="generalised", normalise=False)
+    ov = X.xcg(q, run, seen="overlap", **kw)
+    an = X.xcg(q, run, seen="ancestor", **kw)
+    assert ov["XCG@4"]["1"] - ov["XCG@3"]["1"] == pytest.approx(0.5 * 0.5)
+    # children all seen: a * sum (1 - a) q(c)|c| / |s1| + (1 - a) q(s1)
+    kids = 0.5 * (0 * 200 + 1 * 200 + 0.5 * 200) / 600
+    assert an["XCG@4"]["1"] - an["XCG@3"]["1"] == pytest.approx(0.5 * kids + 0.5 * 0.5)
+    with pytest.raises(ValueError, match="seen"):
+        X.xcg(q, run, seen="maybe")
+
+
 def test_xcg_cap_under_ideal_element():
     # retrieving p2 twice-removed: p2 then its (unassessed) halves gain nothing new,
     # and a descendant cannot collect more than the ideal element's gain
@@ -520,7 +536,7 @@ def test_element_tsv_and_inex_xml_agree(tmp_path):
 # XCG (element assessments) against a direct reading of SPEC's recursive gain
 # ---------------------------------------------------------------------------
 
-def brute_xcg_gains(elements, run, alpha, ideal):
+def brute_xcg_gains(elements, run, alpha, ideal, seen_rule="overlap"):
     """rv(e_i) per SPEC: r if unseen; (1 - alpha) r if fully seen; else
     alpha * sum_c rv(c)|c| / |e_i| + (1 - alpha) r over the maximal assessed
     elements c strictly inside e_i (recursively); then the cap under ideal
@@ -533,15 +549,22 @@ def brute_xcg_gains(elements, run, alpha, ideal):
         inside = [n for n in nodes if n[0] == d and s <= n[1] and n[2] <= e and n != span]
         return [n for n in inside if not any(o != n and o[1] <= n[1] and n[2] <= o[2] for o in inside)]
 
+    done = []
+
+    def fully(span, c, cov):
+        if seen_rule == "overlap":
+            return cov == len(c)
+        return any(d[0] == span[0] and d[1] <= span[1] and span[2] <= d[2] for d in done)
+
     def value(span, seen, top=False):  # rv(span) * |span|
         c = chars(span)
         cov = len(c & seen)
         if top and span not in q:  # a passage, not an element: through the elements inside
-            return 0.0 if cov == len(c) else alpha * sum(value(ch, seen) for ch in children(span))
+            return 0.0 if (cov and fully(span, c, cov)) else alpha * sum(value(ch, seen) for ch in children(span))
         r = q.get(span, 0.0)
         if cov == 0:
             return r * len(c)
-        if cov == len(c):
+        if fully(span, c, cov):
             return (1 - alpha) * r * len(c)
         return alpha * sum(value(ch, seen) for ch in children(span)) + (1 - alpha) * r * len(c)
 
@@ -556,6 +579,7 @@ def brute_xcg_gains(elements, run, alpha, ideal):
                 break
         gains.append(g)
         seen |= chars(span)
+        done.append(span)
     return gains
 
 
@@ -574,10 +598,11 @@ def test_xcg_tree_gain_matches_brute_force(seed):
     rng.shuffle(picks)
     run = X.XmlRun.from_spans({"1": picks})
     for alpha in (0.0, 0.5, 1.0):
-        expected = brute_xcg_gains(els, picks, alpha, ideal)
-        r = X.xcg(q, run, cutoffs=range(1, len(picks) + 1), alpha=alpha, quantisation="generalised")
-        got = [r[f"XCG@{k}"]["1"] for k in range(1, len(picks) + 1)]
-        assert np.allclose(got, np.cumsum(expected), atol=1e-9)
+        for rule in ("overlap", "ancestor"):
+            expected = brute_xcg_gains(els, picks, alpha, ideal, rule)
+            r = X.xcg(q, run, cutoffs=range(1, len(picks) + 1), alpha=alpha, quantisation="generalised", seen=rule)
+            got = [r[f"XCG@{k}"]["1"] for k in range(1, len(picks) + 1)]
+            assert np.allclose(got, np.cumsum(expected), atol=1e-9)
 
 
 def test_read_only_arrays():

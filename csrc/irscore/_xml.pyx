@@ -59,6 +59,25 @@ cdef inline double fbit_prefix(const double *tree, Py_ssize_t i) noexcept nogil:
     return s
 
 
+cdef inline void cmax_update(int64_t *tree, Py_ssize_t m, Py_ssize_t i, int64_t v) noexcept nogil:
+    # Fenwick tree of prefix maxima: position i gets max(., v)
+    i += 1
+    while i <= m:
+        if tree[i - 1] < v:
+            tree[i - 1] = v
+        i += i & (-i)
+
+
+cdef inline int64_t cmax_prefix(const int64_t *tree, Py_ssize_t i) noexcept nogil:
+    # maximum over positions [0, i)
+    cdef int64_t r = -1
+    while i > 0:
+        if tree[i - 1] > r:
+            r = tree[i - 1]
+        i -= i & (-i)
+    return r
+
+
 cdef inline Py_ssize_t lower_bound(const int64_t *a, Py_ssize_t n, int64_t v) noexcept nogil:
     cdef Py_ssize_t lo = 0, hi = n, mid
     while lo < hi:
@@ -88,6 +107,9 @@ cdef struct Scratch:
     int64_t *hlpre      # prefix sums of highlighted length over segments
     int64_t *cov        # Fenwick: covered length
     int64_t *covrel     # Fenwick: covered highlighted length
+    int64_t *cmax       # Fenwick prefix max: largest end index of a result starting at or before
+    Py_ssize_t m        # number of segments of the current topic
+    int seen_mode       # 0: fully seen = overlap 1; 1: an earlier result contains it
     Py_ssize_t *nxt     # union-find over segments
     int64_t *keys       # sort keys
     int64_t *tmp        # radix sort buffer
@@ -133,7 +155,10 @@ cdef double node_value(const Scratch *s, Py_ssize_t c, const double *nq,
     covered = bit_prefix(s.cov, s.nb[c]) - bit_prefix(s.cov, s.na[c])
     if covered == 0:
         return nq[c] * size
-    if covered >= size:
+    if s.seen_mode == 0:
+        if covered >= size:
+            return (1.0 - alpha) * nq[c] * size
+    elif s.na[c] < s.m and cmax_prefix(s.cmax, s.na[c] + 1) >= s.nb[c]:
         return (1.0 - alpha) * nq[c] * size
     acc = 0.0
     cc = c + 1
@@ -173,8 +198,8 @@ def focused_pass(
     const int64_t[::1] el_start, const int64_t[::1] el_end, const double[::1] el_q,
     const int64_t[::1] id_off, const int64_t[::1] id_doc,
     const int64_t[::1] id_start, const int64_t[::1] id_end,
-    Py_ssize_t ndocs, double alpha_hix, double alpha_xcg,
-    int64_t[::1] out_size, int64_t[::1] out_covered,
+    Py_ssize_t ndocs, double alpha_hix, double alpha_xcg, int seen_mode,
+    int64_t[::1] out_size, int64_t[::1] out_covered, int64_t[::1] out_contained,
     int64_t[::1] out_rsize, int64_t[::1] out_novel_rel,
     double[::1] out_rval, double[::1] out_tree_w,
     int64_t[::1] out_match, int64_t[::1] out_ideal,
@@ -184,6 +209,7 @@ def focused_pass(
     Per retrieved span i (outputs, length = len(run_doc)):
       out_size      size(e_i)
       out_covered   size(e_i ∩ union_{j<i} e_j)      (overlap(i) * size)
+      out_contained 1 if an earlier result contains e_i, else 0
       out_rsize     highlighted characters in e_i
       out_novel_rel highlighted characters of e_i not in any e_j, j < i
       out_rval      HiXEval rval(i) with ``alpha_hix``
@@ -232,6 +258,8 @@ def focused_pass(
     s.hlpre = <int64_t*>malloc((cap_pts + 1) * sizeof(int64_t))
     s.cov = <int64_t*>malloc(cap_pts * sizeof(int64_t))
     s.covrel = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.cmax = <int64_t*>malloc(cap_pts * sizeof(int64_t))
+    s.seen_mode = seen_mode
     s.nxt = <Py_ssize_t*>malloc((cap_pts + 1) * sizeof(Py_ssize_t))
     s.keys = <int64_t*>malloc((cap_run + cap_el + 1) * sizeof(int64_t))
     s.tmp = <int64_t*>malloc((cap_pts + cap_run + cap_el + 1) * sizeof(int64_t))
@@ -252,7 +280,7 @@ def focused_pass(
     s.slot = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
     nq = <double*>malloc(cap_el * sizeof(double))
     if (s.pts == NULL or s.seglen == NULL or s.hlpre == NULL or s.cov == NULL
-            or s.covrel == NULL or s.nxt == NULL or s.keys == NULL or s.tmp == NULL or s.ra == NULL
+            or s.covrel == NULL or s.cmax == NULL or s.nxt == NULL or s.keys == NULL or s.tmp == NULL or s.ra == NULL
             or s.rb == NULL or s.hbit == NULL or s.ishl == NULL or s.owner == NULL
             or s.na == NULL or s.nb == NULL or s.nlast == NULL or s.norig == NULL
             or s.nkey == NULL or s.stack == NULL or s.base == NULL or s.maxend == NULL
@@ -309,11 +337,13 @@ def focused_pass(
                         mm += 1
                 # mm points -> mm - 1 segments (at least 0)
                 m = mm - 1 if mm > 0 else 0
+                s.m = m
                 for k in range(m):
                     s.seglen[k] = s.pts[k + 1] - s.pts[k]
                     s.ishl[k] = 0
                     s.cov[k] = 0
                     s.covrel[k] = 0
+                    s.cmax[k] = -1
                     s.hbit[k] = 0.0
                     s.owner[k] = -1
                     s.nxt[k] = k
@@ -389,6 +419,8 @@ def focused_pass(
                     cov = bit_prefix(s.cov, b) - bit_prefix(s.cov, a)
                     out_size[i] = size
                     out_covered[i] = cov
+                    out_contained[i] = 1 if (b > a and cov >= size and a < m
+                                             and cmax_prefix(s.cmax, a + 1) >= b) else 0
                     out_rsize[i] = s.hlpre[b] - s.hlpre[a]
                     if out_rsize[i] > 0 and cov > 0:
                         covrel = bit_prefix(s.covrel, b) - bit_prefix(s.covrel, a)
@@ -421,7 +453,8 @@ def focused_pass(
                             out_match[i] = s.norig[lo]
                     # XCG: value of the assessed elements inside e_i (partially
                     # seen results, and unseen results that are not elements)
-                    if nn > 0 and cov < size and (cov > 0 or out_match[i] < 0):
+                    if nn > 0 and (cov > 0 or out_match[i] < 0) and (
+                            (seen_mode == 0 and cov < size) or (seen_mode != 0 and out_contained[i] == 0)):
                         out_tree_w[i] = inside_value(&s, a, b, nq, alpha_xcg, nn)
                     else:
                         out_tree_w[i] = 0.0
@@ -433,6 +466,8 @@ def focused_pass(
                         if s.base[sl] + id_end[k] >= s.pts[b]:
                             out_ideal[i] = k
                     # mark e_i as seen
+                    if b > a:
+                        cmax_update(s.cmax, m, a, b)
                     k = uf_find(s.nxt, a)
                     while k < b:
                         bit_add(s.cov, m, k, s.seglen[k])
@@ -449,7 +484,7 @@ def focused_pass(
 
 
 cdef void _free_scratch(Scratch *s) noexcept:
-    free(s.pts); free(s.seglen); free(s.hlpre); free(s.cov); free(s.covrel)
+    free(s.pts); free(s.seglen); free(s.hlpre); free(s.cov); free(s.covrel); free(s.cmax)
     free(s.nxt); free(s.keys); free(s.tmp); free(s.ra); free(s.rb); free(s.hbit); free(s.ishl)
     free(s.owner); free(s.na); free(s.nb); free(s.nlast); free(s.norig); free(s.nkey)
     free(s.stack); free(s.base); free(s.maxend); free(s.slotdoc); free(s.slot)

@@ -10,8 +10,8 @@ def focused_pass(
     hl_off: I64, hl_doc: I64, hl_start: I64, hl_end: I64,
     el_off: I64, el_doc: I64, el_start: I64, el_end: I64, el_q: F64,
     id_off: I64, id_doc: I64, id_start: I64, id_end: I64,
-    ndocs: int, alpha_hix: float, alpha_xcg: float,
-    out_size: I64, out_covered: I64, out_rsize: I64, out_novel_rel: I64,
+    ndocs: int, alpha_hix: float, alpha_xcg: float, seen_mode: int,
+    out_size: I64, out_covered: I64, out_contained: I64, out_rsize: I64, out_novel_rel: I64,
     out_rval: F64, out_tree_w: F64, out_match: I64, out_ideal: I64,
 ) -> None: ...
 def xcg_cap(run_off: I64, ideal_of: I64, ideal_gain: F64, gain: F64) -> None: ...

@@ -1056,6 +1056,7 @@ def _topic_key(t: str):
 class _Pass:
     size: np.ndarray
     covered: np.ndarray
+    contained: np.ndarray
     rsize: np.ndarray
     novel_rel: np.ndarray
     rval: np.ndarray
@@ -1065,10 +1066,10 @@ class _Pass:
 
 
 def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
-              el_q: np.ndarray, use_elements: bool) -> _Pass:
+              el_q: np.ndarray, use_elements: bool, seen: str = "overlap") -> _Pass:
     n = len(al.run_doc)
     out = _Pass(
-        size=np.empty(n, _I64), covered=np.empty(n, _I64), rsize=np.empty(n, _I64),
+        size=np.empty(n, _I64), covered=np.empty(n, _I64), contained=np.empty(n, _I64), rsize=np.empty(n, _I64),
         novel_rel=np.empty(n, _I64), rval=np.empty(n), tree_w=np.empty(n),
         match=np.empty(n, _I64), ideal_of=np.empty(n, _I64),
     )
@@ -1083,8 +1084,8 @@ def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alp
         al.hl[0], al.hl[1], al.hl[2], al.hl[3],
         el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64),
         ideal[0], ideal[1], ideal[2], ideal[3],
-        al.ndocs, float(alpha_hix), float(alpha_xcg),
-        out.size, out.covered, out.rsize, out.novel_rel, out.rval, out.tree_w, out.match, out.ideal_of,
+        al.ndocs, float(alpha_hix), float(alpha_xcg), 0 if seen == "overlap" else 1,
+        out.size, out.covered, out.contained, out.rsize, out.novel_rel, out.rval, out.tree_w, out.match, out.ideal_of,
     )
     return out
 
@@ -1126,9 +1127,10 @@ def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
 
 
 def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisation: Quantisation,
-               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray) -> np.ndarray:
+               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray, seen: str = "overlap") -> np.ndarray:
     size = ps.size.astype(np.float64)
     safe = np.maximum(size, 1.0)
+    full = (ps.covered >= ps.size) if seen == "overlap" else (ps.contained > 0)
     if qrels.has_elements:
         matched = ps.match >= 0
         r = np.where(matched, el_q[np.maximum(ps.match, 0)] if len(el_q) else 0.0, 0.0)
@@ -1136,14 +1138,14 @@ def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisat
         # a result that is not an assessed element (an arbitrary passage) is
         # valued through the assessed elements inside it, seen or not
         r_unseen = np.where(matched, r, partial)
-        w = np.where(ps.covered == 0, r_unseen, np.where(ps.covered >= ps.size, 0.0, partial))
+        w = np.where(ps.covered == 0, r_unseen, np.where(full, 0.0, partial))
         gain = (1.0 - alpha) * r + alpha * w
     else:
         spe = np.where(size > 0, ps.rsize / safe, 0.0)
         exh = (ps.rsize > 0).astype(np.float64)
         r = quantise(exh, spe, quantisation)
         partial = ps.novel_rel / safe
-        w = np.where(ps.covered == 0, r, np.where(ps.covered >= ps.size, 0.0, partial))
+        w = np.where(ps.covered == 0, r, np.where(full, 0.0, partial))
         gain = (1.0 - alpha) * r + alpha * w
     gain = np.where(size > 0, gain, 0.0)
     gain = np.ascontiguousarray(gain, dtype=np.float64)
@@ -1164,13 +1166,15 @@ class _Context:
 
     def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
                  quantisation: Quantisation, ideal_overlap: str, normalise: bool, complete: bool,
-                 use_elements: bool = True) -> None:
+                 use_elements: bool = True, seen: str = "overlap") -> None:
         if not isinstance(qrels, XmlQrels):
             raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
         if not isinstance(run, XmlRun):
             raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
         self.qrels, self.run = qrels, run
         self.alpha = _validate_alpha(alpha)
+        if seen not in ("overlap", "ancestor"):
+            raise ValueError(f"seen must be 'overlap' or 'ancestor', got {seen!r}")
         self.hix_alpha = _validate_alpha(hix_alpha, "hix_alpha")
         if quantisation == "auto":
             quantisation = "generalised" if qrels.has_elements else "inex2006"
@@ -1182,10 +1186,10 @@ class _Context:
         self.ideal_gain = g[5]
         self.el_q_aligned = _element_q(qrels, quantisation)[self.al.el_rows] if qrels.has_elements else _EMPTY_F
         self.ps = _run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
-                            qrels.has_elements and use_elements)
+                            qrels.has_elements and use_elements, seen)
         # match indexes the aligned el arrays; ideal_of indexes the aligned ideal arrays
         self.gain = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation, self.el_q_aligned,
-                               normalise, self.ideal_gain)
+                               normalise, self.ideal_gain, seen)
         self.ideal_sorted = _sorted_ideal(self.ideal, self.ideal_gain)
         trel = qrels.trel()
         self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=_I64) if len(self.al.qt) else _EMPTY_I
@@ -1203,7 +1207,8 @@ def _as_cutoffs(ks: Iterable[int]) -> np.ndarray:
 
 def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50), alpha: float = 1.0,
         quantisation: Quantisation = "auto", ideal_overlap: str = "ancestor", normalise: bool = True,
-        maep_denominator: str = "ideal", points: int = 100, complete: bool = False) -> Dict[str, Dict[str, float]]:
+        maep_denominator: str = "ideal", points: int = 100, seen: str = "overlap",
+        complete: bool = False) -> Dict[str, Dict[str, float]]:
     """The XCG family per topic: ``XCG@k``, ``nxCG@k``, ``MAep``, ``iep[x]``.
 
     ``alpha``: 1 Focused (overlap costs everything), 0 Thorough (ignored).
@@ -1212,10 +1217,14 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     gain collected under an ideal element at its ideal gain.  ``maep_denominator``:
     ``"ideal"`` (|ideal set|, SPEC default) or ``"gain_ranks"`` (number of ranks
     where gain was collected).  ``iep[x]`` = max ep at ranks with gr >= x on the
-    grid 0, 1/points, ..., 1.  Topics with an empty ideal set are left out.
+    grid 0, 1/points, ..., 1.  ``seen``: when a result (or, in the recursion,
+    an assessed element) counts as completely seen: ``"overlap"`` (default,
+    overlap = 1: all its text was retrieved before) or ``"ancestor"`` (it or an
+    ancestor was retrieved before; text covered only by several descendants
+    is then partially seen).  Topics with an empty ideal set are left out.
     """
     ctx = _Context(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
-                   ideal_overlap=ideal_overlap, normalise=normalise, complete=complete)
+                   ideal_overlap=ideal_overlap, normalise=normalise, complete=complete, seen=seen)
     names = {f"XCG@{k}" for k in cutoffs} | {f"nxCG@{k}" for k in cutoffs} | {"MAep"}
     names |= {f"iep[{p / points:.2f}]" for p in range(points + 1)}
     return _compute(ctx, sorted(names), maep_denominator=maep_denominator, points=points)
@@ -1446,6 +1455,7 @@ def evaluate(
     run_overlap: str = "novel",
     trel: Union[str, Mapping[str, float]] = "highlighted",
     beta: float = 1.0,
+    seen: str = "overlap",
     complete: bool = False,
     **options: Any,
 ) -> Dict[str, Any]:
@@ -1467,7 +1477,7 @@ def evaluate(
     fams = {n: measure_family(n) for n in names}
     ctx = _Context(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
                    quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
-                   complete=complete)
+                   complete=complete, seen=seen)
     core = [n for n in names if fams[n] in ("xcg", "iep", "maep", "epgr", "hix", "ip", "aip")]
     res = _compute(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
                    run_overlap=run_overlap, trel=trel, beta=beta) if core else {}

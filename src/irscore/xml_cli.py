@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="strict | generalised | inex2005 | inex2006 | auto (default)")
     parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor")
     parser.add_argument("--no-normalise", action="store_true", help="do not cap XCG gain at the ideal gain")
+    parser.add_argument("--seen", choices=["overlap", "ancestor"], default="overlap",
+                        help="XCG: completely seen = overlap 1 (default) or retrieved itself/ancestor before")
     parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal")
     parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact")
     parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel")
@@ -95,7 +97,7 @@ def run(args: Any) -> int:
     res = X.evaluate(qrels, run_, names, per_query=True, alpha=args.alpha, quantisation=args.quantisation,
                      ideal_overlap=args.ideal_overlap, normalise=not args.no_normalise,
                      maep_denominator=args.maep_denominator, bucketing=args.bucketing,
-                     run_overlap=args.run_overlap, complete=args.c, **options)
+                     run_overlap=args.run_overlap, seen=args.seen, complete=args.c, **options)
     out = sys.stdout
     if args.q:
         topics = sorted({t for n in names for t in res[n]}, key=X._topic_key)
