@@ -139,6 +139,9 @@ def _check_doc(doc: Any, where: str) -> DocId:
     return int(doc) if isinstance(doc, (int, np.integer)) else str(doc)
 
 
+_PLAIN_TYPES = frozenset((str, int))
+
+
 def _check_topic(name: str, topic: Any, levels: Any) -> _Topic:
     if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
         raise TypeError(
@@ -164,7 +167,9 @@ def _check_topic(name: str, topic: Any, levels: Any) -> _Topic:
                     f"{where} must be a collection of document ids, got {type(cluster).__name__} "
                     f"{cluster!r} (write a singleton cluster as [doc])"
                 )
-            docs = tuple(_check_doc(d, where) for d in cluster)
+            docs = tuple(cluster)
+            if not _PLAIN_TYPES.issuperset(map(type, docs)):
+                docs = tuple(_check_doc(d, where) for d in docs)
             if not docs:
                 raise ValueError(f"{where} is empty")
             if len(set(docs)) != len(docs):
@@ -314,30 +319,33 @@ class Organization:
     # -- encoding for the kernels -----------------------------------------------
     def _encoded(self) -> Tuple[Dict[str, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[DocId, int], List[DocId]]:
         if self._enc is None:
-            vocab: Dict[DocId, int] = {}
-            setdefault = vocab.setdefault
-            docs: List[int] = []
-            levels: List[int] = []
-            clusters: List[int] = []
+            all_docs: List[DocId] = []
+            extend = all_docs.extend
+            sizes: List[int] = []
+            cl_level: List[int] = []
+            cl_first: List[int] = []  # per cluster: global index of its topic's first cluster
             ptr = [0]
             index: Dict[str, int] = {}
             for ti, (t, lv) in enumerate(self._topics.items()):
                 index[t] = ti
-                ci = 0
+                first = len(sizes)
                 for li, lev in enumerate(lv):
                     for cl in lev:
-                        docs.extend([setdefault(d, len(vocab)) for d in cl])
-                        k = len(cl)
-                        levels.extend([li] * k)
-                        clusters.extend([ci] * k)
-                        ci += 1
-                ptr.append(len(docs))
+                        extend(cl)
+                    sizes.extend(map(len, lev))
+                    cl_level.extend([li] * len(lev))
+                cl_first.extend([first] * (len(sizes) - first))
+                ptr.append(len(all_docs))
+            vocab: Dict[DocId, int] = dict(zip(dict.fromkeys(all_docs), itertools.count()))
+            codes = np.array(list(map(vocab.__getitem__, all_docs)), dtype=np.int32)
+            size_arr = np.asarray(sizes, dtype=np.int64)
+            local_cluster = np.arange(len(sizes), dtype=np.int64) - np.asarray(cl_first, dtype=np.int64)
             self._enc = (
                 index,
                 np.asarray(ptr, dtype=np.int64),
-                np.asarray(docs, dtype=np.int32),
-                np.asarray(levels, dtype=np.int32),
-                np.asarray(clusters, dtype=np.int32),
+                codes.reshape(-1),
+                np.repeat(np.asarray(cl_level, dtype=np.int32), size_arr),
+                np.repeat(local_cluster.astype(np.int32), size_arr),
                 vocab,
                 list(vocab),
             )
