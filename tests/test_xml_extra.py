@@ -141,3 +141,13 @@ def test_evaluate_routes_every_family():
     assert set(r) == {"MAgP_RiC", "GR@2", "T2IP@2", "MAiP"}
     with pytest.raises(TypeError, match="unexpected options"):
         X.evaluate(q, run, ["MAgP_RiC"], nonsense=1)
+
+
+def test_complete_counts_missing_topics_as_zero():
+    q = X.XmlQrels.from_passages({"1": [("a", 0, 10)], "2": [("b", 0, 10)]})
+    run = X.XmlRun.from_spans({"1": [("a", 0, 10)], "3": [("c", 0, 5)]})
+    assert X.evaluate(q, run, ["MAiP"], per_query=True)["MAiP"] == {"1": 1.0}
+    r = X.evaluate(q, run, ["MAiP", "nxCG@1", "hixP@1"], per_query=True, complete=True)
+    assert r["MAiP"] == {"1": 1.0, "2": 0.0}
+    assert r["nxCG@1"] == {"1": 1.0, "2": 0.0}
+    assert X.evaluate(q, run, ["MAiP"], complete=True)["MAiP"] == 0.5
