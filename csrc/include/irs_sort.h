@@ -17,9 +17,16 @@ typedef struct {
 } irs_entry;
 
 /* < 0 if a ranks before b.  mode 0: trec (score desc, docid desc);
- * mode 1: score desc, then input position (stable). */
+ * mode 1: score desc, then input position (stable); mode 2: doc id desc, then
+ * input position (qrels: repeated doc ids adjacent, in file order). */
 static inline int irs_entry_cmp(const irs_entry *a, const irs_entry *b, const char *buf, int mode)
 {
+    if (mode == 2) {
+        int c = irs_bytes_cmp(buf + a->start, a->len, buf + b->start, b->len);
+        if (c)
+            return -c;
+        return (a->pos > b->pos) - (a->pos < b->pos);
+    }
     if (a->score > b->score) return -1;
     if (a->score < b->score) return 1;
     if (mode == 0)
@@ -117,21 +124,41 @@ static void irs_introsort(irs_entry *a, int64_t n, const char *buf, int mode, in
 /* Sort a[0..n) in trec order (mode 0) or stable score order (mode 1).
  * Already-sorted input (the usual case for run files written in rank order)
  * costs one linear check. */
+static int irs_depth(int64_t n)
+{
+    int depth = 0;
+    while (n > 1) {
+        depth += 2;
+        n >>= 1;
+    }
+    return depth;
+}
+
 static void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
 {
-    int64_t i;
-    int depth = 0;
-    int64_t m = n;
+    int64_t i, s, e;
     for (i = 1; i < n; i++)
         if (irs_entry_cmp(&a[i - 1], &a[i], buf, mode) > 0)
             break;
     if (i >= n)
         return;
-    while (m > 1) {
-        depth += 2;
-        m >>= 1;
+    /* Scores already non-increasing: only the tie groups need ordering. */
+    for (i = (mode == 2 ? n : 1); i < n; i++)
+        if (a[i - 1].score < a[i].score)
+            break;
+    if (i >= n && mode != 2) {
+        s = 0;
+        while (s < n) {
+            e = s + 1;
+            while (e < n && a[e].score == a[s].score)
+                e++;
+            if (e - s > 1)
+                irs_introsort(a + s, e - s, buf, mode, irs_depth(e - s));
+            s = e;
+        }
+        return;
     }
-    irs_introsort(a, n, buf, mode, depth);
+    irs_introsort(a, n, buf, mode, irs_depth(n));
 }
 
 #endif

@@ -19,6 +19,10 @@ from libc.string cimport memcpy, memchr
 
 import numpy as np
 
+cdef extern from "irs_tokenize.h" nogil:
+    int irs_tokens(const char *s, const char *eol, const char *bufend,
+                   const char **tok, int64_t *tlen, int maxtok)
+
 cdef extern from "irs_common.h" nogil:
     uint64_t irs_hash_bytes(const char *p, int64_t n)
     int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
@@ -57,21 +61,58 @@ cdef inline int vec_push(Vec *v, const void *src, int64_t n) except -1:
     return 0
 
 
+cdef class _Owner:
+    """Owns a malloc'd buffer handed to numpy without a copy (freed with the array)."""
+    cdef char *data
+    cdef Py_ssize_t size
+    cdef Py_ssize_t shape[1]
+
+    def __dealloc__(self):
+        free(self.data)
+
+    def __getbuffer__(self, Py_buffer *buf, int flags):
+        self.shape[0] = self.size
+        buf.buf = self.data
+        buf.obj = self
+        buf.len = self.size
+        buf.readonly = 0
+        buf.itemsize = 1
+        buf.format = "B"
+        buf.ndim = 1
+        buf.shape = self.shape
+        buf.strides = NULL
+        buf.suboffsets = NULL
+        buf.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer *buf):
+        pass
+
+
 cdef object vec_to_array(Vec *v, object dtype):
-    """Copy the vector into a new numpy array and release it."""
-    cdef object arr = np.empty(v.size // np.dtype(dtype).itemsize, dtype=dtype)
-    cdef uint8_t[::1] view = arr.view(np.uint8).reshape(-1)
-    if v.size:
-        memcpy(&view[0], v.data, v.size)
-    free(v.data)
+    """Hand the vector's memory to a numpy array (no copy) and reset the vector."""
+    cdef _Owner owner = _Owner()
+    cdef char *p
+    if v.size == 0:
+        free(v.data)
+        v.data = NULL
+        v.cap = 0
+        return np.empty(0, dtype=dtype)
+    p = <char *> realloc(v.data, v.size)   # give back the unused capacity
+    owner.data = p if p != NULL else v.data
+    owner.size = v.size
     v.data = NULL
     v.size = 0
     v.cap = 0
-    return arr
+    return np.frombuffer(owner, dtype=dtype)
 
 
-cdef inline bint is_space(char c) nogil:
-    return c == b' ' or c == b'\t' or c == b'\r' or c == b'\v' or c == b'\f' or c == b'\n'
+cdef unsigned char SPACE[256]
+for _c in range(256):
+    SPACE[_c] = 1 if _c in (9, 10, 11, 12, 13, 32) else 0
+
+
+cdef inline bint is_space(char c) noexcept nogil:
+    return SPACE[<unsigned char> c]
 
 
 cdef class TrecParser:
@@ -85,6 +126,7 @@ cdef class TrecParser:
     cdef int64_t last_q
     cdef bint is_run
     cdef int64_t lineno
+    cdef int64_t consumed
     cdef bytes carry
     cdef bytes run_id
     cdef str name
@@ -193,26 +235,8 @@ cdef class TrecParser:
             self.lineno += 1
             line = s
             s = eol + 1
-            # tokenize
-            t = line
-            ntok = 0
-            while True:
-                while t < eol and is_space(t[0]):
-                    t += 1
-                if t >= eol:
-                    break
-                if ntok == 0 and t[0] == b'#':
-                    break
-                if ntok < 6:
-                    tok[ntok] = t
-                while t < eol and not is_space(t[0]):
-                    t += 1
-                if ntok < 6:
-                    tlen[ntok] = t - tok[ntok]
-                ntok += 1
-                if ntok >= 6 and self.is_run:
-                    break      # trailing tokens after run_id are ignored (trec_eval)
-            if ntok == 0:
+            ntok = irs_tokens(line, eol, end, tok, tlen, 6)
+            if ntok == 0 or tok[0][0] == b'#':
                 continue       # blank line or comment
             if self.is_run:
                 if ntok < 6:
@@ -251,6 +275,22 @@ cdef class TrecParser:
             self.run_id = rid[:rid_len]
         return 0
 
+    def reserve(self, int64_t total_bytes):
+        """Pre-size the columns for a file of ``total_bytes`` from the lines seen so far
+        (avoids repeated reallocation and copying of the columns)."""
+        cdef int64_t n = self.qidx.size // sizeof(int32_t)
+        cdef int64_t lines, doc_bytes
+        if n == 0:
+            return
+        lines = (total_bytes * n) // max(self.consumed, 1) + 16
+        lines += lines // 20
+        doc_bytes = (self.docbuf.size * lines) // n + 16
+        vec_reserve(&self.qidx, lines * sizeof(int32_t) - self.qidx.size)
+        vec_reserve(&self.docoff, (lines + 1) * sizeof(int64_t) - self.docoff.size)
+        vec_reserve(&self.hashes, lines * sizeof(uint64_t) - self.hashes.size)
+        vec_reserve(&self.values, lines * (sizeof(double) if self.is_run else sizeof(int32_t)) - self.values.size)
+        vec_reserve(&self.docbuf, doc_bytes - self.docbuf.size)
+
     def feed(self, const uint8_t[::1] chunk):
         """Parse a chunk of the file (any size; lines may span chunks)."""
         cdef int64_t n = chunk.shape[0]
@@ -260,6 +300,7 @@ cdef class TrecParser:
         cdef bytes joined
         if n == 0:
             return
+        self.consumed += n
         p = <const char *> &chunk[0]
         if len(self.carry):
             nl = <const char *> memchr(p, b'\n', n)
@@ -356,6 +397,9 @@ def encode_nested(object data, bint is_run, str what="run"):
                 if not isinstance(doc, str):
                     raise TypeError(f"{what}[{qid!r}]: doc ids must be str, got {doc!r}")
                 p = PyUnicode_AsUTF8AndSize(doc, &n)
+                if isinstance(val, (str, bytes)):
+                    raise TypeError(f"{what}[{qid!r}][{doc!r}]: {'score' if is_run else 'relevance'} "
+                                    f"{val!r} is a string, not a number")
                 if is_run:
                     if type(val) is float:
                         score = <double> val

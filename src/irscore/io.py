@@ -33,12 +33,20 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     if os.path.isdir(name):
         raise IsADirectoryError(f"{kind} path is a directory: {name}")
     parser = _trec_io.TrecParser(kind, name)
+    size = os.path.getsize(name)
+    buf = bytearray(_CHUNK)
+    view = memoryview(buf)
+    first = True
     with _open(name) as f:
         while True:
-            chunk = f.read(_CHUNK)
-            if not chunk:
+            n = f.readinto(buf)  # type: ignore[attr-defined]
+            if not n:
                 break
-            parser.feed(chunk)
+            parser.feed(view[:n])
+            if first:
+                first = False
+                if n == _CHUNK and not isinstance(f, gzip.GzipFile):
+                    parser.reserve(size)
     parsed: Dict[str, Any] = parser.finish()
     if parsed["qidx"].shape[0] == 0:
         raise ValueError(f"{name}: empty {kind} file (no data lines)")

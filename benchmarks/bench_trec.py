@@ -1,0 +1,184 @@
+"""irscore vs pytrec_eval, ir_measures, ranx (and the trec_eval binary if found)
+on the issue's synthetic workload, timed in one process.
+
+Workload: 10,000 queries x 1,000 ranked docs; qrels with 20-200 judged docs per
+query (grades 0-3, some judged docs not retrieved); scores rounded to 4 dp
+(so ties occur); the run file is written in rank order as systems write them.
+Measures: MAP, nDCG@10, P@10, RR.
+
+    python benchmarks/bench_trec.py [--queries 10000] [--docs 1000] [--repeat 3]
+
+Install the peers with `pip install -e ".[bench]"`.  Set TREC_EVAL=/path/to/trec_eval
+to include the C binary (timed as a subprocess, parse + evaluate).
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+
+
+def make_workload(nq: int, nd: int, seed: int = 42) -> Tuple[Path, Path]:
+    """Write (once) the qrels and run files of the workload; return their paths."""
+    DATA.mkdir(exist_ok=True)
+    qpath, rpath = DATA / f"qrels_{nq}x{nd}.txt", DATA / f"run_{nq}x{nd}.txt"
+    if qpath.exists() and rpath.exists():
+        return qpath, rpath
+    rng = np.random.default_rng(seed)
+    with open(qpath, "w") as fq, open(rpath, "w") as fr:
+        for q in range(nq):
+            qid = f"q{q}"
+            docs = rng.choice(nd * 20, size=nd, replace=False)
+            scores = np.round(rng.random(nd) * 10, 4)
+            order = np.argsort(-scores, kind="stable")
+            n_judged = int(rng.integers(20, 201))
+            # judged docs: mostly among the retrieved, some not retrieved
+            judged_ret = rng.choice(nd, size=min(nd, n_judged * 4 // 5), replace=False)
+            judged = [f"D{docs[i]}" for i in judged_ret]
+            judged += [f"D{nd * 20 + q * 1000 + i}" for i in range(n_judged - len(judged))]
+            grades = rng.choice(4, size=len(judged), p=[0.5, 0.25, 0.15, 0.10])
+            fq.write("".join(f"{qid} 0 {d} {g}\n" for d, g in zip(judged, grades)))
+            fr.write("".join(f"{qid} Q0 D{docs[i]} {r + 1} {scores[i]:.4f} bench\n"
+                             for r, i in enumerate(order)))
+    return qpath, rpath
+
+
+def timeit(fn: Callable[[], object], repeat: int) -> Tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def load_dicts(qpath: Path, rpath: Path) -> Tuple[Dict[str, Dict[str, int]], Dict[str, Dict[str, float]]]:
+    qrels: Dict[str, Dict[str, int]] = {}
+    with open(qpath) as f:
+        for line in f:
+            q, _, d, g = line.split()
+            qrels.setdefault(q, {})[d] = int(g)
+    run: Dict[str, Dict[str, float]] = {}
+    with open(rpath) as f:
+        for line in f:
+            q, _, d, _, s, _ = line.split()
+            run.setdefault(q, {})[d] = float(s)
+    return qrels, run
+
+
+def peak_rss_mb(code: str) -> float:
+    """Peak resident memory (MB) of a fresh Python process running `code`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-c", code], check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(after, before) / 1024.0
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--queries", type=int, default=10000)
+    ap.add_argument("--docs", type=int, default=1000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-peers", action="store_true")
+    args = ap.parse_args(argv)
+
+    import irscore
+
+    qpath, rpath = make_workload(args.queries, args.docs)
+    te_names = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
+    print(f"workload: {args.queries} queries x {args.docs} docs; run file "
+          f"{rpath.stat().st_size / 1e6:.0f} MB, qrels {qpath.stat().st_size / 1e6:.1f} MB")
+    print(f"measures: {', '.join(te_names)}; best of {args.repeat}; {os.cpu_count()} cores; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    rows: Dict[str, float] = {}
+
+    def ir_files():
+        return irscore.evaluate(irscore.read_qrels(qpath), irscore.read_run(rpath), te_names)
+
+    rows["irscore: files (parse + evaluate)"], ref = timeit(ir_files, args.repeat)
+    t_read, (qr, rn) = timeit(lambda: (irscore.read_qrels(qpath), irscore.read_run(rpath)), args.repeat)
+    rows["irscore: parse only"] = t_read
+    rows["irscore: evaluate loaded Run"], _ = timeit(lambda: irscore.evaluate(qr, rn, te_names), args.repeat)
+
+    qrels_d, run_d = load_dicts(qpath, rpath)
+    rows["irscore: dicts (convert + evaluate)"], ref_d = timeit(
+        lambda: irscore.evaluate(qrels_d, run_d, te_names), args.repeat)
+    assert all(abs(ref[k] - ref_d[k]) < 1e-12 for k in te_names)
+
+    te = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    if te:
+        cmd = [te, "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10", "-m", "recip_rank", str(qpath), str(rpath)]
+        rows["trec_eval binary: files"], _ = timeit(lambda: subprocess.run(cmd, capture_output=True, check=True),
+                                                    args.repeat)
+
+    if not args.skip_peers:
+        try:
+            import pytrec_eval
+
+            def pt():
+                ev = pytrec_eval.RelevanceEvaluator(qrels_d, {"map", "ndcg_cut.10", "P.10", "recip_rank"})
+                return ev.evaluate(run_d)
+
+            rows["pytrec_eval: dicts"], res = timeit(pt, 1)
+            pm = float(np.mean([v["map"] for v in res.values()]))
+            print(f"  check: MAP irscore {ref['map']:.6f} pytrec_eval {pm:.6f}")
+        except ImportError:
+            print("  (pytrec_eval not installed)")
+        try:
+            import ir_measures
+            from ir_measures import AP, RR, P, nDCG
+
+            def irm_files():
+                qrels = ir_measures.read_trec_qrels(str(qpath))
+                run = ir_measures.read_trec_run(str(rpath))
+                return ir_measures.calc_aggregate([AP, nDCG @ 10, P @ 10, RR], qrels, run)
+
+            rows["ir_measures: files"], res = timeit(irm_files, 1)
+            rows["ir_measures: dicts"], _ = timeit(
+                lambda: ir_measures.calc_aggregate([AP, nDCG @ 10, P @ 10, RR], qrels_d, run_d), 1)
+        except ImportError:
+            print("  (ir_measures not installed)")
+        try:
+            import ranx
+
+            def rx():
+                return ranx.evaluate(ranx.Qrels(qrels_d), ranx.Run(run_d), ["map", "ndcg@10", "precision@10", "mrr"])
+
+            rx()  # numba compilation
+            rows["ranx: dicts"], _ = timeit(rx, 1)
+        except ImportError:
+            print("  (ranx not installed)")
+
+    base_f = rows["irscore: files (parse + evaluate)"]
+    base_d = rows["irscore: dicts (convert + evaluate)"]
+    print(f"\n{'':40s} {'seconds':>9s}  {'ratio to irscore':>16s}")
+    for name, t in rows.items():
+        base = base_d if "dicts" in name else base_f
+        ratio = "" if name.startswith("irscore") else f"{t / base:14.1f}x"
+        print(f"{name:40s} {t:9.3f}  {ratio:>16s}")
+
+    code = (f"import irscore; irscore.evaluate(irscore.read_qrels({str(qpath)!r}), "
+            f"irscore.read_run({str(rpath)!r}), {te_names!r})")
+    print(f"\npeak memory, irscore files path (fresh process): {peak_rss_mb(code):.0f} MB")
+    if te:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        subprocess.run([te, "-m", "map", str(qpath), str(rpath)], capture_output=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        print(f"peak memory, trec_eval binary (max of children so far): {max(before, after) / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

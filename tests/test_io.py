@@ -1,0 +1,195 @@
+"""TREC file reading: tokenizer edge cases against a Python reference, gzip,
+comments, and clear errors (file and line) for malformed input."""
+import gzip
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+import irscore
+from irscore import _trec_io
+
+
+def _write(tmp_path, name, text, gz=False):
+    p = tmp_path / name
+    if gz:
+        with gzip.open(p, "wt") as f:
+            f.write(text)
+    else:
+        p.write_text(text)
+    return p
+
+
+def _reference_run(text):
+    """Python reference of the run format: (qid, doc, score) per data line."""
+    out = []
+    for line in text.split("\n"):
+        toks = line.split()
+        if not toks or toks[0].startswith("#"):
+            continue
+        out.append((toks[0], toks[2], float(toks[4])))
+    return out
+
+
+WS = [" ", "\t", "  ", " \t ", "\v", "\f"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_tokenizer_matches_python_split(tmp_path, seed):
+    rng = random.Random(seed)
+    lines = []
+    for i in range(3000):
+        doc = "".join(rng.choice("abcXYZ019-_#.:/") for _ in range(rng.choice([1, 5, 30, 63, 64, 65, 140])))
+        doc = "d" + doc  # a doc id never starts a comment
+        sep = lambda: rng.choice(WS)  # noqa: E731
+        lead = rng.choice(["", "", " ", "\t"])
+        trail = rng.choice(["", "", " ", "\t", " extra tokens here", "\r"])
+        score = rng.choice(["1", "-2.5", "0.1234", "3e-2", "1E5", "+7.", "123456789012345678901234.5",
+                            "0.000000000000000000000001", str(rng.random())])
+        lines.append(f"{lead}q{rng.randint(0, 30)}{sep()}Q0{sep()}{doc}{sep()}{i}{sep()}{score}{sep()}tag{trail}")
+        if rng.random() < 0.05:
+            lines.append(rng.choice(["", "   ", "# a comment line", "  # indented comment"]))
+    text = "\n".join(lines) + rng.choice(["", "\n"])
+    p = _write(tmp_path, "run.txt", text)
+    parser = _trec_io.TrecParser("run", str(p))
+    data = p.read_bytes()
+    # feed in odd-sized chunks so that lines straddle chunk boundaries
+    pos = 0
+    while pos < len(data):
+        step = rng.choice([1, 7, 64, 1000, 65536])
+        parser.feed(data[pos:pos + step])
+        pos += step
+    parsed = parser.finish()
+    ref = _reference_run(text)
+    qids = parsed["query_ids"]
+    buf = parsed["doc_buf"].tobytes()
+    off = parsed["doc_off"]
+    got = [(qids[parsed["qidx"][i]], buf[off[i]:off[i + 1]].decode(), parsed["scores"][i])
+           for i in range(len(parsed["qidx"]))]
+    assert len(got) == len(ref)
+    for (gq, gd, gs), (rq, rd, rs) in zip(got, ref):
+        assert (gq, gd) == (rq, rd)
+        assert gs == rs  # exact: same double as Python's float()
+
+
+def test_gzip_and_plain_agree(tmp_path, ):
+    text = "".join(f"q{i % 7} Q0 d{i} {i} {1.0 / (i + 1)!r} run\n" for i in range(5000))
+    qtext = "".join(f"q{i % 7} 0 d{i} {(i // 3) % 3}\n" for i in range(0, 5000, 3))
+    plain = irscore.evaluate(_write(tmp_path, "q", qtext), _write(tmp_path, "r", text), ["map", "P_10"])
+    gz = irscore.evaluate(_write(tmp_path, "q.gz", qtext, gz=True), _write(tmp_path, "r.gz", text, gz=True),
+                          ["map", "P_10"])
+    assert plain == gz
+    assert plain["map"] > 0
+
+
+@pytest.mark.parametrize("line,msg", [
+    ("q1 Q0 d1 1 0.5", "expected 6 fields"),
+    ("q1 Q0 d1 1 abc run", "not a number"),
+    ("q1 Q0 d1 1 nan run", "not finite"),
+    ("q1 Q0 d1 1 inf run", "not finite"),
+    ("q1 Q0 d1 1 1.5x run", "not a number"),
+])
+def test_malformed_run_line_names_file_and_line(tmp_path, line, msg):
+    p = _write(tmp_path, "bad.run", "# header\nq1 Q0 d0 1 1.0 run\n\n" + line + "\n")
+    with pytest.raises(ValueError, match=msg) as ei:
+        irscore.read_run(p)
+    assert f"{p}:4:" in str(ei.value)
+
+
+@pytest.mark.parametrize("line,msg", [
+    ("q1 0 d1", "expected 4 fields"),
+    ("q1 0 d1 1 extra", "expected 4 fields"),
+    ("q1 0 d1 x", "not an integer"),
+    ("q1 0 d1 1.5", "not an integer"),
+])
+def test_malformed_qrels_line_names_file_and_line(tmp_path, line, msg):
+    p = _write(tmp_path, "bad.qrels", "q1 0 d0 1\n" + line + "\n")
+    with pytest.raises(ValueError, match=msg) as ei:
+        irscore.read_qrels(p)
+    assert f"{p}:2:" in str(ei.value)
+
+
+def test_empty_and_missing_files(tmp_path):
+    with pytest.raises(ValueError, match="empty"):
+        irscore.read_run(_write(tmp_path, "empty", "# only a comment\n\n"))
+    with pytest.raises(ValueError, match="empty"):
+        irscore.read_qrels(_write(tmp_path, "empty2", ""))
+    with pytest.raises(FileNotFoundError):
+        irscore.read_run(tmp_path / "nope")
+
+
+def test_duplicates_warn_and_resolve(tmp_path):
+    q = _write(tmp_path, "q", "1 0 a 1\n1 0 b 0\n1 0 a 0\n")  # (1, a) judged twice: last (0) kept
+    with pytest.warns(RuntimeWarning, match="repeated"):
+        qr = irscore.read_qrels(q)
+    assert qr.to_dict() == {"1": {"a": 0, "b": 0}}
+    r = _write(tmp_path, "r", "1 Q0 a 1 0.9 x\n1 Q0 b 2 0.8 x\n1 Q0 a 3 0.1 x\n")
+    qrels = {"1": {"a": 1, "b": 0}}
+    with pytest.warns(RuntimeWarning, match="repeated"):
+        res = irscore.evaluate(qrels, r, ["num_ret", "map"])
+    assert res == {"num_ret": 2.0, "map": 1.0}
+
+
+def test_no_overlap_is_an_error():
+    with pytest.raises(ValueError, match="no queries with both"):
+        irscore.evaluate({"1": {"a": 1}}, {"2": {"a": 1.0}}, ["map"])
+
+
+def test_query_ids_and_docs_are_unicode(tmp_path):
+    r = _write(tmp_path, "r", "κ1 Q0 δοc 1 1 x\nκ1 Q0 b 2 0.5 x\n")
+    q = _write(tmp_path, "q", "κ1 0 δοc 1\n")
+    run = irscore.read_run(r)
+    assert run.doc_ids("κ1") == ["δοc", "b"]
+    assert irscore.evaluate(q, r, ["map"]) == {"map": 1.0}
+
+
+def test_read_only_and_roundtrip_dicts():
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1}}
+    run = {"q1": {"a": 0.5, "b": 0.7, "c": 0.5}, "q2": {"x": 1.0, "y": 2.0}}
+    qr, rn = irscore.Qrels.from_dict(qrels), irscore.Run.from_dict(run)
+    assert qr.to_dict() == qrels
+    # trec order: score desc, ties by doc id desc (c before a)
+    assert rn.doc_ids("q1") == ["b", "c", "a"]
+    assert rn.to_dict() == {"q1": {"b": 0.7, "c": 0.5, "a": 0.5}, "q2": {"y": 2.0, "x": 1.0}}
+    for arr in (rn.scores, rn.doc_start, qr.grades):
+        arr.setflags(write=False)
+    assert irscore.evaluate(qr, rn, ["P_1"], per_query=True) == {"P_1": {"q1": 0.0, "q2": 0.0}}
+
+
+def test_pandas_frames():
+    pd = pytest.importorskip("pandas")
+    qdf = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "relevance": [1, 0, 1]})
+    rdf = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "score": [0.1, 0.9, 1.0]})
+    res = irscore.evaluate(qdf, rdf, ["map", "RR"], per_query=True)
+    assert res == {"map": {"1": 0.5, "2": 1.0}, "RR": {"1": 0.5, "2": 1.0}}
+    with pytest.raises(ValueError, match="lacks column"):
+        irscore.Qrels.from_pandas(qdf.rename(columns={"relevance": "rel"}))
+
+
+@pytest.mark.parametrize("bad,exc", [
+    ({"q": {"d": float("nan")}}, ValueError),
+    ({"q": {"d": "high"}}, TypeError),
+    ({"q": [("d", 1.0)]}, TypeError),
+    ({1: {"d": 1.0}}, TypeError),
+    ([("q", "d", 1.0)], TypeError),
+])
+def test_bad_run_dicts(bad, exc):
+    with pytest.raises(exc):
+        irscore.Run.from_dict(bad)
+
+
+@pytest.mark.parametrize("bad,exc", [
+    ({"q": {"d": 1.5}}, ValueError),
+    ({"q": {"d": "1"}}, TypeError),
+    ({"q": {"d": 2 ** 40}}, ValueError),
+])
+def test_bad_qrels_dicts(bad, exc):
+    with pytest.raises(exc):
+        irscore.Qrels.from_dict(bad)
+
+
+def test_numpy_scalars_accepted():
+    qrels = {"q": {"a": np.int64(1), "b": np.int32(0)}}
+    run = {"q": {"a": np.float32(0.5), "b": np.float64(0.7)}}
+    assert irscore.evaluate(qrels, run, ["map"]) == {"map": 0.5}
