@@ -1,0 +1,206 @@
+/* Sorting helpers of the batch kernels (irscore._batch): static inline, no state.
+ *
+ * An item is one candidate of one query: its score, its position among the
+ * query's valid candidates (t) and a tie key (tb).  The rank order is score
+ * descending, then tb ascending (tb = -column for trec ties, +column for input
+ * order), which is a strict total order because tb is unique within a query.
+ *
+ * - bs_sort:  full sort; a bucket pass over [min, max] of the scores (O(n)
+ *             expected), exact insertion sort inside buckets, introsort for
+ *             crowded buckets and for rows whose score range is not finite.
+ * - bs_topk:  the first k items in rank order (k small): one pass keeping a
+ *             sorted buffer.
+ * - bs_sort_desc_doubles: plain descending sort of doubles (ideal gains).
+ */
+#ifndef IRS_BATCH_SORT_H
+#define IRS_BATCH_SORT_H
+
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+typedef struct {
+    double s;
+    int32_t t;
+    int32_t tb;
+} bs_item;
+
+/* a ranks before b */
+static inline int bs_before(const bs_item *a, const bs_item *b)
+{
+    return a->s > b->s || (a->s == b->s && a->tb < b->tb);
+}
+
+static inline void bs_insertion(bs_item *a, int64_t n)
+{
+    int64_t i, j;
+    for (i = 1; i < n; i++) {
+        bs_item x = a[i];
+        j = i;
+        while (j > 0 && bs_before(&x, &a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+static inline void bs_sift(bs_item *a, int64_t root, int64_t n)
+{
+    /* max-heap with respect to "ranks later" so that the heap sort yields rank order */
+    for (;;) {
+        int64_t c = 2 * root + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && bs_before(&a[c], &a[c + 1]))
+            c++;
+        if (!bs_before(&a[root], &a[c]))
+            break;
+        bs_item t = a[root];
+        a[root] = a[c];
+        a[c] = t;
+        root = c;
+    }
+}
+
+static inline void bs_heapsort(bs_item *a, int64_t n)
+{
+    int64_t i;
+    /* build a heap whose top is the item ranked last */
+    for (i = n / 2 - 1; i >= 0; i--)
+        bs_sift(a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        bs_item t = a[0];
+        a[0] = a[i];
+        a[i] = t;
+        bs_sift(a, 0, i);
+    }
+}
+
+static void bs_introsort(bs_item *a, int64_t n, int depth)
+{
+    while (n > 24) {
+        if (depth-- <= 0) {
+            bs_heapsort(a, n);
+            return;
+        }
+        /* median of three to a[0] */
+        int64_t m = n / 2;
+        bs_item *x = &a[0], *y = &a[m], *z = &a[n - 1], t;
+        if (bs_before(y, x)) { t = *x; *x = *y; *y = t; }
+        if (bs_before(z, y)) { t = *y; *y = *z; *z = t; if (bs_before(y, x)) { t = *x; *x = *y; *y = t; } }
+        t = a[0]; a[0] = a[m]; a[m] = t;
+        bs_item p = a[0];
+        int64_t i = 0, j = n;
+        for (;;) {
+            do { i++; } while (i < n && bs_before(&a[i], &p));
+            do { j--; } while (bs_before(&p, &a[j]));
+            if (i >= j)
+                break;
+            t = a[i]; a[i] = a[j]; a[j] = t;
+        }
+        a[0] = a[j];
+        a[j] = p;
+        /* recurse on the smaller side */
+        if (j < n - j - 1) {
+            bs_introsort(a, j, depth);
+            a += j + 1;
+            n -= j + 1;
+        } else {
+            bs_introsort(a + j + 1, n - j - 1, depth);
+            n = j;
+        }
+    }
+    bs_insertion(a, n);
+}
+
+static inline void bs_cmp_sort(bs_item *a, int64_t n)
+{
+    int depth = 0;
+    int64_t m = n;
+    while (m > 1) { depth++; m >>= 1; }
+    bs_introsort(a, n, 2 * depth + 2);
+}
+
+/* Sort a[0..n) into rank order.  tmp: n items, bk: n int32, hist: n + 1 int32. */
+static inline void bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
+{
+    int64_t i;
+    double lo, hi, inv;
+    if (n <= 32) {
+        bs_insertion(a, n);
+        return;
+    }
+    lo = hi = a[0].s;
+    for (i = 1; i < n; i++) {
+        double s = a[i].s;
+        if (s < lo) lo = s;
+        if (s > hi) hi = s;
+    }
+    if (!(hi > lo)) {           /* all tied: tb order */
+        bs_cmp_sort(a, n);
+        return;
+    }
+    inv = (double)n / (hi - lo);
+    if (!isfinite(lo) || !isfinite(hi) || !isfinite(inv) || !(inv > 0.0)) {
+        bs_cmp_sort(a, n);
+        return;
+    }
+    memset(hist, 0, (size_t)(n + 1) * sizeof(int32_t));
+    for (i = 0; i < n; i++) {
+        /* monotone: a higher score never lands in a later bucket */
+        int64_t b = (int64_t)((hi - a[i].s) * inv);
+        if (b >= n) b = n - 1;
+        if (b < 0) b = 0;
+        bk[i] = (int32_t)b;
+        hist[b + 1]++;
+    }
+    for (i = 0; i < n; i++)
+        hist[i + 1] += hist[i];
+    /* hist[b] = start of bucket b */
+    for (i = 0; i < n; i++)
+        tmp[hist[bk[i]]++] = a[i];
+    /* now hist[b] = end of bucket b = start of bucket b + 1 */
+    {
+        int64_t start = 0, b;
+        for (b = 0; b < n; b++) {
+            int64_t end = hist[b];
+            int64_t m = end - start;
+            if (m > 1) {
+                if (m <= 32)
+                    bs_insertion(tmp + start, m);
+                else
+                    bs_cmp_sort(tmp + start, m);
+            }
+            start = end;
+        }
+    }
+    memcpy(a, tmp, (size_t)n * sizeof(bs_item));
+}
+
+/* The first min(k, n) items of a[0..n) in rank order, written to out (k slots). */
+static inline int64_t bs_topk(const bs_item *a, int64_t n, int64_t k, bs_item *out)
+{
+    int64_t i, j, m = 0;
+    if (k <= 0)
+        return 0;
+    for (i = 0; i < n; i++) {
+        const bs_item *x = &a[i];
+        if (m == k) {
+            if (!bs_before(x, &out[k - 1]))
+                continue;
+            j = k - 1;
+        } else {
+            j = m;
+            m++;
+        }
+        while (j > 0 && bs_before(x, &out[j - 1])) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = *x;
+    }
+    return m;
+}
+
+#endif

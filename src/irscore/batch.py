@@ -1,0 +1,571 @@
+"""Array API for training loops: many measures over a batch of queries in one call.
+
+``evaluate(scores, labels, measures)`` takes the candidates of a batch of queries
+as arrays and returns ``{name: float64 array with one value per query}``::
+
+    >>> import numpy as np
+    >>> from irscore import batch
+    >>> scores = np.array([[0.9, 0.8, 0.1], [0.2, 0.7, 0.5]])
+    >>> labels = np.array([[0, 2, 1], [1, 0, 0]])
+    >>> r = batch.evaluate(scores, labels, ["nDCG@2", "AP", "P@1", "RR"])
+    >>> r["RR"]
+    array([0.5       , 0.33333333])
+
+Input layouts
+-------------
+- dense 2-D ``(n_queries, n_candidates)``; rows may be padded: ``lengths[q]``
+  candidates are valid in row q, and/or padded cells have a NaN score;
+- ragged 1-D with CSR ``offsets`` (query q = ``offsets[q]:offsets[q+1]``); NaN
+  scores are padding there too.
+
+Scores may be any real dtype (float32/float64 are used as they are, without a
+copy); labels any integer, bool or float dtype.  Anything numpy can view (CPU
+torch tensors included, also those that require grad) is accepted; a tensor on
+a GPU raises ``ValueError`` asking to move it to the CPU.
+
+Relevance: a candidate is relevant when ``label >= level``; the level is
+``relevance_level`` (or ``rel=`` in a measure name, ``P(rel=2)@5``), by default
+1 for integer labels and "label > 0" for float labels.  nDCG/DCG use the label
+as gain (``gain=exp``: 2**label - 1; labels <= 0 gain nothing) and the discount
+log2(rank + 1), as trec_eval.
+
+The judged set (``n_relevant``)
+-------------------------------
+Without ``n_relevant`` the candidates are the whole judged set (sklearn's
+convention): recall, AP and the ideal DCG only see the candidates.  trec_eval
+divides by every relevant document of the query, retrieved or not; pass
+``n_relevant`` to do the same:
+
+- a 1-D integer array: the number of relevant documents of each query (at the
+  evaluation's level), at least the number of relevant candidates; the
+  relevant documents that are not candidates count in AP, R@k, R-prec, and in
+  nDCG's ideal ranking with the grade ``relevance_level`` (1 by default);
+- a 2-D integer array ``(n_queries, n_grades)``: judged documents per grade
+  0..n_grades-1 (trec_eval's own information; needs integer labels below
+  n_grades); every measure and level is then exactly trec_eval's.
+
+Ties (``ties=``): ``"trec"`` (score descending, then column index descending,
+the column index playing trec_eval's document id), ``"input"`` (column index
+ascending) or ``"average"`` (the expected value over all orders of tied
+candidates, McSherry & Najork 2008, exact and without enumeration; for AP,
+nDCG/DCG, P@k, R@k, R-prec, RR and Success@k).
+
+Measures: the names of :mod:`irscore.measures` (``nDCG@10``, ``ndcg_cut_10``,
+``AP``, ``AP@100``, ``P@10``, ``R@100``, ``RR``, ``Rprec``, ``Success@5``,
+``DCG@10``, ``nDCG(gain=exp)@10``, ``NumRel`` ...).  nDCG/DCG, AP, P, R, RR,
+R-prec, Success and the counts run in the batch kernel; every other trec_eval
+measure (``bpref``, ``infAP``, ``iprec_at_recall_0.50`` ...) and the
+registered families (Rocchio ``Rnorm``, CRP ...) are computed by the same code
+as :func:`irscore.evaluate` from the ranked labels (integer labels; ties
+``trec`` or ``input``).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from irscore import _batch
+from irscore.measures import EXTERNAL, FAMILIES, Measure, compile_plan
+
+__all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall",
+           "reciprocal_rank", "r_precision", "success", "TIES"]
+
+TIES = ("trec", "input", "average")
+_TIE_CODE = {"trec": 0, "input": 1, "average": 2}
+
+# op kinds of irscore._batch.evaluate_rows
+_NDCG, _DCG, _AP, _P, _R, _RR, _RPREC, _SUCCESS, _NUM_RET, _NUM_REL, _NUM_REL_RET = range(11)
+_USES_R = {_AP, _R, _RPREC, _NUM_REL}
+
+_FLOAT_DEFAULT_THR = 5e-324          # "label > 0" as label >= the smallest positive double
+_PARALLEL_MIN_CELLS = 200_000        # default n_jobs: one thread below this many cells
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
+_EMPTY_I64_2D = np.zeros((0, 1), dtype=np.int64)
+
+_SCORE_OK = (np.dtype(np.float32), np.dtype(np.float64))
+_LABEL_OK = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                        np.float32, np.float64))
+
+
+# ------------------------------------------------------------------ conversion
+
+def _as_array(x: Any, name: str) -> np.ndarray:
+    if isinstance(x, np.ndarray):
+        return x
+    dev = getattr(x, "device", None)
+    dev_type = getattr(dev, "type", None)
+    if isinstance(dev_type, str) and dev_type != "cpu":
+        raise ValueError(f"{name}: the tensor is on device {dev!s}; irscore computes on the CPU, "
+                         f"move it first (e.g. {name}.detach().cpu())")
+    detach = getattr(x, "detach", None)
+    if callable(detach):
+        x = detach()
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # noqa: BLE001 - report what numpy said
+        raise TypeError(f"{name}: cannot be read as a numpy array ({exc})") from None
+    return a
+
+
+def _score_array(x: Any) -> np.ndarray:
+    a = _as_array(x, "scores")
+    dt = a.dtype
+    if dt not in _SCORE_OK:
+        if dt.kind == "f" or dt.kind in "iub":
+            a = a.astype(np.float32 if dt == np.float16 else np.float64)
+        else:
+            raise TypeError(f"scores: expected a real-valued array, got dtype {dt}")
+    return a
+
+
+def _label_array(x: Any) -> np.ndarray:
+    a = _as_array(x, "labels")
+    dt = a.dtype
+    if dt in _LABEL_OK:
+        return a
+    if dt.kind == "b":
+        return a.view(np.uint8)
+    if dt == np.float16:
+        return a.astype(np.float32)
+    if dt.kind == "u":
+        if dt.itemsize == 8 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+            raise ValueError("labels: values above 2**63 - 1")
+        return a.astype(np.int32 if dt.itemsize == 2 else np.int64)
+    if dt.kind == "f":   # longdouble
+        return a.astype(np.float64)
+    raise TypeError(f"labels: expected an integer, bool or float array, got dtype {dt}")
+
+
+def _int_vector(x: Any, name: str, n: Optional[int]) -> np.ndarray:
+    a = _as_array(x, name)
+    if a.dtype.kind not in "iu":
+        if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
+            pass
+        elif a.dtype.kind == "f" and a.size == 0:
+            pass
+        else:
+            raise TypeError(f"{name}: expected an integer array, got dtype {a.dtype}")
+    if a.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
+    if n is not None and a.shape[0] != n:
+        raise ValueError(f"{name}: expected {n} values (one per query), got {a.shape[0]}")
+    if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name}: values too large")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+# ------------------------------------------------------------------ measure plans
+
+class _Plan:
+    __slots__ = ("keys", "native", "op_kind", "op_k", "op_thr", "op_gain", "op_disc", "other",
+                 "uses_r_levels")
+
+    def __init__(self) -> None:
+        self.keys: List[str] = []
+        self.native: List[int] = []            # index into keys of each native op
+        self.other: List[Tuple[int, str, Measure]] = []
+        self.uses_r_levels: set = set()
+
+
+_PLANS: Dict[Any, _Plan] = {}
+_PLANS_LOCK = threading.Lock()
+
+
+def _level_thr(m: Measure, float_labels: bool, level: Optional[float]) -> float:
+    if m.rel is not None:
+        return float(m.rel)
+    if level is not None:
+        return float(level)
+    return _FLOAT_DEFAULT_THR if float_labels else 1.0
+
+
+def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
+    """(kind, cutoff or -1, gain kind, discount kind) of a measure the batch kernel computes."""
+    f, k = m.family, (-1 if m.cutoff is None else int(m.cutoff))
+    if f == "ndcg" and m.params is None:
+        return _NDCG, -1, 0, 0
+    if f == "ndcg_cut":
+        return _NDCG, k, 0, 0
+    if f == "dcg" and m.params is None:
+        return _DCG, -1, 0, 0
+    if f == "dcg_cut":
+        norm = dict(m.extra).get("normalize", "1") == "1"
+        return (_NDCG if norm else _DCG), k, int(m.gain == "exp"), int(m.discount == "jarvelin")
+    simple = {"map": _AP, "map_cut": _AP, "P": _P, "recall": _R, "recip_rank": _RR, "Rprec": _RPREC,
+              "success": _SUCCESS, "num_ret": _NUM_RET, "num_rel": _NUM_REL, "num_rel_ret": _NUM_REL_RET}
+    if f in simple:
+        return simple[f], k, 0, 0
+    return None
+
+
+def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
+    key = (measures if isinstance(measures, str) else tuple(measures), float_labels, level)
+    try:
+        p = _PLANS.get(key)
+    except TypeError:       # unhashable items: report them below
+        p, key = None, None
+    if p is not None:
+        return p
+    from irscore.evaluate import resolve
+
+    items = resolve(measures)
+    p = _Plan()
+    kinds, ks, thrs, gains, discs = [], [], [], [], []
+    for i, (name, m) in enumerate(items):
+        p.keys.append(name)
+        nat = _native(m) if m.family in FAMILIES else None
+        if nat is None:
+            p.other.append((i, name, m))
+            continue
+        kind, k, gk, dk = nat
+        p.native.append(i)
+        kinds.append(kind)
+        ks.append(k)
+        thrs.append(_level_thr(m, float_labels, level))
+        gains.append(gk)
+        discs.append(dk)
+        if kind in _USES_R:
+            p.uses_r_levels.add(m.rel)
+    p.op_kind = np.asarray(kinds, dtype=np.int32)
+    p.op_k = np.asarray(ks, dtype=np.int64)
+    p.op_thr = np.asarray(thrs, dtype=np.float64)
+    p.op_gain = np.asarray(gains, dtype=np.int32)
+    p.op_disc = np.asarray(discs, dtype=np.int32)
+    if key is not None:
+        with _PLANS_LOCK:
+            if len(_PLANS) > 256:
+                _PLANS.clear()
+            _PLANS[key] = p
+    return p
+
+
+# ------------------------------------------------------------------ threads
+
+_POOL: Optional[ThreadPoolExecutor] = None
+_POOL_LOCK = threading.Lock()
+
+
+def _cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=max(2, _cpu_count()), thread_name_prefix="irscore-batch")
+        return _POOL
+
+
+def _n_threads(n_jobs: Optional[int], nq: int, cells: int) -> int:
+    if n_jobs is None:
+        n = _cpu_count() if cells >= _PARALLEL_MIN_CELLS else 1
+    else:
+        if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0 or n_jobs < -1:
+            raise ValueError(f"n_jobs: expected a positive integer, -1 (all cores) or None, got {n_jobs!r}")
+        n = _cpu_count() if n_jobs == -1 else int(n_jobs)
+    return max(1, min(n, nq))
+
+
+# ------------------------------------------------------------------ evaluate
+
+def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
+             lengths: Any = None, offsets: Any = None, n_relevant: Any = None,
+             ties: str = "trec", relevance_level: Optional[float] = None,
+             check_inputs: bool = True, n_jobs: Optional[int] = None) -> Dict[str, np.ndarray]:
+    """Evaluate every query of a batch; ``{name as asked: float64 array (n_queries,)}``.
+
+    ``scores``/``labels``: 2-D ``(n_queries, n_candidates)`` (``lengths`` and/or
+    NaN scores mark padding) or 1-D with CSR ``offsets`` (``n_queries + 1``
+    increasing integers, ``offsets[0] == 0``, ``offsets[-1] == len(scores)``).
+    ``n_relevant``: see the module documentation (default: the candidates are
+    the judged set).  ``ties``: ``"trec"``, ``"input"`` or ``"average"``.
+    ``relevance_level``: label threshold of relevance (default 1 for integer
+    labels, label > 0 for float labels).  ``check_inputs=False`` skips the
+    checks that only protect the meaning of the result (lengths within the row,
+    per-grade ``n_relevant`` counts); the ones that protect memory stay.
+    ``n_jobs``: threads (default: all cores for batches of at least 200,000
+    candidates, else one); results do not depend on it.
+    """
+    if ties not in _TIE_CODE:
+        raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")
+    if relevance_level is not None and (isinstance(relevance_level, bool) or
+                                        not isinstance(relevance_level, (int, float, np.integer, np.floating))
+                                        or not np.isfinite(relevance_level)):
+        raise TypeError(f"relevance_level: expected a finite number, got {relevance_level!r}")
+    sc = _score_array(scores)
+    lb = _label_array(labels)
+    if sc.ndim == 2:
+        if offsets is not None:
+            raise ValueError("offsets: only for 1-D (ragged) scores; 2-D scores use lengths")
+        if lb.shape != sc.shape:
+            raise ValueError(f"labels: shape {lb.shape} does not match scores {sc.shape}")
+        nq, ncol = sc.shape
+        if nq == 0:
+            raise ValueError("scores: empty batch (no queries)")
+        if not sc.flags.c_contiguous:
+            sc = np.ascontiguousarray(sc)
+        if not lb.flags.c_contiguous:
+            lb = np.ascontiguousarray(lb)
+        starts = np.arange(0, nq * ncol, ncol, dtype=np.int64) if ncol else np.zeros(nq, dtype=np.int64)
+        if lengths is None:
+            lens = np.full(nq, ncol, dtype=np.int64)
+        else:
+            lens = _int_vector(lengths, "lengths", nq)
+            # always checked: a length past its row would read the next query's cells
+            if lens.min() < 0:
+                raise ValueError(f"lengths: negative length {int(lens.min())}")
+            if lens.max() > ncol:
+                raise ValueError(f"lengths: length {int(lens.max())} exceeds the {ncol} columns")
+        sc_flat = sc.reshape(-1)
+        lb_flat = lb.reshape(-1)
+    elif sc.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets: 1-D scores are a ragged batch and need CSR offsets "
+                             "(for a single query pass scores[None, :])")
+        if lengths is not None:
+            raise ValueError("lengths: only for 2-D scores; ragged input uses offsets")
+        if lb.ndim != 1 or lb.shape[0] != sc.shape[0]:
+            raise ValueError(f"labels: shape {lb.shape} does not match scores {sc.shape}")
+        off = _int_vector(offsets, "offsets", None)
+        if off.shape[0] < 2:
+            raise ValueError("offsets: empty batch (offsets needs n_queries + 1 >= 2 values)")
+        if off[0] != 0 or off[-1] != sc.shape[0]:
+            raise ValueError(f"offsets: must start at 0 and end at len(scores) = {sc.shape[0]}, "
+                             f"got {int(off[0])} .. {int(off[-1])}")
+        d = np.diff(off)
+        if d.min() < 0:
+            raise ValueError(f"offsets: not increasing (offsets[{int(np.argmin(d)) + 1}] < the value before)")
+        nq = off.shape[0] - 1
+        starts = off[:-1]
+        lens = d
+        sc_flat = sc if sc.flags.c_contiguous else np.ascontiguousarray(sc)
+        lb_flat = lb if lb.flags.c_contiguous else np.ascontiguousarray(lb)
+        ncol = int(lens.max())
+    else:
+        raise ValueError(f"scores: expected a 2-D (dense) or 1-D (ragged) array, got shape {sc.shape}")
+
+    float_labels = lb.dtype.kind == "f"
+    plan = _plan(measures, float_labels, relevance_level)
+    level_default = _level_thr(Measure("map"), float_labels, relevance_level)
+
+    # n_relevant
+    nrel_mode, nrel1, nrel2 = 0, _EMPTY_I64, _EMPTY_I64_2D
+    extra_label = 0.0
+    if n_relevant is not None:
+        nr = _as_array(n_relevant, "n_relevant")
+        if nr.ndim == 1:
+            nrel1 = _int_vector(nr, "n_relevant", nq)
+            if nrel1.size and nrel1.min() < 0:
+                raise ValueError("n_relevant: negative count")
+            nrel_mode = 1
+            extra_label = 1.0 if (relevance_level is None and float_labels) else float(level_default)
+            bad = [lv for lv in plan.uses_r_levels if lv is not None and float(lv) != level_default]
+            if bad:
+                raise ValueError("n_relevant: a 1-D count holds at one relevance level only; measures with "
+                                 f"rel={bad[0]} need per-grade counts (2-D n_relevant)")
+        elif nr.ndim == 2:
+            if nr.shape[0] != nq or nr.shape[1] < 1:
+                raise ValueError(f"n_relevant: expected shape ({nq}, n_grades), got {nr.shape}")
+            if nr.dtype.kind not in "iu":
+                raise TypeError(f"n_relevant: expected an integer array, got dtype {nr.dtype}")
+            nrel2 = np.ascontiguousarray(nr, dtype=np.int64)
+            if nrel2.min() < 0:
+                raise ValueError("n_relevant: negative count")
+            nrel_mode = 2
+            if check_inputs:
+                _check_grade_counts(sc_flat, lb_flat, starts, lens, nrel2)
+        else:
+            raise ValueError(f"n_relevant: expected a 1-D or 2-D array, got shape {nr.shape}")
+
+    out: Dict[str, np.ndarray] = {}
+    if plan.native:
+        res = np.empty((nq, len(plan.native)), dtype=np.float64)
+        nt = _n_threads(n_jobs, nq, int(sc_flat.shape[0]))
+        args = (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, _TIE_CODE[ties],
+                level_default,
+                extra_label, nrel_mode, nrel1, nrel2, res)
+        if nt == 1:
+            results = [_batch.evaluate_rows(sc_flat, lb_flat, starts, lens, 0, nq, *args)]
+        else:
+            bounds = np.linspace(0, nq, nt + 1).astype(np.int64)
+            futs = [_pool().submit(_batch.evaluate_rows, sc_flat, lb_flat, starts, lens,
+                                   int(bounds[i]), int(bounds[i + 1]), *args) for i in range(nt)]
+            results = [f.result() for f in futs]
+        for code, row in results:
+            if code == 1:
+                raise ValueError(f"labels: NaN or infinite label at a scored position of query {row}")
+            if code == 2:
+                raise ValueError(f"n_relevant: n_relevant[{row}] = {int(nrel1[row])} is less than the "
+                                 f"number of relevant candidates of query {row}")
+        for j, i in enumerate(plan.native):
+            out[plan.keys[i]] = res[:, j]
+    if plan.other:
+        if ties == "average":
+            names = ", ".join(n for _, n, _ in plan.other)
+            raise ValueError(f"ties='average' is available for AP, nDCG/DCG, P, R, R-prec, RR and Success; "
+                             f"not for {names}")
+        vals = _other_measures(plan, sc_flat, lb_flat, starts, lens, nq, ties, relevance_level,
+                               float_labels, nrel_mode, nrel1, nrel2)
+        out.update(vals)
+    return {k: out[k] for k in plan.keys}
+
+
+def _check_grade_counts(sc: np.ndarray, lb: np.ndarray, starts: np.ndarray, lens: np.ndarray,
+                        counts: np.ndarray) -> None:
+    q, idx = _valid_cells(sc, starts, lens)
+    lab = lb[idx]
+    if lab.dtype.kind == "f":
+        if not np.all(lab == np.round(lab)):
+            raise ValueError("labels: per-grade n_relevant needs integer labels")
+    G = counts.shape[1]
+    lab = lab.astype(np.int64)
+    pos = lab >= 0
+    if pos.any() and lab[pos].max() >= G:
+        raise ValueError(f"labels: grade {int(lab[pos].max())} has no column in n_relevant (n_grades = {G})")
+    have = np.bincount(q[pos] * G + lab[pos], minlength=counts.size).reshape(counts.shape)
+    if np.any(have > counts):
+        qq, gg = np.argwhere(have > counts)[0]
+        raise ValueError(f"n_relevant: query {qq} has {have[qq, gg]} candidates of grade {gg} but "
+                         f"n_relevant[{qq}, {gg}] = {counts[qq, gg]}")
+
+
+def _valid_cells(sc: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(query, flat index) of every non-padding cell, in query then column order."""
+    nq = starts.shape[0]
+    q = np.repeat(np.arange(nq, dtype=np.int64), lens)
+    first = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+    idx = first + np.arange(q.shape[0], dtype=np.int64)
+    keep = ~np.isnan(sc[idx])
+    return q[keep], idx[keep]
+
+
+def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndarray, lens: np.ndarray,
+                    nq: int, ties: str, relevance_level: Optional[float], float_labels: bool,
+                    nrel_mode: int, nrel1: np.ndarray, nrel2: np.ndarray) -> Dict[str, np.ndarray]:
+    """trec_eval families without a batch kernel and registered families: ranked
+    relevance lists (irscore.evaluate.Joined) through the same code as evaluate()."""
+    from irscore import _ranking
+    from irscore.evaluate import MAX_GRADE, Joined
+
+    level = 1 if relevance_level is None else relevance_level
+    if float(level) != int(level):
+        raise ValueError(f"relevance_level: {plan.other[0][1]} needs an integer level, got {level}")
+    level = int(level)
+    q, idx = _valid_cells(sc, starts, lens)
+    lab = lb[idx]
+    if float_labels:
+        if not np.all(np.isfinite(lab)):
+            raise ValueError("labels: NaN or infinite label at a scored position")
+        if not np.all(lab == np.round(lab)):
+            names = ", ".join(n for _, n, _ in plan.other)
+            raise ValueError(f"labels: {names} need integer grades; got non-integer float labels")
+    lab = lab.astype(np.int64)
+    if lab.size and lab.max() > MAX_GRADE:
+        raise ValueError(f"labels: grade {int(lab.max())} is too large (at most {MAX_GRADE})")
+    col = idx - np.repeat(starts, np.bincount(q, minlength=nq))
+    s = sc[idx].astype(np.float64)
+    tie = -col if ties == "trec" else col
+    order = np.lexsort((tie, -s, q))
+    q, lab, s = q[order], lab[order], s[order]
+    rel = np.where(lab >= 0, lab, -2).astype(np.int32)
+    counts = np.bincount(q, minlength=nq).astype(np.int64)
+    off = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(counts, out=off[1:])
+    if nrel_mode == 2:
+        levels = nrel2.copy()
+    else:
+        G = max(int(lab.max()) if lab.size else 0, level if nrel_mode == 1 else 0, 0) + 1
+        pos = lab >= 0
+        levels = np.bincount(q[pos] * G + lab[pos], minlength=nq * G).reshape(nq, G).astype(np.int64)
+        if nrel_mode == 1:
+            have = levels[:, max(level, 0):].sum(axis=1)
+            levels[:, max(level, 0)] += np.maximum(nrel1 - have, 0)
+    joined = Joined([str(i) for i in range(nq)], rel, s, off, np.ascontiguousarray(levels), [],
+                    np.zeros(nq, dtype=bool), 0, counts)
+    items = [(name, m) for _, name, m in plan.other]
+    cplan = compile_plan(items, level, 0.0)
+    result: Dict[str, np.ndarray] = {}
+    if cplan.ncols:
+        matrix = np.zeros((nq, cplan.ncols), dtype=np.float64)
+        _ranking.compute(joined.rel, joined.offsets, joined.levels,
+                         np.asarray(cplan.kinds, dtype=np.int32), np.asarray(cplan.levels, dtype=np.int64),
+                         np.asarray(cplan.cols, dtype=np.int64), np.asarray(cplan.par_off, dtype=np.int64),
+                         np.asarray(cplan.params, dtype=np.float64), matrix)
+    for o in cplan.outputs:
+        if o.measure.family in EXTERNAL:
+            v = np.asarray(EXTERNAL[o.measure.family].compute(joined, o.measure, level), dtype=np.float64)
+            if v.shape != (nq,):
+                raise RuntimeError(f"measure {o.key}: expected {nq} values, got shape {v.shape}")
+            result[o.key] = np.ascontiguousarray(v)
+        elif o.column >= 0:
+            v = matrix[:, o.column].copy()
+            if o.family.agg == "gm":
+                v = np.exp(v)
+            result[o.key] = v
+        else:
+            raise ValueError(f"measure {o.key!r} is not numeric")
+    return result
+
+
+# ------------------------------------------------------------------ one function per measure
+
+def _cut(name: str, k: Optional[int]) -> str:
+    if k is None:
+        return name
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k <= 0:
+        raise ValueError(f"k: expected a positive integer, got {k!r}")
+    return f"{name}@{int(k)}"
+
+
+def ndcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "linear", **kw: Any) -> np.ndarray:
+    """nDCG@k per query (whole ranking when k is None); ``gain="exp"`` for 2**label - 1."""
+    name = _cut("nDCG" if gain == "linear" else f"nDCG(gain={gain})", k)
+    return evaluate(scores, labels, [name], **kw)[name]
+
+
+def dcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "linear", **kw: Any) -> np.ndarray:
+    """DCG@k per query (whole ranking when k is None)."""
+    name = _cut("DCG" if gain == "linear" else f"DCG(gain={gain})", k)
+    return evaluate(scores, labels, [name], **kw)[name]
+
+
+def average_precision(scores: Any, labels: Any, k: Optional[int] = None, **kw: Any) -> np.ndarray:
+    """AP per query (AP@k, trec_eval's map_cut, when k is given)."""
+    name = _cut("AP", k)
+    return evaluate(scores, labels, [name], **kw)[name]
+
+
+def precision(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
+    """P@k per query (k fixed even when a query has fewer candidates)."""
+    name = _cut("P", k)
+    return evaluate(scores, labels, [name], **kw)[name]
+
+
+def recall(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
+    """R@k per query."""
+    name = _cut("R", k)
+    return evaluate(scores, labels, [name], **kw)[name]
+
+
+def success(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
+    """Success@k per query: 1 if a relevant candidate is in the top k."""
+    name = _cut("Success", k)
+    return evaluate(scores, labels, [name], **kw)[name]
+
+
+def reciprocal_rank(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
+    """RR per query: 1 / rank of the first relevant candidate (0 if none)."""
+    return evaluate(scores, labels, ["RR"], **kw)["RR"]
+
+
+def r_precision(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
+    """R-precision per query: precision at rank R (R = number of relevant)."""
+    return evaluate(scores, labels, ["Rprec"], **kw)["Rprec"]
