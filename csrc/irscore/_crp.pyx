@@ -1,0 +1,208 @@
+"""Kernels of the Cumulated Relative Position (Angelini et al. 2012; SPEC section 3).
+
+Input per query: its relevance list in rank order (``rel``: judged grade,
+-1 not in the qrels, -2 judged with a negative grade), CSR ``offsets`` and the
+judged pool per grade (``levels[q, g]``).  Grades >= ``level`` are relevance
+degrees, each its own block of the ideal vector (highest grade first); every
+other document (judged below ``level``, judged negative, and -- unless
+``condensed`` -- not judged) is non-relevant, whose block is [R + 1, ...).
+With ``condensed`` the unjudged documents (-1) are removed and the others
+renumbered.  A list shorter than ``pad_to`` is padded with non-relevant
+documents.
+
+RP(j) = j - min(g) before the block of its grade g, j - max(g) after it, 0 in it;
+CRP(j) = RP(1) + ... + RP(j).  One linear pass per query.
+"""
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport NAN
+
+# output columns of ``scalars``
+DEF C_LOSS = 0
+DEF C_WORST = 1
+DEF C_RECOVERY = 2
+DEF C_BALANCE = 3
+DEF C_TURN = 4
+DEF N_COLS = 5
+
+
+cdef inline int64_t blocks(const int64_t[:, ::1] levels, Py_ssize_t q, int64_t level,
+                           int64_t *bmin, int64_t *bmax) noexcept nogil:
+    """Ideal blocks [bmin[g], bmax[g]] of the grades >= level; returns R."""
+    cdef Py_ssize_t G = levels.shape[1]
+    cdef int64_t g = G - 1
+    cdef int64_t above = 0
+    while g >= level and g >= 0:
+        bmin[g] = above + 1
+        above += levels[q, g]
+        bmax[g] = above
+        g -= 1
+    return above
+
+
+cdef inline int64_t rp_at(int64_t j, int32_t g, int64_t level, int64_t R,
+                          const int64_t *bmin, const int64_t *bmax) noexcept nogil:
+    if g >= level:
+        if j < bmin[g]:
+            return j - bmin[g]
+        if j > bmax[g]:
+            return j - bmax[g]
+        return 0
+    if j <= R:
+        return j - (R + 1)
+    return 0
+
+
+def curve_lengths(const int32_t[::1] rel, const int64_t[::1] offsets, bint condensed,
+                  int64_t pad_to, int64_t[::1] out):
+    """``out[q]`` = length of query q's curve (condensed list, padded)."""
+    cdef Py_ssize_t nq = offsets.shape[0] - 1
+    cdef Py_ssize_t q, i
+    cdef int64_t n
+    with nogil:
+        for q in range(nq):
+            if condensed:
+                n = 0
+                for i in range(offsets[q], offsets[q + 1]):
+                    if rel[i] != -1:
+                        n += 1
+            else:
+                n = offsets[q + 1] - offsets[q]
+            out[q] = n if n >= pad_to else pad_to
+
+
+def curves(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1] levels,
+           int64_t level, bint condensed, const int64_t[::1] out_off,
+           int64_t[::1] rp, int64_t[::1] crp):
+    """RP and CRP of every query into ``rp[out_off[q]:out_off[q+1]]`` (same for
+    ``crp``); ``out_off`` comes from ``curve_lengths``."""
+    cdef Py_ssize_t nq = offsets.shape[0] - 1
+    cdef Py_ssize_t G = levels.shape[1]
+    cdef Py_ssize_t S = G if G > 1 else 1
+    cdef int64_t *bmin
+    cdef int64_t *bmax
+    cdef Py_ssize_t q, i, o, end
+    cdef int64_t R, j, v, c
+    cdef int32_t g
+    bmin = <int64_t *> malloc(2 * S * sizeof(int64_t))
+    if bmin == NULL:
+        raise MemoryError()
+    bmax = bmin + S
+    try:
+        with nogil:
+            for q in range(nq):
+                R = blocks(levels, q, level, bmin, bmax)
+                o = out_off[q]
+                end = out_off[q + 1]
+                j = 0
+                c = 0
+                for i in range(offsets[q], offsets[q + 1]):
+                    g = rel[i]
+                    if g == -1 and condensed:
+                        continue
+                    j += 1
+                    v = rp_at(j, g, level, R, bmin, bmax)
+                    c += v
+                    rp[o] = v
+                    crp[o] = c
+                    o += 1
+                while o < end:
+                    j += 1
+                    v = j - (R + 1) if j <= R else 0
+                    c += v
+                    rp[o] = v
+                    crp[o] = c
+                    o += 1
+    finally:
+        free(bmin)
+
+
+def scalars(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1] levels,
+            int64_t level, bint condensed, int64_t pad_to, bint matters, double[:, ::1] out):
+    """Fill ``out[q, :]`` with loss CRP@R, worst loss, recovery rho, balance
+    point, turn-around point (NaN where undefined; all NaN when R = 0)."""
+    cdef Py_ssize_t nq = offsets.shape[0] - 1
+    cdef Py_ssize_t G = levels.shape[1]
+    cdef Py_ssize_t S = G if G > 1 else 1
+    cdef int64_t *bmin
+    cdef int64_t *bmax
+    cdef Py_ssize_t q, i, t
+    cdef int64_t R, j, c, minv, argmin, bal, chg, b
+    cdef int32_t g
+    cdef bint have_loss, allzero, prev_pos, pos
+    cdef double loss
+    bmin = <int64_t *> malloc(2 * S * sizeof(int64_t))
+    if bmin == NULL:
+        raise MemoryError()
+    bmax = bmin + S
+    try:
+        with nogil:
+            for q in range(nq):
+                R = blocks(levels, q, level, bmin, bmax)
+                if R == 0:
+                    for t in range(N_COLS):
+                        out[q, t] = NAN
+                    continue
+                j = 0
+                c = 0
+                loss = NAN
+                minv = 0
+                argmin = 0
+                bal = 0
+                chg = 0
+                allzero = True
+                prev_pos = False
+                for i in range(offsets[q], offsets[q + 1] + pad_to):
+                    if i < offsets[q + 1]:
+                        g = rel[i]
+                        if g == -1 and condensed:
+                            continue
+                    else:
+                        # padding with non-relevant documents up to pad_to
+                        if j >= pad_to:
+                            break
+                        if j >= R:
+                            # RP = 0 from here on: the curve stays constant
+                            break
+                        g = -2
+                    j += 1
+                    c += rp_at(j, g, level, R, bmin, bmax)
+                    if j == R:
+                        loss = <double> c
+                    if argmin == 0 or c < minv:
+                        minv = c
+                        argmin = j
+                    if bal == 0 and j >= R and c >= 0:
+                        bal = j
+                    pos = c > 0
+                    if j > 1 and chg == 0 and pos != prev_pos:
+                        chg = j - 1
+                    prev_pos = pos
+                    if c != 0:
+                        allzero = False
+                out[q, C_LOSS] = loss
+                out[q, C_WORST] = -0.5 * <double> R * <double> (R + 1)
+                out[q, C_TURN] = <double> argmin if argmin > 0 else NAN
+                if matters:
+                    if j == 0:
+                        out[q, C_BALANCE] = NAN
+                        out[q, C_RECOVERY] = 0.0
+                    elif chg > 0:
+                        b = chg if chg > R else R
+                        out[q, C_BALANCE] = <double> b
+                        out[q, C_RECOVERY] = <double> R / <double> b
+                    elif allzero:
+                        out[q, C_BALANCE] = <double> R
+                        out[q, C_RECOVERY] = 1.0
+                    else:
+                        out[q, C_BALANCE] = NAN
+                        out[q, C_RECOVERY] = 0.0
+                else:
+                    if bal > 0:
+                        out[q, C_BALANCE] = <double> bal
+                        out[q, C_RECOVERY] = <double> R / <double> bal
+                    else:
+                        out[q, C_BALANCE] = NAN
+                        out[q, C_RECOVERY] = 0.0
+    finally:
+        free(bmin)

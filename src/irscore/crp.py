@@ -1,0 +1,225 @@
+"""Cumulated Relative Position (Angelini, Ferro, Järvelin et al., CLEF 2012;
+SPEC section 3).
+
+The ideal vector is the judged pool sorted by grade (highest first), padded
+with non-relevant documents; grade g occupies the block [min(g), max(g)]
+(first and last position of g in it), the non-relevant documents the block
+[R + 1, ...).  A document of grade g at rank j has the relative position
+RP(j) = j - min(g) if it comes too early (negative), j - max(g) if too late
+(positive), 0 inside its block; CRP(j) = RP(1) + ... + RP(j).
+
+Scalars (measure names for :func:`irscore.evaluate` and ``irscore eval -m``):
+
+- ``CRP_loss``        CRP@R, the loss value (NaN when the curve is shorter than R)
+- ``CRP_worst_loss``  CRP of the worst vector at R, = -R (R + 1) / 2
+- ``CRP_recovery``    rho = R / b_r, 0 when the curve never reaches 0 at or after R
+- ``CRP_balance``     b_r = first rank j >= R with CRP(j) >= 0 (NaN if none)
+- ``CRP_turnaround``  first rank of the minimum of the curve
+
+Parameters: ``variant`` (``default``, or ``matters``: the MATTERS toolkit rule
+for the balance point, the last rank before the first sign change of CRP > 0,
+at least R, rho = 0 when the curve touches 0 and stays there, 1 for a curve of
+zeros), ``unjudged`` (``nonrel``: unjudged retrieved documents are
+non-relevant; ``condensed``: they are removed first), ``pad_to`` (the list is
+padded with non-relevant documents to this length; longer lists are kept
+whole, cut them with ``max_docs``), ``rel`` (relevance level; default:
+``evaluate``'s ``relevance_level``).
+
+Grades: every grade >= the relevance level is a relevance degree of its own
+(graded throughout); judged documents below it, documents judged with a
+negative grade and (with ``nonrel``) unjudged ones are non-relevant.  R is the
+number of judged documents with a grade >= the level; a query with R = 0 has
+no values (NaN, left out of the means).  Ties: the run order (trec_eval's:
+score descending, then document id descending; input order in
+:func:`from_arrays`).
+
+Curves: :func:`crp_curves` (TREC input) and :func:`from_arrays` /
+:func:`curves_from_ranked` (arrays).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
+
+import numpy as np
+
+from irscore import _crp
+from irscore.measures import ExtFamily, Measure, register_family
+from irscore.rocchio import _check_level, _check_ranked, _parse_int, _pool, _sort_arrays
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irscore.evaluate import Joined
+
+__all__ = ["MEASURES", "CRPCurve", "crp_curves", "from_arrays", "from_ranked", "curves_from_ranked"]
+
+MEASURES: Tuple[str, ...] = ("CRP_loss", "CRP_worst_loss", "CRP_recovery", "CRP_balance", "CRP_turnaround")
+VARIANTS: Tuple[str, ...] = ("default", "matters")
+UNJUDGED: Tuple[str, ...] = ("nonrel", "condensed")
+_PARAMS = ("variant", "unjudged", "pad_to", "rel")
+
+
+@dataclass(frozen=True)
+class CRPCurve:
+    """One query's relative positions and CRP curve, with its scalars."""
+
+    rp: np.ndarray          # int64, RP(j) for j = 1..len
+    crp: np.ndarray         # int64, CRP(j)
+    R: int                  # recall base (judged documents with grade >= level)
+    loss: float             # CRP@R
+    worst_loss: float       # -R (R + 1) / 2
+    recovery: float         # rho
+    balance: float          # b_r (NaN if none)
+    turnaround: float       # first rank of the minimum
+
+
+def _check_options(unjudged: str, pad_to: Optional[Any], variant: str) -> Tuple[bool, int, bool]:
+    if unjudged not in UNJUDGED:
+        raise ValueError(f"unjudged must be one of {', '.join(UNJUDGED)}; got {unjudged!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    pad = 0 if pad_to is None else _parse_int(pad_to, "pad_to")
+    if pad < 0:
+        raise ValueError(f"pad_to must not be negative, got {pad}")
+    return unjudged == "condensed", pad, variant == "matters"
+
+
+def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, relevance_level: int = 1,
+                unjudged: str = "nonrel", pad_to: Optional[int] = None, variant: str = "default",
+                check_inputs: bool = True) -> Dict[str, np.ndarray]:
+    """CRP scalars from rank-ordered relevance lists (the arrays of
+    :class:`irscore.evaluate.Joined`: ``rel`` int32 grades in rank order, -1
+    unjudged, -2 judged negative; CSR ``offsets``; ``levels`` (n_queries,
+    max_grade + 1) judged documents per grade).  Returns ``{name: float64
+    array (n_queries,)}`` for :data:`MEASURES`."""
+    level = _check_level(relevance_level)
+    condensed, pad, matters = _check_options(unjudged, pad_to, variant)
+    if check_inputs:
+        rel, _, offsets, levels = _check_ranked(rel, offsets, levels, None)
+    nq = offsets.shape[0] - 1
+    out = np.empty((nq, len(MEASURES)), dtype=np.float64)
+    _crp.scalars(rel, offsets, levels, level, condensed, pad, matters, out)
+    return {name: out[:, i].copy() for i, name in enumerate(MEASURES)}
+
+
+def curves_from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, relevance_level: int = 1,
+                       unjudged: str = "nonrel", pad_to: Optional[int] = None, check_inputs: bool = True
+                       ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """RP and CRP of every query as flat int64 arrays with CSR offsets:
+    query q's curve is ``crp[curve_offsets[q]:curve_offsets[q + 1]]``.
+    Returns ``(rp, crp, curve_offsets)``."""
+    level = _check_level(relevance_level)
+    condensed, pad, _ = _check_options(unjudged, pad_to, "default")
+    if check_inputs:
+        rel, _, offsets, levels = _check_ranked(rel, offsets, levels, None)
+    nq = offsets.shape[0] - 1
+    lengths = np.empty(nq, dtype=np.int64)
+    _crp.curve_lengths(rel, offsets, condensed, pad, lengths)
+    out_off = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(lengths, out=out_off[1:])
+    rp = np.empty(int(out_off[-1]), dtype=np.int64)
+    crp = np.empty(int(out_off[-1]), dtype=np.int64)
+    _crp.curves(rel, offsets, levels, level, condensed, out_off, rp, crp)
+    return rp, crp, out_off
+
+
+def _split(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, query_ids: Sequence[Any], level: int,
+           unjudged: str, pad_to: Optional[int], variant: str) -> Dict[Any, CRPCurve]:
+    sc = from_ranked(rel, offsets, levels, relevance_level=level, unjudged=unjudged, pad_to=pad_to,
+                     variant=variant, check_inputs=False)
+    rp, crp, off = curves_from_ranked(rel, offsets, levels, relevance_level=level, unjudged=unjudged,
+                                      pad_to=pad_to, check_inputs=False)
+    R = levels[:, level:].sum(axis=1) if level < levels.shape[1] else np.zeros(levels.shape[0], dtype=np.int64)
+    res: Dict[Any, CRPCurve] = {}
+    for q, qid in enumerate(query_ids):
+        a, b = int(off[q]), int(off[q + 1])
+        res[qid] = CRPCurve(rp[a:b], crp[a:b], int(R[q]), float(sc["CRP_loss"][q]), float(sc["CRP_worst_loss"][q]),
+                            float(sc["CRP_recovery"][q]), float(sc["CRP_balance"][q]), float(sc["CRP_turnaround"][q]))
+    return res
+
+
+def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str = "nonrel",
+               pad_to: Optional[int] = None, variant: str = "default", max_docs: Optional[int] = None,
+               complete: bool = False) -> Dict[str, CRPCurve]:
+    """Per query (``{query_id: CRPCurve}``, trec_eval's query order) the RP
+    vector, the CRP curve (int64 NumPy arrays, rank 1 first) and the scalars.
+
+    ``qrels``/``run``: as :func:`irscore.evaluate` (objects, dicts, paths).
+    ``max_docs`` cuts each ranking (trec_eval ``-M``); ``complete`` (``-c``)
+    adds qrels queries without a ranking as empty rankings.
+    """
+    from irscore.data import as_qrels, as_run
+    from irscore.evaluate import join
+
+    level = _check_level(relevance_level)
+    _check_options(unjudged, pad_to, variant)
+    j = join(as_qrels(qrels), as_run(run), complete=complete, max_docs=max_docs)
+    return _split(j.rel, j.offsets, j.levels, j.query_ids, level, unjudged, pad_to, variant)
+
+
+def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, pool: Optional[Any] = None,
+                relevance_level: int = 1, pad_to: Optional[int] = None, variant: str = "default",
+                curves: bool = False) -> Any:
+    """CRP from scores and grades of candidate documents (no TREC files).
+
+    ``scores``/``labels``: 2-D (n_queries, n_candidates; NaN scores mark
+    padding) or 1-D with CSR ``offsets``; ranked here by score descending,
+    equal scores in input order.  Every candidate counts as judged (negative
+    labels: judged non-relevant); ``pool`` optionally gives (n_queries,
+    n_grades) counts of the judged documents per grade when some lie outside
+    the candidates.  Returns ``{name: float64 array (n_queries,)}`` for
+    :data:`MEASURES`, or with ``curves=True`` a list of :class:`CRPCurve`
+    (one per query).
+    """
+    rel, _, off, _ = _sort_arrays(scores, labels, offsets)
+    levels = _pool(rel, off, pool)
+    if curves:
+        level = _check_level(relevance_level)
+        return list(_split(rel, off, levels, range(off.shape[0] - 1), level, "nonrel", pad_to, variant).values())
+    return from_ranked(rel, off, levels, relevance_level=relevance_level, pad_to=pad_to, variant=variant,
+                       check_inputs=False)
+
+
+# ---------------------------------------------------------- evaluate() hook
+
+def _options(measure: Measure, level: int) -> Tuple[int, str, Optional[int], str]:
+    kw = dict(measure.extra)
+    unknown = set(kw) - set(_PARAMS)
+    if unknown:
+        raise ValueError(f"measure {measure.family}: unknown parameter(s) {sorted(unknown)}")
+    lv = _check_level(kw["rel"]) if "rel" in kw else level
+    pad = _parse_int(kw["pad_to"], f"{measure.family}: pad_to") if "pad_to" in kw else None
+    unjudged = kw.get("unjudged", "nonrel")
+    variant = kw.get("variant", "default")
+    try:
+        _check_options(unjudged, pad, variant)
+    except ValueError as exc:
+        raise ValueError(f"measure {measure.family}: {exc}") from None
+    return lv, unjudged, pad, variant
+
+
+def compute_joined(joined: "Joined", *, relevance_level: int = 1, unjudged: str = "nonrel",
+                   pad_to: Optional[int] = None, variant: str = "default") -> Dict[str, np.ndarray]:
+    """All CRP scalars for the queries of a :class:`Joined` (one kernel pass;
+    cached on the object for the other measures of the same call)."""
+    key = ("crp", relevance_level, unjudged, pad_to or 0, variant)
+    cache = joined.__dict__.setdefault("_irscore_ext_cache", {})
+    hit = cache.get(key)
+    if hit is None:
+        hit = from_ranked(joined.rel, joined.offsets, joined.levels, relevance_level=relevance_level,
+                          unjudged=unjudged, pad_to=pad_to, variant=variant)
+        cache[key] = hit
+    return hit
+
+
+def _family(name: str) -> ExtFamily:
+    def compute(joined: "Joined", measure: Measure, level: int) -> np.ndarray:
+        lv, unjudged, pad, variant = _options(measure, level)
+        return compute_joined(joined, relevance_level=lv, unjudged=unjudged, pad_to=pad, variant=variant)[name]
+
+    compute.__name__ = f"compute_{name}"
+    return ExtFamily(name, compute, params=_PARAMS, agg="nanmean")
+
+
+for _name in MEASURES:
+    register_family(_family(_name))
+del _name
