@@ -132,7 +132,10 @@ ALIASES: Dict[str, str] = {
     "ndcg_rel": "ndcg_rel", "relative_P": "relative_P", "11pt_avg": "11pt_avg",
     "utility": "utility", "unj": "unj", "rbp_resid": "rbp_resid",
 }
-CANONICAL_ALIAS = {"map": "AP", "recip_rank": "RR", "recall": "R", "ndcg": "nDCG",
+# every family is also reachable by its trec_eval name in the general syntax
+ALIASES.update({name: name for name, f in FAMILIES.items() if f.kind >= 0 and name not in ALIASES})
+
+CANONICAL_ALIAS = {"rbp": "RBP", "map": "AP", "recip_rank": "RR", "recall": "R", "ndcg": "nDCG",
                    "Rprec": "Rprec", "bpref": "Bpref", "num_ret": "NumRet", "num_rel": "NumRel",
                    "num_rel_ret": "NumRelRet", "num_q": "NumQ", "success": "Success",
                    "iprec_at_recall": "IPrec", "set_P": "SetP", "set_recall": "SetR",
@@ -166,8 +169,10 @@ class Measure:
             return s + ("@" + _fmt_num(self.cutoff) if self.cutoff is not None else "")
         fam = FAMILIES[self.family]
         base = CANONICAL_ALIAS.get(self.family, self.family)
-        if self.family == "ndcg_cut" or self.family == "dcg_cut":
-            base = "nDCG" if self.family == "ndcg_cut" else "DCG"
+        if self.family == "ndcg_cut":
+            base = "nDCG"
+        elif self.family == "dcg_cut":
+            base = "nDCG" if dict(self.extra).get("normalize") == "1" else "DCG"
         elif self.family == "map_cut":
             base = "AP"
         args = []
@@ -177,7 +182,9 @@ class Measure:
             args.append(f"gain={self.gain}")
         if self.discount != "log2":
             args.append(f"discount={self.discount}")
-        if self.params is not None:
+        if self.params is not None and self.family in ("rbp", "rbp_resid") and self.params.startswith("p="):
+            args.append(self.params)
+        elif self.params is not None:
             args.append(f"params={self.params}")
         s = base + (f"({','.join(args)})" if args else "")
         if self.cutoff is not None:
