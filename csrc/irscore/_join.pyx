@@ -32,6 +32,28 @@ cdef extern from "irs_sort.h" nogil:
     void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
 
 
+cdef int check_offsets(const int64_t[::1] off, int64_t n, str what) except -1:
+    """CSR offsets: start at 0, non-decreasing, end at n."""
+    cdef int64_t i, m = off.shape[0]
+    if m < 1 or off[0] != 0 or off[m - 1] != n:
+        raise ValueError(f"{what}: offsets must start at 0 and end at {n}")
+    for i in range(m - 1):
+        if off[i + 1] < off[i]:
+            raise ValueError(f"{what}: offsets must be non-decreasing")
+    return 0
+
+
+cdef int check_spans(const int64_t[::1] start, const int32_t[::1] length, int64_t nbuf, str what) except -1:
+    """Every (start, length) lies inside a buffer of nbuf bytes."""
+    cdef int64_t i
+    if start.shape[0] != length.shape[0]:
+        raise ValueError(f"{what}: doc_start and doc_len differ in length")
+    for i in range(start.shape[0]):
+        if start[i] < 0 or length[i] < 0 or start[i] + length[i] > nbuf:
+            raise ValueError(f"{what}: doc id span {i} out of the buffer")
+    return 0
+
+
 def group_sort(const int32_t[::1] qidx, const int64_t[::1] qrank, int64_t nq,
                const int64_t[::1] doc_off, const uint64_t[::1] doc_hash,
                const double[::1] scores, const uint8_t[::1] doc_buf, int mode):
@@ -61,6 +83,18 @@ def group_sort(const int32_t[::1] qidx, const int64_t[::1] qrank, int64_t nq,
     cdef const char *docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
     if doc_off.shape[0] != n + 1 or doc_hash.shape[0] != n or scores.shape[0] != n or qrank.shape[0] != nq:
         raise ValueError("group_sort: inconsistent array lengths")
+    if mode < 0 or mode > 2:
+        raise ValueError("group_sort: mode must be 0, 1 or 2")
+    check_offsets(doc_off, doc_buf.shape[0], "group_sort")
+    for i in range(n):
+        if qidx[i] < 0 or qidx[i] >= nq:
+            raise ValueError("group_sort: query index out of range")
+    for q in range(nq):
+        if qrank[q] < 0 or qrank[q] >= nq:
+            raise ValueError("group_sort: query rank out of range")
+    for i in range(n):
+        if doc_off[i + 1] - doc_off[i] > 2147483647:
+            raise ValueError("group_sort: doc id too long")
     with nogil:
         for i in range(n):
             offsets[qrank[qidx[i]] + 1] += 1
@@ -115,6 +149,8 @@ def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
     cdef uint8_t[::1] keep = keep_a.view(np.uint8)
     cdef int64_t q, i
     cdef const char *docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
+    check_offsets(offsets, n, "dedup_sorted")
+    check_spans(doc_start, doc_len, doc_buf.shape[0], "dedup_sorted")
     with nogil:
         for q in range(nq):
             for i in range(offsets[q], offsets[q + 1] - 1):
@@ -155,6 +191,14 @@ def join(const int64_t[::1] q_off, const int64_t[::1] q_start, const int32_t[::1
     cdef const char *rdocs = <const char *> &r_buf[0] if r_buf.shape[0] > 0 else NULL
     if pair_r.shape[0] != ne or G < 1:
         raise ValueError("join: bad arguments")
+    check_offsets(q_off, q_start.shape[0], "join (qrels)")
+    check_offsets(r_off, r_start.shape[0], "join (run)")
+    check_spans(q_start, q_len, q_buf.shape[0], "join (qrels)")
+    check_spans(r_start, r_len, r_buf.shape[0], "join (run)")
+    if q_hash.shape[0] != q_start.shape[0] or q_grade.shape[0] != q_start.shape[0]:
+        raise ValueError("join: qrels arrays differ in length")
+    if r_hash.shape[0] != r_start.shape[0] or r_score.shape[0] != r_start.shape[0]:
+        raise ValueError("join: run arrays differ in length")
     for e in range(ne):
         qq = pair_q[e]
         if qq < 0 or qq >= q_off.shape[0] - 1:

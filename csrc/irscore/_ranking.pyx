@@ -663,6 +663,8 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         np_ = par_off[o + 1] - par_off[o]
         if np_ > maxp:
             maxp = np_
+        if np_ < _min_params(op_kind[o]):
+            raise ValueError(f"compute: op {o} (kind {op_kind[o]}) needs at least {_min_params(op_kind[o])} parameters")
         if op_col[o] + _width(op_kind[o], np_) > out.shape[1]:
             raise ValueError("compute: op writes past the output")
     if G < 1:
@@ -688,6 +690,16 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
                 _dispatch(&qq, kind, level, par, np_, cutoffs, gains, &out[e, col])
     free(cutoffs)
     free(gains)
+
+
+cdef int64_t _min_params(int kind) noexcept:
+    if kind == K_UTILITY:
+        return 5
+    if kind == K_DCG_CUT:
+        return 3
+    if kind in (K_RBP, K_RBP_RESID, K_SET_F):
+        return 1
+    return 0
 
 
 cdef int64_t _width(int kind, int64_t np_) noexcept:
