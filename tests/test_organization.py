@@ -311,6 +311,20 @@ def test_many_levels_repeated_documents_against_reference(foreign):
             assert got[k] == pytest.approx(v, abs=1e-12)
 
 
+def test_document_on_many_levels_against_reference():
+    # one document on most levels of both sides (the kernel scans instead of building
+    # its rectangle grid) among documents occurring once
+    rng = random.Random(31)
+    for _ in range(4):
+        G = [[["m", "g%d" % i]] if i % 2 == 0 else [["g%d" % i], ["m"]] for i in range(7)]
+        X = [[["m"], ["x%d" % i, "g%d" % rng.randrange(7)]] for i in range(9)]
+        rng.shuffle(X)
+        for foreign in ("tail", "absent"):
+            got = RS(G, X, n=3, w_n=0.7, foreign=foreign)
+            for k, v in zip(KEYS, ref_rs(G, X, n=3, w_n=0.7, foreign=foreign)):
+                assert got[k] == pytest.approx(v, abs=1e-12)
+
+
 def test_read_only_arrays():
     k = pytest.importorskip("irscore._organization")
     g = Organization(TABLE9_GOLD)

@@ -359,6 +359,85 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
     return acc
 
 
+cdef inline bint _use_grid(int32_t kx, int32_t kg, int32_t nx) noexcept nogil:
+    """Rectangle decomposition for a multi document unless its grid would outgrow a scan."""
+    cdef int64_t cells = (2 * <int64_t> kx + 2) * (2 * <int64_t> (kg if kg > 0 else 1) + 2)
+    return cells <= 64 or cells <= nx // 4
+
+
+cdef inline int32_t _count_lt(const int32_t *occ, int32_t n, const int32_t *level, int64_t base,
+                              int32_t y, bint strict) noexcept nogil:
+    """Entries of a sorted occurrence list on a level < y (strict) or <= y."""
+    cdef int32_t lo = 0, hi = n, mid, v
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        v = level[base + occ[mid]]
+        if v < y or (not strict and v == y):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1] x_doc,
+                                 const int32_t[::1] x_level, const int32_t[::1] g_level,
+                                 bint foreign_tail) noexcept nogil:
+    """The pairs of one multi document with every simple one, by a scan (O(N log k))."""
+    cdef int64_t xa = t.xa, ga = t.ga, pos
+    cdef int32_t na = t.kx[k], ng_ = t.kg[k], LG = t.LG, ia = 0, ib = 0, x, y, k2, v
+    cdef const int32_t *ax = t.xocc + t.xptr[k]
+    cdef const int32_t *bg = t.gocc + t.gptr[k]
+    cdef const int32_t *lx = &x_level[0]
+    cdef const int32_t *lg = NULL
+    cdef double acc = 0.0, sf_all = 0.0, sw_all = 0.0, sfl = 0.0, swl = 0.0, sfe, swe
+    cdef double cxl, cxg, cgl, cgg, pbel, pabo
+    if t.ng > 0:
+        lg = &g_level[0]
+    for ia in range(na):
+        v = lx[xa + ax[ia]]
+        sf_all += w.fl[v]
+        sw_all += w.wl[v]
+    ia = 0
+    for pos in range(xa, t.xb):
+        k2 = w.loc[x_doc[pos]]
+        if not (t.kx[k2] == 1 and t.kg[k2] <= 1):
+            continue
+        if t.kg[k2] == 1:
+            y = lg[ga + t.gocc[t.gptr[k2]]]
+        elif foreign_tail:
+            y = LG
+        else:
+            continue
+        x = lx[pos]
+        while ia < na and lx[xa + ax[ia]] < x:
+            v = lx[xa + ax[ia]]
+            sfl += w.fl[v]
+            swl += w.wl[v]
+            ia += 1
+        if ib < ia:
+            ib = ia
+        sfe = 0.0
+        swe = 0.0
+        while ib < na and lx[xa + ax[ib]] == x:
+            ib += 1
+        for v in range(ia, ib):
+            sfe += w.fl[x]
+            swe += w.wl[x]
+        cxl = ia
+        cxg = na - ib
+        if ng_ > 0:
+            cgl = _count_lt(bg, ng_, lg, ga, y, True)
+            cgg = ng_ - _count_lt(bg, ng_, lg, ga, y, False)
+        else:
+            cgl = 1.0 if LG < y else 0.0
+            cgg = 1.0 if LG > y else 0.0
+        pbel = (cgl if cgl < cxl else cxl) / cxl if cxl > 0 else 0.0
+        pabo = (cgg if cgg < cxg else cxg) / cxg if cxg > 0 else 0.0
+        acc += pbel * (sfl * w.wl[x] + swl * w.fl[x])
+        acc += pabo * ((sf_all - sfl - sfe) * w.wl[x] + (sw_all - swl - swe) * w.fl[x])
+    return acc
+
+
 cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
                           const int32_t[::1] g_level, bint foreign_tail) noexcept nogil:
     """Priority pairs (occurrence of a multi document, occurrence of a simple one).
@@ -388,6 +467,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     cdef double acc = 0.0, Pw, Pf, Sw, Sf, sfl, swl, sfg, swg, sf_all, sw_all
     cdef double cxl, cxg, cgl, cgg, pbel, pabo, coefW, coefF
     cdef int32_t ia, ib, ja, jb, na, ng_
+    cdef int64_t cell, row0, row1
     cdef const int32_t *lx = &x_level[0]
     cdef const int32_t *lg = NULL
     if t.ng > 0:
@@ -397,12 +477,15 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             continue
         if t.kg[k] == 0 and not foreign_tail:
             continue  # every relation of an absent document is wrong
+        if not _use_grid(t.kx[k], t.kg[k], t.nx):
+            acc += _multi_simple_direct(t, w, k, x_doc, x_level, g_level, foreign_tail)
+            continue
         nmd += 1
         nxb_tot += 2 * t.kx[k] + 2
         ngb_tot += 2 * (t.kg[k] if t.kg[k] > 0 else 1) + 2
         grid_tot += 2 * (2 * t.kx[k] + 2) * (2 * (t.kg[k] if t.kg[k] > 0 else 1) + 2)
     if nmd == 0:
-        return 0.0
+        return acc
     mdoc = <int32_t *> malloc(nmd * sizeof(int32_t))
     xb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
     gb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
@@ -429,6 +512,8 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         if t.kx[k] == 0 or (t.kx[k] == 1 and t.kg[k] <= 1):
             continue
         if t.kg[k] == 0 and not foreign_tail:
+            continue
+        if not _use_grid(t.kx[k], t.kg[k], t.nx):
             continue
         mdoc[s] = k
         K = 0
@@ -495,8 +580,9 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s])
             for j in range(J):
                 y = gbv[gb_ptr[s] + j]
-                grid[grid_ptr[s] + 2 * (i * J + j)] = _fen_prefix(w.fen_g, y)
-                grid[grid_ptr[s] + 2 * (i * J + j) + 1] = _fen_prefix(w.fen_f, y)
+                cell = grid_ptr[s] + 2 * (<int64_t> i * J + j)
+                grid[cell] = _fen_prefix(w.fen_g, y)
+                grid[cell + 1] = _fen_prefix(w.fen_f, y)
         while pos < t.xb and lx[pos] == x:
             k = w.loc[x_doc[pos]]
             if t.kx[k] == 1 and t.kg[k] <= 1:
@@ -564,15 +650,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                 coefF = pbel * swl + pabo * swg
                 if coefW == 0.0 and coefF == 0.0:
                     continue
-                q = J + 1
-                Sw = (grid[grid_ptr[s] + 2 * ((i + 1) * q + j + 1)]
-                      - grid[grid_ptr[s] + 2 * (i * q + j + 1)]
-                      - grid[grid_ptr[s] + 2 * ((i + 1) * q + j)]
-                      + grid[grid_ptr[s] + 2 * (i * q + j)])
-                Sf = (grid[grid_ptr[s] + 2 * ((i + 1) * q + j + 1) + 1]
-                      - grid[grid_ptr[s] + 2 * (i * q + j + 1) + 1]
-                      - grid[grid_ptr[s] + 2 * ((i + 1) * q + j) + 1]
-                      + grid[grid_ptr[s] + 2 * (i * q + j) + 1])
+                row0 = grid_ptr[s] + 2 * (<int64_t> i * (J + 1) + j)
+                row1 = row0 + 2 * (<int64_t> (J + 1))
+                Sw = grid[row1 + 2] - grid[row0 + 2] - grid[row1] + grid[row0]
+                Sf = grid[row1 + 3] - grid[row0 + 3] - grid[row1 + 1] + grid[row0 + 1]
                 acc += coefW * Sw + coefF * Sf
     free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
     free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
