@@ -674,3 +674,37 @@ def test_ideal_run_passage_assessments():
         for k in range(1, len(lst) + 1):
             assert r[f"nxCG@{k}"][t] == pytest.approx(1.0) and r[f"ep@{k}"][t] == pytest.approx(1.0)
         assert r["MAiP"][t] == pytest.approx(1.0)
+
+
+def brute_ideal(els, rule):
+    """Ideal set by the definition: every relevant path, its best element
+    (highest q, ties to the deeper), then overlap removal."""
+    q = {sp[:3]: sp[3] * sp[4] for sp in els}
+
+    def contains(a, b):
+        return a != b and a[0] == b[0] and a[1] <= b[1] and b[2] <= a[2]
+
+    rel = [e for e in q if q[e] > 0]
+    leaves = [e for e in rel if not any(contains(e, o) for o in rel)]
+    chosen = set()
+    for leaf in leaves:
+        path = sorted([e for e in q if contains(e, leaf)] + [leaf], key=lambda e: (e[2] - e[1]), reverse=True)
+        best = max(range(len(path)), key=lambda k: (q[path[k]], k))  # ties -> deeper (later)
+        chosen.add(path[best])
+    if rule == "ancestor":
+        return {e for e in chosen if not any(contains(o, e) for o in chosen)}
+    return {e for e in chosen if not any(contains(e, o) for o in chosen)}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_ideal_recall_base_matches_definition(seed):
+    rng = random.Random(500 + seed)
+    tree = []
+    random_laminar(rng, "x", 0, 400, 5, tree)
+    random_laminar(rng, "y", 0, 100, 3, tree)
+    tree = list(dict.fromkeys(tree))
+    els = [sp + (rng.choice([0.0, 0.5, 1.0]), rng.choice([0.0, 0.5, 1.0])) for sp in tree]
+    q = X.XmlQrels.from_elements({"1": els})
+    for rule in ("ancestor", "descendant"):
+        got = {(d, s, e) for d, s, e, _ in X.ideal_recall_base(q, "generalised", rule)["1"]}
+        assert got == brute_ideal(els, rule)

@@ -696,3 +696,106 @@ def interpolated_precision(
             for p in range(npoints - 1, -1, -1):
                 if out_ip[t, p + 1] > out_ip[t, p]:
                     out_ip[t, p] = out_ip[t, p + 1]
+
+
+# ---------------------------------------------------------------------------
+# assessed element trees: nesting check and the ideal recall base
+# ---------------------------------------------------------------------------
+
+def check_nesting(const int64_t[::1] off, const int64_t[::1] doc,
+                  const int64_t[::1] start, const int64_t[::1] end):
+    """Elements sorted per topic by (doc, start asc, end desc) must form trees.
+
+    Returns (i, j, kind): the first offending element i, the element j it
+    clashes with and kind 1 (crossing) or 2 (same span twice); (-1, -1, 0)
+    if the assessments nest."""
+    cdef Py_ssize_t ntop = off.shape[0] - 1, n = doc.shape[0], t, i, top
+    cdef Py_ssize_t bad_i = -1, bad_j = -1
+    cdef int kind = 0
+    cdef Py_ssize_t *stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    if stack == NULL:
+        raise MemoryError()
+    with nogil:
+        for t in range(ntop):
+            top = 0
+            for i in range(off[t], off[t + 1]):
+                while top > 0 and (doc[stack[top - 1]] != doc[i] or end[stack[top - 1]] <= start[i]):
+                    top -= 1
+                if top > 0 and end[stack[top - 1]] < end[i]:
+                    bad_i = i
+                    bad_j = stack[top - 1]
+                    kind = 1
+                    break
+                if top > 0 and start[stack[top - 1]] == start[i] and end[stack[top - 1]] == end[i]:
+                    bad_i = i
+                    bad_j = stack[top - 1]
+                    kind = 2
+                    break
+                stack[top] = i
+                top += 1
+            if kind != 0:
+                break
+    free(stack)
+    return bad_i, bad_j, kind
+
+
+def ideal_elements(const int64_t[::1] off, const int64_t[::1] doc,
+                   const int64_t[::1] start, const int64_t[::1] end,
+                   const double[::1] q, int rule, int64_t[::1] out_keep):
+    """Ideal recall base over nested assessed elements (sorted per topic by
+    doc, start asc, end desc).  On each relevant path (root to a relevant
+    element with no relevant descendant) the element with the highest q is
+    chosen, ties to the deeper one; rule 0 then drops chosen elements with a
+    chosen ancestor, rule 1 those with a chosen descendant.
+    out_keep[i] = 1 for the ideal elements."""
+    cdef Py_ssize_t ntop = off.shape[0] - 1, n = doc.shape[0], t, i, top, p, best
+    cdef double bq
+    cdef Py_ssize_t *parent = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef char *flag = <char*>malloc(n + 1)     # bit 1: has relevant descendant, 2: chosen,
+                                               # 4: chosen ancestor, 8: chosen descendant
+    if parent == NULL or stack == NULL or flag == NULL:
+        free(parent); free(stack); free(flag)
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            flag[i] = 0
+            out_keep[i] = 0
+        for t in range(ntop):
+            top = 0
+            for i in range(off[t], off[t + 1]):
+                while top > 0 and (doc[stack[top - 1]] != doc[i] or end[stack[top - 1]] <= start[i]):
+                    top -= 1
+                parent[i] = stack[top - 1] if top > 0 else -1
+                stack[top] = i
+                top += 1
+            for i in range(off[t + 1] - 1, off[t] - 1, -1):
+                if (q[i] > 0.0 or (flag[i] & 1)) and parent[i] >= 0:
+                    flag[parent[i]] |= 1
+            for i in range(off[t], off[t + 1]):
+                if q[i] > 0.0 and not (flag[i] & 1):
+                    best = i
+                    bq = q[i]
+                    p = parent[i]
+                    while p >= 0:
+                        if q[p] > bq:
+                            best = p
+                            bq = q[p]
+                        p = parent[p]
+                    flag[best] |= 2
+            # chosen ancestors (preorder) and chosen descendants (reverse)
+            for i in range(off[t], off[t + 1]):
+                p = parent[i]
+                if p >= 0 and ((flag[p] & 2) or (flag[p] & 4)):
+                    flag[i] |= 4
+            for i in range(off[t + 1] - 1, off[t] - 1, -1):
+                p = parent[i]
+                if p >= 0 and ((flag[i] & 2) or (flag[i] & 8)):
+                    flag[p] |= 8
+            for i in range(off[t], off[t + 1]):
+                if flag[i] & 2:
+                    if rule == 0 and not (flag[i] & 4):
+                        out_keep[i] = 1
+                    elif rule != 0 and not (flag[i] & 8):
+                        out_keep[i] = 1
+    free(parent); free(stack); free(flag)

@@ -282,33 +282,34 @@ def _build_qrels(
     hl_arr = np.asarray(hl, dtype=_I64).reshape(len(hl), 4)
     hl_off = _csr(np.bincount(hl_arr[:, 0], minlength=len(topics)).tolist() if len(hl) else [0] * len(topics))
     # elements: sorted by (topic, doc, start, -end), must nest
-    els = []
-    for topic, doc, s, e, exh, spe, small in el_rows:
-        els.append((tindex[topic], di.code(doc), s, -e, exh, spe, small))
-    els.sort(key=lambda r: r[:4])
-    el_t = np.asarray([r[0] for r in els], dtype=_I64)
-    el_off = _csr(np.bincount(el_t, minlength=len(topics)).tolist() if len(els) else [0] * len(topics))
-    el_doc = np.asarray([r[1] for r in els], dtype=_I64)
-    el_start = np.asarray([r[2] for r in els], dtype=_I64)
-    el_end = np.asarray([-r[3] for r in els], dtype=_I64)
-    # nesting check (elements of one document form a tree)
-    stack: List[Tuple[int, int, int, int]] = []
-    for i in range(len(els)):
-        t, d, s, e = int(el_t[i]), int(el_doc[i]), int(el_start[i]), int(el_end[i])
-        while stack and (stack[-1][0] != t or stack[-1][1] != d or stack[-1][3] <= s):
-            stack.pop()
-        if stack and stack[-1][3] < e:
-            loc = ""
-            if where is not None:
-                loc = where.get((topics[t], di.names[d], s, e), "")
+    ne = len(el_rows)
+    el_t = np.fromiter((tindex[r[0]] for r in el_rows), dtype=_I64, count=ne)
+    el_doc = np.fromiter((di.code(r[1]) for r in el_rows), dtype=_I64, count=ne)
+    el_start = np.fromiter((r[2] for r in el_rows), dtype=_I64, count=ne)
+    el_end = np.fromiter((r[3] for r in el_rows), dtype=_I64, count=ne)
+    el_exh = np.fromiter((r[4] for r in el_rows), dtype=np.float64, count=ne)
+    el_spe = np.fromiter((r[5] for r in el_rows), dtype=np.float64, count=ne)
+    el_small = np.fromiter((r[6] for r in el_rows), dtype=bool, count=ne)
+    order = np.lexsort((-el_end, el_start, el_doc, el_t))
+    el_t, el_doc, el_start, el_end = el_t[order], el_doc[order], el_start[order], el_end[order]
+    el_exh, el_spe, el_small = el_exh[order], el_spe[order], el_small[order]
+    el_off = _csr(np.bincount(el_t, minlength=len(topics)) if ne else np.zeros(len(topics), _I64))
+    bi, bj, kind = _xml.check_nesting(el_off, el_doc, el_start, el_end)
+    if kind:
+        t = int(el_t[bi])
+        d, s, e = int(el_doc[bi]), int(el_start[bi]), int(el_end[bi])
+        loc = ""
+        if where is not None:
+            la = where.get((topics[t], di.names[d], s, e), "")
+            lb = where.get((topics[t], di.names[d], int(el_start[bj]), int(el_end[bj])), "")
+            locs = sorted({x for x in (la, lb) if x}, key=_loc_key)
+            loc = locs[-1] if locs else ""
+        if kind == 1:
             raise ValueError(
                 f"{loc + ': ' if loc else ''}assessed elements must nest: "
-                f"{di.names[d]} [{s},{e}) crosses [{stack[-1][2]},{stack[-1][3]}) (topic {topics[t]})"
+                f"{di.names[d]} [{s},{e}) crosses [{int(el_start[bj])},{int(el_end[bj])}) (topic {topics[t]})"
             )
-        if stack and stack[-1][2] == s and stack[-1][3] == e:
-            loc = where.get((topics[t], di.names[d], s, e), "") if where is not None else ""
-            raise ValueError(f"{loc + ': ' if loc else ''}element {di.names[d]} [{s},{e}) assessed twice for topic {topics[t]}")
-        stack.append((t, d, s, e))
+        raise ValueError(f"{loc + ': ' if loc else ''}element {di.names[d]} [{s},{e}) assessed twice for topic {topics[t]}")
     doclen = np.full(len(di.names), -1, dtype=_I64)
     for dname, n in doclens.items():
         doclen[di.index[str(dname)]] = int(n)
@@ -324,9 +325,9 @@ def _build_qrels(
         el_doc=el_doc,
         el_start=el_start,
         el_end=el_end,
-        el_exh=np.asarray([r[4] for r in els], dtype=np.float64),
-        el_spe=np.asarray([r[5] for r in els], dtype=np.float64),
-        el_small=np.asarray([r[6] for r in els], dtype=bool),
+        el_exh=el_exh,
+        el_spe=el_spe,
+        el_small=el_small,
         bep=beps,
         has_passages=has_passages,
         has_elements=has_elements,
@@ -336,6 +337,11 @@ def _build_qrels(
 # ---------------------------------------------------------------------------
 # readers
 # ---------------------------------------------------------------------------
+
+
+def _loc_key(loc: str) -> Tuple[str, int]:
+    head, _, tail = loc.rpartition(":")
+    return (head, int(tail)) if tail.isdigit() else (loc, 0)
 
 
 def _open_text(path: Any):
@@ -900,73 +906,26 @@ def _element_q(qrels: XmlQrels, quantisation: Quantisation) -> np.ndarray:
 def _ideal_arrays(qrels: XmlQrels, quantisation: Quantisation, ideal_overlap: str):
     if ideal_overlap not in ("ancestor", "descendant"):
         raise ValueError(f"ideal_overlap must be 'ancestor' or 'descendant', got {ideal_overlap!r}")
+    key = (quantisation, ideal_overlap) if isinstance(quantisation, str) else None
+    cache = qrels.__dict__.setdefault("_ideal_cache", {})
+    if key is not None and key in cache:
+        return cache[key]
     if qrels.has_elements:
         q = _element_q(qrels, quantisation)
-        keep_rows: List[int] = []
-        counts = []
-        for t in range(len(qrels.topics)):
-            lo, hi = int(qrels.el_off[t]), int(qrels.el_off[t + 1])
-            kept = _ideal_topic(qrels.el_doc[lo:hi], qrels.el_start[lo:hi], qrels.el_end[lo:hi], q[lo:hi], ideal_overlap)
-            keep_rows.extend(lo + k for k in kept)
-            counts.append(len(kept))
-        rows = np.asarray(keep_rows, dtype=_I64)
-        return (_csr(counts), qrels.el_doc[rows], qrels.el_start[rows], qrels.el_end[rows], q[rows])
-    one = float(quantise(np.ones(1), np.ones(1), quantisation)[0])
-    n = len(qrels.hl_doc)
-    return (qrels.hl_off, qrels.hl_doc, qrels.hl_start, qrels.hl_end, np.full(n, one))
-
-
-def _ideal_topic(doc: np.ndarray, start: np.ndarray, end: np.ndarray, q: np.ndarray, rule: str) -> List[int]:
-    """Indices of the ideal elements among one topic's elements (sorted by doc,
-    start asc, end desc, i.e. preorder)."""
-    n = len(doc)
-    parent = [-1] * n
-    stack: List[int] = []
-    for i in range(n):
-        while stack and (doc[stack[-1]] != doc[i] or end[stack[-1]] <= start[i]):
-            stack.pop()
-        parent[i] = stack[-1] if stack else -1
-        stack.append(i)
-    rel = q > 0.0
-    has_rel_desc = [False] * n
-    for i in range(n - 1, -1, -1):
-        if rel[i] or has_rel_desc[i]:
-            p = parent[i]
-            if p >= 0:
-                has_rel_desc[p] = True
-    chosen = set()
-    for i in range(n):
-        if rel[i] and not has_rel_desc[i]:
-            best, bq = i, q[i]
-            p = parent[i]
-            while p >= 0:
-                if q[p] > bq:  # ties go to the deeper element (already held)
-                    best, bq = p, q[p]
-                p = parent[p]
-            chosen.add(best)
-    kept = []
-    for i in sorted(chosen):
-        if rule == "ancestor":
-            p = parent[i]
-            drop = False
-            while p >= 0:
-                if p in chosen:
-                    drop = True
-                    break
-                p = parent[p]
-            if not drop:
-                kept.append(i)
-        else:
-            kept.append(i)
-    if rule == "descendant":
-        anc = set()
-        for i in kept:
-            p = parent[i]
-            while p >= 0:
-                anc.add(p)
-                p = parent[p]
-        kept = [i for i in kept if i not in anc]
-    return kept
+        keep = np.zeros(len(q), dtype=_I64)
+        _xml.ideal_elements(qrels.el_off, qrels.el_doc, qrels.el_start, qrels.el_end,
+                            np.ascontiguousarray(q), 0 if ideal_overlap == "ancestor" else 1, keep)
+        rows = np.flatnonzero(keep)
+        t_of = np.repeat(np.arange(len(qrels.topics)), np.diff(qrels.el_off))
+        counts = np.bincount(t_of[rows], minlength=len(qrels.topics)) if len(rows) else np.zeros(len(qrels.topics), _I64)
+        out = (_csr(counts), qrels.el_doc[rows], qrels.el_start[rows], qrels.el_end[rows], q[rows])
+    else:
+        one = float(quantise(np.ones(1), np.ones(1), quantisation)[0])
+        n = len(qrels.hl_doc)
+        out = (qrels.hl_off, qrels.hl_doc, qrels.hl_start, qrels.hl_end, np.full(n, one))
+    if key is not None:
+        cache[key] = out
+    return out
 
 
 # ---------------------------------------------------------------------------
