@@ -743,8 +743,8 @@ def _detect(p: str) -> str:
             return "tsv"
         if len(f) == 3:
             raise ValueError(
-                f"{p}:{lineno}: 3 columns: pass format='clusters' (topic cluster doc) "
-                f"or format='labels' (topic doc 0|1)"
+                f"{p}:{lineno}: 3 columns: pass format='clusters' (topic cluster doc; CLI --format clusters) "
+                f"or format='labels' (topic doc 0|1; CLI --format labels)"
             )
         raise ValueError(f"{p}:{lineno}: expected 4 fields topic<TAB>level<TAB>cluster<TAB>doc, got {len(f)}")
     raise ValueError(f"{p}: no data lines")
