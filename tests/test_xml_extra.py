@@ -103,8 +103,12 @@ def test_best_in_context():
 def test_gr_and_eprum():
     q = X.XmlQrels.from_passages({"1": [("a", 0, 100), ("b", 50, 60)]})
     run = X.XmlRun.from_spans({"1": [("a", 0, 100), ("b", 0, 100)]})
-    nav = X.default_navigation(p_ancestor=0.5)
+    nav = X.default_navigation(p_descendant=0.5)  # b[50,60) lies inside the result b[0,100)
     r = X.eprum(q, run, navigation=nav, cutoffs=(1, 2), points=2)
+    assert X.eprum(q, run, navigation=X.default_navigation(p_ancestor=0.5), cutoffs=(2,))["GR@2"]["1"] == 0.5
+    # up: the result b[52,55) lies inside the ideal b[50,60)
+    up = X.XmlRun.from_spans({"1": [("a", 0, 100), ("b", 52, 55)]})
+    assert X.eprum(q, up, navigation=X.default_navigation(p_ancestor=0.4), cutoffs=(2,))["GR@2"]["1"] == pytest.approx(0.7)
     assert r["GR@1"]["1"] == pytest.approx(0.5)
     assert r["GR@2"]["1"] == pytest.approx(0.75)
     assert r["EPRUM[0.50]"]["1"] == pytest.approx(1.0)

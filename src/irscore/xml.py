@@ -1581,10 +1581,12 @@ Navigation = Callable[[Span, Span], float]
 
 
 def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sibling: float = 0.0) -> Navigation:
-    """The default user model P(j ~> x) for GR/EPRUM: 1 when the result is the
-    ideal element itself; ``p_ancestor`` when the result is an ancestor of
-    (contains) x; ``p_descendant`` when it lies inside x; ``p_sibling`` for
-    any other element of the same document; 0 across documents."""
+    """The default user model P(j ~> x) for GR/EPRUM, by the relation of the
+    ideal element x to the result at rank j: 1 when x is the result itself;
+    ``p_ancestor`` when x is an ancestor of the result (contains it: the user
+    navigates up); ``p_descendant`` when x lies inside the result (the user
+    navigates down); ``p_sibling`` for any other x of the same document; 0
+    across documents."""
     for v, nm in ((p_ancestor, "p_ancestor"), (p_descendant, "p_descendant"), (p_sibling, "p_sibling")):
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{nm} must lie in [0, 1], got {v!r}")
@@ -1594,9 +1596,9 @@ def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sib
             return 0.0
         if res[1] == x[1] and res[2] == x[2]:
             return 1.0
-        if res[1] <= x[1] and x[2] <= res[2]:
-            return float(p_ancestor)
         if x[1] <= res[1] and res[2] <= x[2]:
+            return float(p_ancestor)
+        if res[1] <= x[1] and x[2] <= res[2]:
             return float(p_descendant)
         return float(p_sibling)
 

@@ -42,8 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tolerance", type=int, default=500, help="T2I: consecutive non-relevant characters tolerated")
     parser.add_argument("--collection-size", type=int, default=None,
                         help="inex_eval: units in the collection (unretrieved ones form the final tie group)")
-    parser.add_argument("--p-ancestor", type=float, default=0.0, help="GR/EPRUM: P(result ~> ideal inside it)")
-    parser.add_argument("--p-descendant", type=float, default=0.0, help="GR/EPRUM: P(result ~> ideal containing it)")
+    parser.add_argument("--p-ancestor", type=float, default=0.0,
+                        help="GR/EPRUM: P(result ~> an ideal element containing it)")
+    parser.add_argument("--p-descendant", type=float, default=0.0,
+                        help="GR/EPRUM: P(result ~> an ideal element inside it)")
     parser.add_argument("--p-sibling", type=float, default=0.0, help="GR/EPRUM: P(result ~> other ideal of its document)")
     parser.add_argument("--order", choices=["rank", "score", "input"], default="rank",
                         help="how the run is ordered (default: rank column)")
