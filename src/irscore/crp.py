@@ -30,8 +30,8 @@ Grades: every grade >= the relevance level is a relevance degree of its own
 negative grade and (with ``nonrel``) unjudged ones are non-relevant.  R is the
 number of judged documents with a grade >= the level; a query with R = 0 has
 no values (NaN, left out of the means).  Ties: the run order (trec_eval's:
-score descending, then document id descending; input order in
-:func:`from_arrays`).
+score descending, then document id descending; in :func:`from_arrays`
+column descending, or input order with ``ties="input"``).
 
 Curves: :func:`crp_curves` (TREC input) and :func:`from_arrays` /
 :func:`curves_from_ranked` (arrays).
@@ -45,7 +45,7 @@ import numpy as np
 
 from irscore import _crp
 from irscore.measures import ExtFamily, Measure, register_family
-from irscore.rocchio import _check_level, _check_ranked, _parse_int, _pool, _sort_arrays
+from irscore.rocchio import _check_level, _check_ranked, _parse_int, _pool, _sort_arrays, ranked_lists
 
 if TYPE_CHECKING:  # pragma: no cover
     from irscore.evaluate import Joined
@@ -145,7 +145,8 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
 
     ``qrels``/``run``: as :func:`irscore.evaluate` (objects, dicts, paths).
     ``max_docs`` cuts each ranking (trec_eval ``-M``); ``complete`` (``-c``)
-    adds qrels queries without a ranking as empty rankings.
+    adds qrels queries without a ranking as empty rankings (empty curves
+    unless ``pad_to``).
     """
     from irscore.data import as_qrels, as_run
     from irscore.evaluate import join
@@ -153,24 +154,26 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     level = _check_level(relevance_level)
     _check_options(unjudged, pad_to, variant)
     j = join(as_qrels(qrels), as_run(run), complete=complete, max_docs=max_docs)
-    return _split(j.rel, j.offsets, j.levels, j.query_ids, level, unjudged, pad_to, variant)
+    rel, _, offsets = ranked_lists(j)
+    return _split(rel, offsets, j.levels, j.query_ids, level, unjudged, pad_to, variant)
 
 
 def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, pool: Optional[Any] = None,
                 relevance_level: int = 1, pad_to: Optional[int] = None, variant: str = "default",
-                curves: bool = False) -> Any:
+                ties: str = "trec", curves: bool = False) -> Any:
     """CRP from scores and grades of candidate documents (no TREC files).
 
     ``scores``/``labels``: 2-D (n_queries, n_candidates; NaN scores mark
     padding) or 1-D with CSR ``offsets``; ranked here by score descending,
-    equal scores in input order.  Every candidate counts as judged (negative
+    equal scores by column descending (``ties="trec"``, as :mod:`irscore.batch`)
+    or in input order (``ties="input"``).  Every candidate counts as judged (negative
     labels: judged non-relevant); ``pool`` optionally gives (n_queries,
     n_grades) counts of the judged documents per grade when some lie outside
     the candidates.  Returns ``{name: float64 array (n_queries,)}`` for
     :data:`MEASURES`, or with ``curves=True`` a list of :class:`CRPCurve`
     (one per query).
     """
-    rel, _, off, _ = _sort_arrays(scores, labels, offsets)
+    rel, _, off, _ = _sort_arrays(scores, labels, offsets, ties)
     levels = _pool(rel, off, pool)
     if curves:
         level = _check_level(relevance_level)
@@ -205,7 +208,8 @@ def compute_joined(joined: "Joined", *, relevance_level: int = 1, unjudged: str 
     cache = joined.__dict__.setdefault("_irscore_ext_cache", {})
     hit = cache.get(key)
     if hit is None:
-        hit = from_ranked(joined.rel, joined.offsets, joined.levels, relevance_level=relevance_level,
+        rel, _, offsets = ranked_lists(joined)
+        hit = from_ranked(rel, offsets, joined.levels, relevance_level=relevance_level,
                           unjudged=unjudged, pad_to=pad_to, variant=variant)
         cache[key] = hit
     return hit

@@ -20,8 +20,8 @@ this measure; default: ``evaluate``'s ``relevance_level``).
 
 Ranks: tied documents (equal scores) get the average of the ranks they span;
 the N - k documents not retrieved form one tie group at the bottom, rank
-(k + 1 + N) / 2.  Unjudged retrieved documents are non-relevant.  A query
-with no relevant document (n0 = 0), or whose every document is relevant
+(k + 1 + N) / 2.  Unjudged retrieved documents are non-relevant; a query
+without a ranking (``complete=True``) has k = 0.  A query with no relevant document (n0 = 0), or whose every document is relevant
 (n0 = N), has no value: NaN, left out of the mean (the summary is the mean
 over the queries where the measure is defined).
 
@@ -190,11 +190,17 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     return {name: out[:, i].copy() for i, name in enumerate(names)}
 
 
-def _sort_arrays(scores: Any, labels: Any, offsets: Optional[Any]
+TIES: Tuple[str, ...] = ("trec", "input")
+
+
+def _sort_arrays(scores: Any, labels: Any, offsets: Optional[Any], ties: str = "trec"
                  ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rel int32, scores float64, offsets, candidates per query) in rank
-    order: score descending, equal scores kept in input order.  2-D input:
-    NaN scores mark padding."""
+    order: score descending; equal scores by column descending (``trec``, as
+    :mod:`irscore.batch`: the column index plays the document id) or in input
+    order (``input``).  2-D input: NaN scores mark padding."""
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
     if y.dtype.kind not in "iub":
@@ -209,7 +215,10 @@ def _sort_arrays(scores: Any, labels: Any, offsets: Optional[Any]
             raise ValueError("offsets apply to 1-D (ragged) input only; got 2-D scores")
         nq, nd = s.shape
         valid = ~np.isnan(s)
-        order = np.argsort(-s, axis=1, kind="stable")     # NaN (padding) sorts last
+        if ties == "trec":       # reversed columns + stable sort = column descending among ties
+            order = (nd - 1) - np.argsort(-s[:, ::-1], axis=1, kind="stable")
+        else:
+            order = np.argsort(-s, axis=1, kind="stable")     # NaN (padding) sorts last
         s_sorted = np.take_along_axis(s, order, axis=1)
         y_sorted = np.take_along_axis(y, order, axis=1)
         counts = valid.sum(axis=1).astype(np.int64)
@@ -229,7 +238,8 @@ def _sort_arrays(scores: Any, labels: Any, offsets: Optional[Any]
         nq = off.shape[0] - 1
         counts = np.diff(off)
         qidx = np.repeat(np.arange(nq, dtype=np.int64), counts)
-        order = np.lexsort((-s, qidx))
+        pos = np.arange(s.shape[0], dtype=np.int64)
+        order = np.lexsort((-pos if ties == "trec" else pos, -s, qidx))
         s_flat, y_flat = s[order], y[order]
     else:
         raise ValueError(f"scores must be 1-D (with offsets) or 2-D, got shape {s.shape}")
@@ -261,7 +271,7 @@ def _pool(rel: np.ndarray, offsets: np.ndarray, pool: Optional[Any]) -> np.ndarr
 
 def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, N: Optional[IntArrayLike] = None,
                 pool: Optional[Any] = None, relevance_level: int = 1, graded: bool = False,
-                variant: str = "default") -> Dict[str, np.ndarray]:
+                variant: str = "default", ties: str = "trec") -> Dict[str, np.ndarray]:
     """Rocchio's indices from scores and grades of candidate documents.
 
     ``scores``/``labels``: 2-D (n_queries, n_candidates; NaN scores mark
@@ -271,11 +281,13 @@ def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, N: O
     judged non-relevant).  ``N``: collection size per query (int or array);
     default: the number of candidates of each query.  ``pool``: optional
     (n_queries, n_grades) counts of the judged documents per grade when
-    relevant documents exist outside the candidates.
+    relevant documents exist outside the candidates.  ``ties`` (``trec`` or
+    ``input``) only orders equal scores; the indices give them average ranks
+    either way.
 
     Returns ``{name: float64 array (n_queries,)}``, as :func:`from_ranked`.
     """
-    rel, s, off, counts = _sort_arrays(scores, labels, offsets)
+    rel, s, off, counts = _sort_arrays(scores, labels, offsets, ties)
     levels = _pool(rel, off, pool)
     n_docs = counts if N is None else N
     return from_ranked(rel, s, off, levels, n_docs, relevance_level=relevance_level, graded=graded,
@@ -300,6 +312,21 @@ def _options(measure: Measure, level: int) -> Tuple[Optional[int], int, bool, st
     return n, lv, graded, variant
 
 
+def ranked_lists(joined: "Joined") -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rel, scores, offsets) of a Joined; a query without a ranking (the
+    stand-in of ``complete=True``) gets an empty one."""
+    bogus = getattr(joined, "bogus", None)
+    if bogus is None or not np.any(bogus):
+        return joined.rel, joined.scores, joined.offsets
+    off = joined.offsets
+    counts = np.diff(off)
+    keep = np.repeat(~np.asarray(bogus, dtype=bool), counts)
+    counts = np.where(bogus, 0, counts)
+    new_off = np.zeros_like(off)
+    np.cumsum(counts, out=new_off[1:])
+    return (np.ascontiguousarray(joined.rel[keep]), np.ascontiguousarray(joined.scores[keep]), new_off)
+
+
 def compute_joined(joined: "Joined", *, N: Optional[IntArrayLike] = None, relevance_level: int = 1,
                    graded: bool = False, variant: str = "default") -> Dict[str, np.ndarray]:
     """All Rocchio outputs for the queries of a :class:`Joined` (one kernel
@@ -313,7 +340,8 @@ def compute_joined(joined: "Joined", *, N: Optional[IntArrayLike] = None, releva
     cache = joined.__dict__.setdefault("_irscore_ext_cache", {})
     hit = cache.get(key)
     if hit is None:
-        hit = from_ranked(joined.rel, joined.scores, joined.offsets, joined.levels, N,
+        rel, scores, offsets = ranked_lists(joined)
+        hit = from_ranked(rel, scores, offsets, joined.levels, N,
                           relevance_level=relevance_level, graded=graded, variant=variant,
                           query_ids=joined.query_ids)
         cache[key] = hit
