@@ -394,6 +394,8 @@ def test_bcubed_against_bcubed_package():
         p = bc.precision(_as_item_dict(X), _as_item_dict(G))
         r = bc.recall(_as_item_dict(X), _as_item_dict(G))
         e = irscore.extended_bcubed(G, X)
+        e2 = irscore.extended_bcubed(_as_item_dict(G), _as_item_dict(X))  # the package's layout
+        assert e2["precision"] == pytest.approx(p, abs=1e-12) and e2["recall"] == pytest.approx(r, abs=1e-12)
         assert e["precision"] == pytest.approx(p, abs=1e-12)
         assert e["recall"] == pytest.approx(r, abs=1e-12)
         assert e["F"] == pytest.approx(bc.fscore(p, r) if p + r else 0.0, abs=1e-12)

@@ -612,8 +612,16 @@ def _as_clustering(x: Any, name: str) -> Organization:
     if isinstance(x, Organization):
         # levels are ignored: every cluster of every level, in one level
         return Organization({t: [[cl for lev in lv for cl in lev]] for t, lv in x._topics.items()}, name=name)
-    if isinstance(x, Mapping):
-        return Organization.from_clusters(x, name=name)
+    if isinstance(x, Mapping) and x and all(isinstance(v, (set, frozenset)) for v in x.values()):
+        # the bcubed package's layout: {item: set of cluster labels}
+        clusters: Dict[Any, List[DocId]] = {}
+        for d, labels in x.items():
+            doc = _check_doc(d, name)
+            if not labels:
+                raise ValueError(f"{name}: document {doc!r} has no cluster")
+            for lab in labels:
+                clusters.setdefault(lab, []).append(doc)
+        return Organization.from_clusters(list(clusters.values()), name=name)
     return Organization.from_clusters(x, name=name)
 
 
@@ -633,7 +641,8 @@ def bcubed(gold: Any, system: Any) -> RSResult:
     """BCubed precision, recall and F of a flat clustering.
 
     ``gold``/``system``: a list of clusters (collections of document ids), a dict of
-    them per topic, or an :class:`Organization` (all clusters of all levels).  Both
+    them per topic, the ``bcubed`` package's ``{item: set of cluster labels}``, or an
+    :class:`Organization` (all clusters of all levels).  Both
     sides must cluster the same documents.  Without overlap this is the classic
     BCubed (Bagga & Baldwin); with overlapping clusters it is the paper's
     per-occurrence variant (each membership counts as a separate item) — i.e.
