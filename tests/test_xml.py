@@ -708,3 +708,23 @@ def test_ideal_recall_base_matches_definition(seed):
     for rule in ("ancestor", "descendant"):
         got = {(d, s, e) for d, s, e, _ in X.ideal_recall_base(q, "generalised", rule)["1"]}
         assert got == brute_ideal(els, rule)
+
+
+def test_hixeval_with_element_assessments():
+    # the SPEC article example as INEX 2005-style element assessments:
+    # spe = rsize / size for highlighted [200,500) and [600,800)
+    rsize = {(0, 1000): 500, (0, 600): 300, (0, 200): 0, (200, 400): 200, (400, 600): 100,
+             (600, 1000): 200, (600, 800): 200, (800, 1000): 0}
+    els = [("a", s, e, 1.0 if r else 0.0, r / (e - s)) for (s, e), r in rsize.items()]
+    q = X.XmlQrels.from_elements({"1": els})
+    _, run = article_example()
+    r = X.hixeval(q, run, cutoffs=(1, 3))
+    assert r["hixP@1"]["1"] == pytest.approx(0.5)
+    assert r["hixR@1"]["1"] == pytest.approx(0.6)
+    assert r["hixP@3"]["1"] == pytest.approx(500 / 1800)
+    assert r["hixR@3"]["1"] == pytest.approx(1.0)
+    t = X.hixeval(q, run, cutoffs=(3,), trel="thorough", alpha=0.0)
+    # Thorough: Trel = rsize summed over all elements; alpha 0 credits every rsize
+    assert t["hixR@3"]["1"] == pytest.approx((300 + 200 + 500) / 1500)
+    with pytest.raises(ValueError, match="element assessments"):
+        X.hixeval(article_example()[0], run, trel="thorough")

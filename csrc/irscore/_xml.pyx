@@ -196,6 +196,7 @@ def focused_pass(
     const int64_t[::1] hl_start, const int64_t[::1] hl_end,
     const int64_t[::1] el_off, const int64_t[::1] el_doc,
     const int64_t[::1] el_start, const int64_t[::1] el_end, const double[::1] el_q,
+    const double[::1] el_rsize,
     const int64_t[::1] id_off, const int64_t[::1] id_doc,
     const int64_t[::1] id_start, const int64_t[::1] id_end,
     Py_ssize_t ndocs, double alpha_hix, double alpha_xcg, int seen_mode,
@@ -212,7 +213,9 @@ def focused_pass(
       out_contained 1 if an earlier result contains e_i, else 0
       out_rsize     highlighted characters in e_i
       out_novel_rel highlighted characters of e_i not in any e_j, j < i
-      out_rval      HiXEval rval(i) with ``alpha_hix``
+      out_rval      HiXEval rval(i) with ``alpha_hix``; rsize is the highlighted
+                    text of e_i or, when ``el_rsize`` is not empty, the rsize of
+                    the assessed element equal to e_i (0 if none)
       out_tree_w    XCG: sum over the maximal assessed elements c strictly
                     inside e_i of rv(c) * |c| (recursive, ``alpha_xcg``), for
                     partially seen results and for unseen results that are
@@ -228,13 +231,16 @@ def focused_pass(
     cdef Py_ssize_t t, i, j, k, m, nr, nh, ne, ni, cap_pts, cap_run, cap_el, cap_docs
     cdef Py_ssize_t nslots, a, b, sl, top, nn, mm, lo
     cdef int64_t g0, g1, cov, covrel, size, key, prev
-    cdef double csum, rv
+    cdef double csum, rv, rs
+    cdef bint use_el_rsize = el_rsize.shape[0] > 0
     cdef bint laminar
     cdef Scratch s
     cdef double *nq = NULL
     if (hl_off.shape[0] - 1 != ntop or el_off.shape[0] - 1 != ntop
             or id_off.shape[0] - 1 != ntop):
         raise ValueError("CSR offsets disagree on the number of topics")
+    if use_el_rsize and el_rsize.shape[0] != el_doc.shape[0]:
+        raise ValueError("el_rsize must be empty or have one value per assessed element")
     cap_run = 1
     cap_pts = 2
     cap_el = 1
@@ -427,11 +433,22 @@ def focused_pass(
                     else:
                         covrel = 0
                     out_novel_rel[i] = out_rsize[i] - covrel
+                    # exact assessed element
+                    out_match[i] = -1
+                    if nn > 0:
+                        key = <int64_t>a * (m + 1) + (m - b)
+                        lo = lower_bound(s.nkey, nn, key)
+                        if lo < nn and s.nkey[lo] == key:
+                            out_match[i] = s.norig[lo]
                     # HiXEval rval
+                    if use_el_rsize:
+                        rs = el_rsize[out_match[i]] if out_match[i] >= 0 else 0.0
+                    else:
+                        rs = <double>out_rsize[i]
                     if cov == 0:
-                        rv = <double>out_rsize[i]
+                        rv = rs
                     elif cov >= size:
-                        rv = (1.0 - alpha_hix) * out_rsize[i]
+                        rv = (1.0 - alpha_hix) * rs
                     else:
                         if laminar:
                             csum = fbit_prefix(s.hbit, b) - fbit_prefix(s.hbit, a)
@@ -440,17 +457,10 @@ def focused_pass(
                             for k in range(j):
                                 if s.ra[k] >= a and s.rb[k] <= b:
                                     csum += out_rval[run_off[t] + k]
-                        rv = out_rsize[i] - alpha_hix * csum
+                        rv = rs - alpha_hix * csum
                     out_rval[i] = rv
                     if a < m and rv != 0.0:
                         fbit_add(s.hbit, m, a, rv)
-                    # exact assessed element
-                    out_match[i] = -1
-                    if nn > 0:
-                        key = <int64_t>a * (m + 1) + (m - b)
-                        lo = lower_bound(s.nkey, nn, key)
-                        if lo < nn and s.nkey[lo] == key:
-                            out_match[i] = s.norig[lo]
                     # XCG: value of the assessed elements inside e_i (partially
                     # seen results, and unseen results that are not elements)
                     if nn > 0 and (cov > 0 or out_match[i] < 0) and (

@@ -8,7 +8,7 @@ F64 = npt.NDArray[np.float64]
 def focused_pass(
     run_off: I64, run_doc: I64, run_start: I64, run_end: I64,
     hl_off: I64, hl_doc: I64, hl_start: I64, hl_end: I64,
-    el_off: I64, el_doc: I64, el_start: I64, el_end: I64, el_q: F64,
+    el_off: I64, el_doc: I64, el_start: I64, el_end: I64, el_q: F64, el_rsize: F64,
     id_off: I64, id_doc: I64, id_start: I64, id_end: I64,
     ndocs: int, alpha_hix: float, alpha_xcg: float, seen_mode: int,
     out_size: I64, out_covered: I64, out_contained: I64, out_rsize: I64, out_novel_rel: I64,

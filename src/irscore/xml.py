@@ -1025,7 +1025,8 @@ class _Pass:
 
 
 def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
-              el_q: np.ndarray, use_elements: bool, seen: str = "overlap") -> _Pass:
+              el_q: np.ndarray, use_elements: bool, seen: str = "overlap",
+              el_rsize: np.ndarray = _EMPTY_F) -> _Pass:
     n = len(al.run_doc)
     out = _Pass(
         size=np.empty(n, _I64), covered=np.empty(n, _I64), contained=np.empty(n, _I64), rsize=np.empty(n, _I64),
@@ -1037,11 +1038,13 @@ def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alp
         el_off, el_doc, el_start, el_end, _ = al.el
     else:
         el_off, el_doc, el_start, el_end, el_q = np.zeros(ntop + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_F
+        el_rsize = _EMPTY_F
     _check_key_range(al, ideal[0], el_off)
     _xml.focused_pass(
         al.run_off, al.run_doc, al.run_start, al.run_end,
         al.hl[0], al.hl[1], al.hl[2], al.hl[3],
         el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64),
+        np.ascontiguousarray(el_rsize, dtype=np.float64),
         ideal[0], ideal[1], ideal[2], ideal[3],
         al.ndocs, float(alpha_hix), float(alpha_xcg), 0 if seen == "overlap" else 1,
         out.size, out.covered, out.contained, out.rsize, out.novel_rel, out.rval, out.tree_w, out.match, out.ideal_of,
@@ -1144,8 +1147,12 @@ class _Context:
         self.ideal = (g[0], g[2], g[3], g[4])
         self.ideal_gain = g[5]
         self.el_q_aligned = _element_q(qrels, quantisation)[self.al.el_rows] if qrels.has_elements else _EMPTY_F
+        # element-only assessments (INEX 2005-06): HiXEval's rsize of a result is
+        # the rsize (= spe * size) of the assessed element it equals
+        only_el = qrels.has_elements and not qrels.has_passages
+        el_rsize = (qrels.el_spe * (qrels.el_end - qrels.el_start))[self.al.el_rows] if only_el else _EMPTY_F
         self.ps = _run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
-                            qrels.has_elements and use_elements, seen)
+                            qrels.has_elements and (use_elements or only_el), seen, el_rsize)
         # match indexes the aligned el arrays; ideal_of indexes the aligned ideal arrays
         self.gain = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation, self.el_q_aligned,
                                normalise, self.ideal_gain, seen)
@@ -1197,8 +1204,11 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
     rsize - alpha * sum of rval(j) over earlier results inside e_i.
     P@k = sum rval / sum size(e_i); R@k = sum rval / Trel.  ``trel``:
-    ``"highlighted"`` (Focused: highlighted characters of the topic) or a
-    mapping topic -> Trel (e.g. the Thorough total over relevant elements).
+    ``"highlighted"`` (Focused: highlighted characters of the topic),
+    ``"thorough"`` (rsize summed over every assessed element; element
+    assessments) or a mapping topic -> Trel.  With element-only assessments
+    (INEX 2005-06) rsize(e_i) = spe * size of the assessed element equal to
+    e_i (0 for other spans).
     F is the F-beta of P and R (``beta=1``: harmonic mean).
     """
     ctx = _Context(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
@@ -1352,9 +1362,9 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
     if hix_names:
         ks = sorted({int(_match("hix", n).group(2)) for n in hix_names})
         if isinstance(trel, str):
-            if trel != "highlighted":
-                raise ValueError(f"trel must be 'highlighted' or a mapping topic -> Trel, got {trel!r}")
-            tr = ctx.trel.astype(np.float64)
+            if trel not in ("highlighted", "thorough"):
+                raise ValueError(f"trel must be 'highlighted', 'thorough' or a mapping topic -> Trel, got {trel!r}")
+            tr = _hix_trel(ctx, trel)
         elif isinstance(trel, Mapping):
             tr = np.asarray([float(trel.get(t, 0.0)) for t in al.topics], dtype=np.float64)
         else:
@@ -1389,6 +1399,32 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
             else:
                 emit(n, o_ip[:, _point_index(_match("ip", n).group(1), points, n)], has_trel)
     return res
+
+
+def _hix_trel(ctx: _Context, kind: str) -> np.ndarray:
+    """HiXEval Trel per aligned topic.  ``"highlighted"`` (Focused): highlighted
+    characters of the topic (passage assessments), or with element-only
+    assessments the rsize of the outermost assessed elements (their roots hold
+    all highlighted text of a document).  ``"thorough"``: rsize summed over
+    every assessed element (needs element assessments)."""
+    q = ctx.qrels
+    if kind == "highlighted" and q.has_passages:
+        return ctx.trel.astype(np.float64)
+    if not q.has_elements:
+        raise ValueError("trel='thorough' needs element assessments (rsize of every relevant element)")
+    rs = q.el_spe * (q.el_end - q.el_start)
+    t_of = np.repeat(np.arange(len(q.topics)), np.diff(q.el_off))
+    if kind == "highlighted":
+        keep = np.ones(len(rs), dtype=bool)
+        if len(rs) > 1:
+            same = (t_of[1:] == t_of[:-1]) & (q.el_doc[1:] == q.el_doc[:-1])
+            grp = np.concatenate([[0], np.cumsum(~same)]).astype(_I64)
+            big = int(q.el_end.max()) + 1
+            cm = np.maximum.accumulate(grp * big + q.el_end) - grp * big
+            keep[1:] = ~same | (q.el_start[1:] >= cm[:-1])
+        rs = np.where(keep, rs, 0.0)
+    per = np.bincount(t_of, weights=rs, minlength=len(q.topics)) if len(rs) else np.zeros(len(q.topics))
+    return np.ascontiguousarray(per[ctx.al.qt], dtype=np.float64)
 
 
 def _summary(name: str, per_topic: Mapping[str, float]) -> float:

@@ -37,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--non-overlapping", action="store_true",
                         help="declare the run non-overlapping (overlapping spans are an error)")
     parser.add_argument("--exh-max", type=float, default=1.0, help="scale of exh in an element TSV (2 for INEX 2005)")
+    parser.add_argument("--trel", choices=["highlighted", "thorough"], default="highlighted",
+                        help="HiXEval Trel: highlighted characters (Focused) or rsize over all elements (Thorough)")
     parser.add_argument("--ric-beta", type=float, default=0.25, help="F-beta of Relevant-in-Context article scores")
     parser.add_argument("--bep-distance", type=int, default=500, help="Best-in-Context distance n (characters)")
     parser.add_argument("--tolerance", type=int, default=500, help="T2I: consecutive non-relevant characters tolerated")
@@ -99,7 +101,7 @@ def run(args: Any) -> int:
     res = X.evaluate(qrels, run_, names, per_query=True, alpha=args.alpha, quantisation=args.quantisation,
                      ideal_overlap=args.ideal_overlap, normalise=not args.no_normalise,
                      maep_denominator=args.maep_denominator, bucketing=args.bucketing,
-                     run_overlap=args.run_overlap, seen=args.seen, complete=args.c, **options)
+                     run_overlap=args.run_overlap, seen=args.seen, trel=args.trel, complete=args.c, **options)
     out = sys.stdout
     if args.q:
         topics = sorted({t for n in names for t in res[n]}, key=X._topic_key)
