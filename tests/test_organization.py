@@ -581,8 +581,8 @@ def test_readme_example_runs(capsys):
     section = text.split("<!-- rs:begin -->", 1)[1].split("<!-- rs:end -->", 1)[0]
     if "```python" not in section:
         pytest.skip("R&S README section has no Python example yet")
-    code = section.split("```python", 1)[1].split("```", 1)[0]
-    shown = section.split("```python", 1)[1].split("```", 2)[2]
-    shown = shown.split("```text", 1)[1].split("```", 1)[0].strip()
+    after = section.split("```python", 1)[1]
+    code, rest = after.split("```", 1)
+    shown = rest.split("```text", 1)[1].split("```", 1)[0].strip()
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out.strip() == shown
