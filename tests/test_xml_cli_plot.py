@@ -64,3 +64,18 @@ def test_plots_write_png(tmp_path):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     x, y = plot_xml.ip_points(q, run, "1")
     assert y[0] == 1.0 and y[34] == 0.5 and y[84] == 0.0
+
+
+def test_cli_element_assessments(capsys):
+    rc = main(["xml", "-q", "--exh-max", "2", "--quantisation", "generalised",
+               "-m", "XCG@3,nxCG@3,MAep,ngP_o@3,hixP@10",
+               str(DATA / "elements.tsv"), str(DATA / "elements.fol")])
+    assert rc == 0
+    rows = {tuple(x.strip() for x in ln.split("\t")) for ln in capsys.readouterr().out.splitlines()}
+    # hand-worked (tests/test_xml.py::test_xcg_hand_worked_nested): gains .5, 0, .1, 0
+    assert ("XCG@3", "1", "0.6000") in rows
+    assert ("nxCG@3", "1", "%.4f" % (0.6 / 2.5)) in rows
+    assert ("MAep", "1", "%.4f" % ((1 + 1 / 3) / 3)) in rows
+    assert ("ngP_o@3", "1", "0.5000") in rows
+    # rsize = spe * size: 300 + 0 + (500 - 300) + 0 over 2000 characters
+    assert ("hixP@10", "1", "0.2500") in rows

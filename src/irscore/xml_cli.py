@@ -86,7 +86,7 @@ def run(args: Any) -> int:
         names.extend(x for x in m.split(",") if x)
     if not names:
         names = list(X.DEFAULT_MEASURES) if qrels.has_passages else [
-            "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep"]
+            "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep", "hixP@10", "hixR@10", "hixF@10"]
     fams = {X.measure_family(n) for n in names}
     options: dict = {}
     if fams & {"precall", "inex_eval"} and args.collection_size is not None:
