@@ -13,14 +13,17 @@ cluster (the facade validates all of this once).  Every function scores the side
 ``x`` against the reference side ``g``: called as (system, gold) it gives
 Reliability, as (gold, system) Sensitivity.
 
-Complexity per topic, with N occurrences, L reference levels and M occurrences of
-*multi* documents (documents with more than one membership on either side):
+Complexity per topic, with N occurrences, L reference levels and m *multi* documents
+(documents with more than one membership on either side; all others are *simple*):
 
 - priority: O(N log L) for the pairs of simple documents (weighted dominance count:
-  levels in order, Fenwick tree over the reference levels) plus O(M N) for the pairs
-  that involve a multi document;
-- relatedness and extended BCubed: O(N) over cluster memberships plus the pairs of
-  multi documents inside one cluster.
+  levels in order, Fenwick tree over the reference levels); each multi document
+  against the simple ones by 2-D prefix sums over the at most (2|A|+1)(2|B|+1)
+  rectangles where its relation counts are constant (A, B: its levels on the two
+  sides; a document whose grid would outgrow the topic is scanned instead,
+  O(N log |B|)); pairs of two multi documents one document pair at a time: O(m^2);
+- relatedness and extended BCubed: O(N) over cluster memberships (contingency
+  counts) plus the pairs of multi documents inside one cluster.
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, free
@@ -185,7 +188,7 @@ cdef inline int64_t _count_above(const int32_t *occ_a, int32_t na, const int32_t
     A and B are sorted occurrence lists; ``tail_a``/``tail_b`` >= 0 replace an empty
     list by one virtual occurrence at that level (the long tail)."""
     cdef int64_t total = 0
-    cdef int32_t ia = 0, ib, la, lb
+    cdef int32_t ia = 0, ib, lb
     if na == 0 and tail_a < 0:
         return 0
     if nb == 0 and tail_b < 0:
@@ -452,7 +455,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     cdef int32_t LX = t.LX, LG = t.LG, size = t.LG + 1
     cdef int64_t xa = t.xa, ga = t.ga, pos
     cdef int32_t k, s, nmd = 0, i, j, q, K, J, v, last, beta, x, y, kg_eff
-    cdef int64_t nxb_tot = 0, ngb_tot = 0, grid_tot = 0, nq = 0
+    cdef int64_t nxb_tot = 0, ngb_tot = 0, grid_tot = 0
     cdef int32_t *mdoc = NULL
     cdef int64_t *xb_ptr = NULL
     cdef int64_t *gb_ptr = NULL
@@ -464,7 +467,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     cdef int32_t *q_slot = NULL
     cdef int32_t *q_idx = NULL
     cdef int64_t *q_fill = NULL
-    cdef double acc = 0.0, Pw, Pf, Sw, Sf, sfl, swl, sfg, swg, sf_all, sw_all
+    cdef double acc = 0.0, Sw, Sf, sfl, swl, sfg, swg, sf_all, sw_all
     cdef double cxl, cxg, cgl, cgg, pbel, pabo, coefW, coefF
     cdef int32_t ia, ib, ja, jb, na, ng_
     cdef int64_t cell, row0, row1
@@ -554,7 +557,6 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             gbv[pos + J] = LG + 1
         gb_ptr[s + 1] = pos + J + 1
         grid_ptr[s + 1] = grid_ptr[s] + 2 * (K + 1) * (J + 1)
-        nq += K + 1
         for i in range(K + 1):
             q_ptr[xbv[xb_ptr[s] + i] + 1] += 1
         s += 1
@@ -783,8 +785,8 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
     cdef Work w
     cdef Topic t
     cdef int rc
-    cdef int64_t maxocc, i, start, j, xa, ga
-    cdef int32_t k, e, g, q, r, cl, nt_, ax, ag, cnt_e, ndoc
+    cdef int64_t maxocc, i, j, xa, ga
+    cdef int32_t k, e, g, q, cl, nt_, ax, ag, cnt_e, ndoc
     cdef double total, s
     cdef int32_t *cstart = NULL
     if g_ptr.shape[0] != nt + 1 or out.shape[0] < nt:
