@@ -155,3 +155,9 @@ def test_complete_counts_missing_topics_as_zero():
     assert r["MAiP"] == {"1": 1.0, "2": 0.0}
     assert r["nxCG@1"] == {"1": 1.0, "2": 0.0}
     assert X.evaluate(q, run, ["MAiP"], complete=True)["MAiP"] == 0.5
+
+
+def test_complete_with_an_empty_run():
+    q = X.XmlQrels.from_passages({"1": [("a", 0, 10)]})
+    r = X.evaluate(q, X.XmlRun.from_spans({}), ["MAiP", "nxCG@5", "MAgP_RiC"], per_query=True, complete=True)
+    assert r == {"MAiP": {"1": 0.0}, "nxCG@5": {"1": 0.0}, "MAgP_RiC": {"1": 0.0}}

@@ -974,8 +974,11 @@ def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
     qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=_I64)
     # run rows of each aligned topic (missing topic -> empty)
     rt = np.asarray([run.topic_index.get(t, -1) for t in topics], dtype=_I64)
-    lo = np.where(rt >= 0, run.off[np.maximum(rt, 0)], 0)
-    hi = np.where(rt >= 0, run.off[np.maximum(rt, 0) + 1], 0)
+    has = rt >= 0
+    lo = np.zeros(len(rt), dtype=_I64)
+    hi = np.zeros(len(rt), dtype=_I64)
+    lo[has] = run.off[rt[has]]
+    hi[has] = run.off[rt[has] + 1]
     counts = hi - lo
     run_off = _csr(counts.tolist())
     total = int(run_off[-1])
