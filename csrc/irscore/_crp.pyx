@@ -126,10 +126,10 @@ def scalars(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:,
     cdef Py_ssize_t S = G if G > 1 else 1
     cdef int64_t *bmin
     cdef int64_t *bmax
-    cdef Py_ssize_t q, i, t
+    cdef Py_ssize_t q, i, t, end
     cdef int64_t R, j, c, minv, argmin, bal, chg, b
     cdef int32_t g
-    cdef bint have_loss, allzero, prev_pos, pos
+    cdef bint allzero, prev_pos, pos
     cdef double loss
     bmin = <int64_t *> malloc(2 * S * sizeof(int64_t))
     if bmin == NULL:
@@ -152,34 +152,55 @@ def scalars(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:,
                 chg = 0
                 allzero = True
                 prev_pos = False
-                for i in range(offsets[q], offsets[q + 1] + pad_to):
-                    if i < offsets[q + 1]:
+                i = offsets[q]
+                end = offsets[q + 1]
+                # ranks 1..R: the curve may go up and down
+                while j < R:
+                    if i < end:
                         g = rel[i]
+                        i += 1
                         if g == -1 and condensed:
                             continue
+                    elif j < pad_to:
+                        g = -2          # padding: a non-relevant document
                     else:
-                        # padding with non-relevant documents up to pad_to
-                        if j >= pad_to:
-                            break
-                        if j >= R:
-                            # RP = 0 from here on: the curve stays constant
-                            break
-                        g = -2
+                        break
                     j += 1
                     c += rp_at(j, g, level, R, bmin, bmax)
-                    if j == R:
-                        loss = <double> c
                     if argmin == 0 or c < minv:
                         minv = c
                         argmin = j
-                    if bal == 0 and j >= R and c >= 0:
-                        bal = j
                     pos = c > 0
                     if j > 1 and chg == 0 and pos != prev_pos:
                         chg = j - 1
                     prev_pos = pos
                     if c != 0:
                         allzero = False
+                if j == R:
+                    loss = <double> c
+                    if c >= 0:
+                        bal = R
+                    # after R every RP is >= 0 (non-relevant: 0, relevant: too late), so
+                    # the curve is non-decreasing, its minimum is behind, and padding adds
+                    # nothing: only the first rank where it reaches 0 (> 0 for MATTERS)
+                    # is left to find
+                    if (bal == 0 and not matters) or (chg == 0 and matters):
+                        while i < end:
+                            g = rel[i]
+                            i += 1
+                            if g < level:
+                                if g != -1 or not condensed:
+                                    j += 1
+                                continue
+                            j += 1
+                            c += j - bmax[g]
+                            if matters:
+                                if c > 0:
+                                    chg = j - 1
+                                    break
+                            elif c >= 0:
+                                bal = j
+                                break
                 out[q, C_LOSS] = loss
                 out[q, C_WORST] = -0.5 * <double> R * <double> (R + 1)
                 out[q, C_TURN] = <double> argmin if argmin > 0 else NAN

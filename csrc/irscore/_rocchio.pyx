@@ -20,7 +20,8 @@ reverse level order).  With ``graded`` false there is a single level
 (grade >= level).
 
 Everything is linear in the run length: the rank order is given, tie groups
-are runs of equal scores.
+are runs of equal scores; the scan looks for the relevant documents and
+measures the tie group around each one.
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, free
@@ -101,7 +102,7 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
     cdef int64_t *seen
     cdef int64_t *cnt
     cdef int64_t *touched
-    cdef Py_ssize_t q, i, j, t, u, lo, hi, nt
+    cdef Py_ssize_t q, i, j, a, t, u, lo, hi, nt
     cdef int64_t g, key, n0, N, k, m, above, gmax
     cdef double err, err_ln, err_max, err_ln_max, avg, log_avg, s, d
     cdef double sum_ideal, sum_ln_ideal, rn, sgn
@@ -145,20 +146,26 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
                 err = 0.0
                 err_ln = 0.0
                 sgn = 0.0
-                # retrieved documents, tie group by tie group
+                # retrieved documents: find the relevant ones, then their tie group
                 i = lo
                 while i < hi:
+                    if rel[i] < level:
+                        i += 1
+                        continue
                     s = scores[i]
+                    a = i
+                    while a > lo and scores[a - 1] == s:
+                        a -= 1
                     j = i + 1
                     while j < hi and scores[j] == s:
                         j += 1
-                    avg = 0.5 * <double> ((i - lo + 1) + (j - lo))
-                    if j - i == 1:
+                    # tie group [a, j): ranks a-lo+1 .. j-lo
+                    avg = 0.5 * <double> ((a - lo + 1) + (j - lo))
+                    if j - a == 1:
                         g = rel[i]
-                        if g >= level:
-                            key = g if graded else 0
-                            add_unit(1, avg, log(avg), base[key] + seen[key], &err, &err_ln, &sgn)
-                            seen[key] += 1
+                        key = g if graded else 0
+                        add_unit(1, avg, log(avg), base[key] + seen[key], &err, &err_ln, &sgn)
+                        seen[key] += 1
                     else:
                         nt = 0
                         for t in range(i, j):
@@ -169,13 +176,12 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
                                     touched[nt] = key
                                     nt += 1
                                 cnt[key] += 1
-                        if nt:
-                            log_avg = log(avg)
-                            for u in range(nt):
-                                key = touched[u]
-                                add_unit(cnt[key], avg, log_avg, base[key] + seen[key], &err, &err_ln, &sgn)
-                                seen[key] += cnt[key]
-                                cnt[key] = 0
+                        log_avg = log(avg)
+                        for u in range(nt):
+                            key = touched[u]
+                            add_unit(cnt[key], avg, log_avg, base[key] + seen[key], &err, &err_ln, &sgn)
+                            seen[key] += cnt[key]
+                            cnt[key] = 0
                     i = j
                 # documents not retrieved: one tie group at the bottom
                 avg = 0.5 * (<double> (k + 1) + <double> N)
