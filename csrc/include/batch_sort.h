@@ -122,14 +122,15 @@ static inline void bs_cmp_sort(bs_item *a, int64_t n)
     bs_introsort(a, n, 2 * depth + 2);
 }
 
-/* Sort a[0..n) into rank order.  tmp: n items, bk: n int32, hist: n + 1 int32. */
-static inline void bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
+/* Sort a[0..n) into rank order; returns a or tmp, whichever holds the result.
+ * tmp: n items, bk: n int32, hist: 2n + 1 int32. */
+static inline bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
 {
-    int64_t i;
+    int64_t i, nb = 2 * n;
     double lo, hi, inv;
     if (n <= 32) {
         bs_insertion(a, n);
-        return;
+        return a;
     }
     lo = hi = a[0].s;
     for (i = 1; i < n; i++) {
@@ -139,43 +140,52 @@ static inline void bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int
     }
     if (!(hi > lo)) {           /* all tied: tb order */
         bs_cmp_sort(a, n);
-        return;
+        return a;
     }
-    inv = (double)n / (hi - lo);
+    inv = (double)nb / (hi - lo);
     if (!isfinite(lo) || !isfinite(hi) || !isfinite(inv) || !(inv > 0.0)) {
         bs_cmp_sort(a, n);
-        return;
+        return a;
     }
-    memset(hist, 0, (size_t)(n + 1) * sizeof(int32_t));
+    memset(hist, 0, (size_t)(nb + 1) * sizeof(int32_t));
     for (i = 0; i < n; i++) {
         /* monotone: a higher score never lands in a later bucket */
         int64_t b = (int64_t)((hi - a[i].s) * inv);
-        if (b >= n) b = n - 1;
+        if (b >= nb) b = nb - 1;
         if (b < 0) b = 0;
         bk[i] = (int32_t)b;
         hist[b + 1]++;
     }
-    for (i = 0; i < n; i++)
-        hist[i + 1] += hist[i];
-    /* hist[b] = start of bucket b */
-    for (i = 0; i < n; i++)
-        tmp[hist[bk[i]]++] = a[i];
-    /* now hist[b] = end of bucket b = start of bucket b + 1 */
     {
-        int64_t start = 0, b;
-        for (b = 0; b < n; b++) {
-            int64_t end = hist[b];
-            int64_t m = end - start;
-            if (m > 1) {
-                if (m <= 32)
-                    bs_insertion(tmp + start, m);
-                else
-                    bs_cmp_sort(tmp + start, m);
+        int32_t mx = 0;
+        for (i = 0; i < nb; i++) {
+            if (hist[i + 1] > mx) mx = hist[i + 1];
+            hist[i + 1] += hist[i];
+        }
+        /* hist[b] = start of bucket b */
+        for (i = 0; i < n; i++)
+            tmp[hist[bk[i]]++] = a[i];
+        if (mx <= 16) {
+            /* items are out of place only within their bucket: one insertion
+               pass costs O(n * max bucket) at worst */
+            bs_insertion(tmp, n);
+        } else {
+            /* hist[b] = end of bucket b */
+            int64_t start = 0, b;
+            for (b = 0; b < nb; b++) {
+                int64_t end = hist[b];
+                int64_t m = end - start;
+                if (m > 1) {
+                    if (m <= 32)
+                        bs_insertion(tmp + start, m);
+                    else
+                        bs_cmp_sort(tmp + start, m);
+                }
+                start = end;
             }
-            start = end;
         }
     }
-    memcpy(a, tmp, (size_t)n * sizeof(bs_item));
+    return tmp;
 }
 
 /* The first min(k, n) items of a[0..n) in rank order, written to out (k slots). */

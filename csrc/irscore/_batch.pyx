@@ -24,7 +24,7 @@ cdef extern from "batch_sort.h" nogil:
         int32_t t
         int32_t tb
     bint bs_before(const bs_item *a, const bs_item *b)
-    void bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
+    bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
     void bs_cmp_sort(bs_item *a, int64_t n)
     int64_t bs_topk(const bs_item *a, int64_t n, int64_t k, bs_item *out)
 
@@ -63,7 +63,7 @@ ctypedef fused label_t:
 
 cdef struct Work:
     bs_item *items     # valid candidates, candidate order
-    bs_item *srt       # the same in rank order (or the top k)
+    bs_item *top       # the top k (partial selection)
     bs_item *scr       # scratch
     int32_t *bk
     int32_t *hist
@@ -73,6 +73,7 @@ cdef struct Work:
     int64_t *run_c     # ideal: how many of each
     int64_t *gb        # tie-group boundaries (average ties)
     double *idisc      # 1 / log2(i + 2)
+    double *inv        # 1 / (i + 1)
     int64_t cap
 
 
@@ -80,27 +81,29 @@ cdef int work_alloc(Work *w, int64_t cap) noexcept nogil:
     cdef int64_t i, c = cap + 2
     w.cap = cap
     w.items = <bs_item *> malloc(c * sizeof(bs_item))
-    w.srt = <bs_item *> malloc(c * sizeof(bs_item))
+    w.top = <bs_item *> malloc((TOPK_MAX + 1) * sizeof(bs_item))
     w.scr = <bs_item *> malloc(c * sizeof(bs_item))
     w.bk = <int32_t *> malloc(c * sizeof(int32_t))
-    w.hist = <int32_t *> malloc((c + 1) * sizeof(int32_t))
+    w.hist = <int32_t *> malloc((2 * c + 1) * sizeof(int32_t))
     w.vl = <double *> malloc(c * sizeof(double))
     w.rl = <double *> malloc(c * sizeof(double))
     w.run_v = <double *> malloc((c + 1) * sizeof(double))
     w.run_c = <int64_t *> malloc((c + 1) * sizeof(int64_t))
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
     w.idisc = <double *> malloc(c * sizeof(double))
-    if (w.items == NULL or w.srt == NULL or w.scr == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
+    w.inv = <double *> malloc(c * sizeof(double))
+    if (w.items == NULL or w.top == NULL or w.inv == NULL or w.scr == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
             or w.rl == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
         w.idisc[i] = 1.0 / log2(<double> (i + 2))
+        w.inv[i] = 1.0 / <double> (i + 1)
     return 0
 
 
 cdef void work_free(Work *w) noexcept nogil:
     free(w.items)
-    free(w.srt)
+    free(w.top)
     free(w.scr)
     free(w.bk)
     free(w.hist)
@@ -110,6 +113,7 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.run_c)
     free(w.gb)
     free(w.idisc)
+    free(w.inv)
 
 
 cdef inline double gain_of(double lab, int gk) noexcept nogil:
@@ -186,16 +190,12 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
     memset(hist, 0, sizeof(hist))
     for t in range(r.n):
         v = w.vl[t]
-        if v > 0.0:
-            iv = <int64_t> v
-            if small and iv < 256 and <double> iv == v:
-                hist[iv] += 1
-            else:
-                small = 0
-            w.scr[npos].s = v
-            w.scr[npos].t = 0
-            w.scr[npos].tb = 0
-            npos += 1
+        iv = <int64_t> v
+        if <double> iv == v and iv >= 0 and iv < 256:
+            hist[iv] += 1
+        elif v > 0.0:
+            small = 0
+            break
     if small:
         for g in range(255, 0, -1):
             if hist[g] > 0:
@@ -203,6 +203,13 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
                 w.run_c[nr] = hist[g]
                 nr += 1
     else:
+        for t in range(r.n):
+            v = w.vl[t]
+            if v > 0.0:
+                w.scr[npos].s = v
+                w.scr[npos].t = 0
+                w.scr[npos].tb = 0
+                npos += 1
         bs_cmp_sort(w.scr, npos)
         for t in range(npos):
             if nr > 0 and w.run_v[nr - 1] == w.scr[t].s:
@@ -255,7 +262,7 @@ cdef double ideal_dcg(const Work *w, const Row *r, int64_t k, int gk, int dk) no
 cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, int dk,
                      int nrel_mode, int64_t nrel1, const int64_t *nrel2, int64_t G,
                      double default_thr, double extra_label) noexcept nogil:
-    cdef int64_t i, m, c = 0, R, best, t
+    cdef int64_t i, m, c = 0, R, best, t, x
     cdef double s = 0.0, idcg
     cdef const double *rl = w.rl
     if kind == K_NDCG or kind == K_DCG:
@@ -270,15 +277,16 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         idcg = ideal_dcg(w, r, k if k >= 0 else (<int64_t> 1) << 62, gk, dk)
         return s / idcg if idcg > 0.0 else 0.0
     if kind == K_AP:
-        R = total_rel(w, r, thr, nrel_mode, nrel1, nrel2, G)
-        if R <= 0:
-            return 0.0
         m = r.ns if (k < 0 or r.ns < k) else k
         for i in range(m):
-            if rl[i] >= thr:
-                c += 1
-                s += <double> c / <double> (i + 1)
-        return s / <double> R
+            x = rl[i] >= thr
+            c += x
+            s += <double> (x * c) * w.inv[i]
+        if nrel_mode == 0 and m == r.n:
+            R = c       # every candidate was seen
+        else:
+            R = total_rel(w, r, thr, nrel_mode, nrel1, nrel2, G)
+        return s / <double> R if R > 0 else 0.0
     if kind == K_P or kind == K_R or kind == K_SUCCESS:
         m = r.ns if r.ns < k else k
         for i in range(m):
@@ -491,6 +499,7 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
     cdef Row r
     cdef int kind
     cdef const int64_t *n2 = NULL
+    cdef bs_item *srt
     cdef int64_t n1 = 0
     # everything that could make the loop read out of bounds is checked here
     if labels.shape[0] != N or lens.shape[0] != nq or out.shape[1] != nops \
@@ -548,21 +557,18 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
             elif nrel_mode == 2:
                 n2 = &nrel2[q, 0]
             if partial:
-                r.ns = bs_topk(w.items, n, kmax, w.srt)
+                r.ns = bs_topk(w.items, n, kmax, w.top)
                 for i in range(r.ns):
-                    w.rl[i] = w.vl[w.srt[i].t]
+                    w.rl[i] = w.vl[w.top[i].t]
             else:
-                # w.items stays in candidate order (RR's scan); sort a copy
-                for i in range(n):
-                    w.srt[i] = w.items[i]
-                bs_sort(w.srt, n, w.scr, w.bk, w.hist)
+                srt = bs_sort(w.items, n, w.scr, w.bk, w.hist)
                 r.ns = n
                 for i in range(n):
-                    w.rl[i] = w.vl[w.srt[i].t]
+                    w.rl[i] = w.vl[srt[i].t]
                 if tie_mode == 2:
                     r.ng = 0
                     for i in range(n):
-                        if i == 0 or w.srt[i].s != w.srt[i - 1].s:
+                        if i == 0 or srt[i].s != srt[i - 1].s:
                             w.gb[r.ng] = i
                             r.ng += 1
                     w.gb[r.ng] = n
