@@ -21,9 +21,24 @@ this measure; default: ``evaluate``'s ``relevance_level``).
 Ranks: tied documents (equal scores) get the average of the ranks they span;
 the N - k documents not retrieved form one tie group at the bottom, rank
 (k + 1 + N) / 2.  Unjudged retrieved documents are non-relevant; a query
-without a ranking (``complete=True``) has k = 0.  A query with no relevant document (n0 = 0), or whose every document is relevant
-(n0 = N), has no value: NaN, left out of the mean (the summary is the mean
-over the queries where the measure is defined).
+without a ranking (``complete=True``) has k = 0.  A query with no relevant
+document (n0 = 0), or whose every document is relevant (n0 = N), has no
+value: NaN, left out of the mean (the summary is the mean over the queries
+where the measure is defined).
+
+Graded relevance (``graded=True``): the grades >= the relevance level are
+levels L1 > L2 > ...; level k's ideal ranks are the positions after all
+higher levels; the relevant documents of a level, in rank order, are paired
+with its ideal ranks in order and only the positive differences count
+(Rocchio's "positive differences"), for ranks (Rnorm, rank_recall) and for
+log ranks (Pnorm, log_precision).  Documents of one level sharing a tie group
+share their average rank and are taken as one unit (the positive part of
+their summed difference), so that binary grades give exactly the binary
+formulas.  Normaliser: the error of the worst order (non-relevant documents
+first, then the levels from the lowest to the highest).  rank_recall =
+S / (S + E) and log_precision = ln(n0!) / (ln(n0!) + E_ln) with S = sum i.
+``variant="smart1966"`` adds n0 to Rnorm's denominator (E_max + n0; binary:
+n0 (N - n0 + 1)).
 
 Array-level entry points (no TREC files): :func:`from_arrays` (scores and
 grades per candidate, any order) and :func:`from_ranked` (the rank-ordered
