@@ -130,7 +130,7 @@ def test_matters_touching_zero():
 @pytest.mark.parametrize("condensed", [False, True])
 def test_curves_and_scalars_match_reference(condensed):
     rng = np.random.default_rng(11 + condensed)
-    cases, pads, levels = [], [], []
+    cases = []
     for _ in range(300):
         cases.append(random_case(rng, int(rng.integers(0, 30)), int(rng.integers(0, 10))))
     rel, off, lv = arrays(cases)
@@ -379,8 +379,8 @@ def test_plot_reexports_xml_plots():
         import irscore.plot_xml as px
     except ImportError:
         with pytest.raises(AttributeError):
-            plot.ip_curve
+            _ = plot.ip_curve
         return
     assert plot.ip_curve is px.ip_curve and plot.ep_gr_curve is px.ep_gr_curve
     with pytest.raises(AttributeError):
-        plot.no_such_plot
+        _ = plot.no_such_plot

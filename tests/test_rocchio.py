@@ -156,7 +156,7 @@ def test_seed_graded_example():
     assert math.isnan(res["Rnorm"])          # n0 = N: undefined
     # in a larger collection the same order gives 1 - 3 / E_max
     res = run_one(grades, scores, pool, 20, graded=True)
-    e, el, emax, elmax = ref_errors(grades, scores, pool, 20, graded=True)
+    _, el, emax, elmax = ref_errors(grades, scores, pool, 20, graded=True)
     assert (res["error"], res["error_max"]) == (3.0, emax)
     assert res["Rnorm"] == pytest.approx(1 - 3 / emax, abs=1e-12)
     assert res["Pnorm"] == pytest.approx(1 - el / elmax, abs=1e-12)

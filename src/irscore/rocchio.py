@@ -115,6 +115,7 @@ def _check_variant(variant: Any) -> str:
 
 
 def _as_n_docs(N: IntArrayLike, nq: int) -> np.ndarray:
+    n: np.ndarray
     if np.ndim(N) == 0:
         n = np.full(nq, _parse_int(N if not isinstance(N, np.ndarray) else N.item(), "N"), dtype=np.int64)
     else:
@@ -218,6 +219,7 @@ def _sort_arrays(scores: Any, labels: Any, offsets: Optional[Any], ties: str = "
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(labels)
+    off: np.ndarray
     if y.dtype.kind not in "iub":
         if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
             y = y.astype(np.int64)
