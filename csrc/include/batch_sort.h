@@ -132,11 +132,22 @@ static inline bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk,
         bs_insertion(a, n);
         return a;
     }
-    lo = hi = a[0].s;
-    for (i = 1; i < n; i++) {
-        double s = a[i].s;
-        if (s < lo) lo = s;
-        if (s > hi) hi = s;
+    {
+        /* four independent accumulators: min/max latency does not chain */
+        double l0 = a[0].s, l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
+        for (i = 0; i + 4 <= n; i += 4) {
+            double s0 = a[i].s, s1 = a[i + 1].s, s2 = a[i + 2].s, s3 = a[i + 3].s;
+            l0 = s0 < l0 ? s0 : l0; h0 = s0 > h0 ? s0 : h0;
+            l1 = s1 < l1 ? s1 : l1; h1 = s1 > h1 ? s1 : h1;
+            l2 = s2 < l2 ? s2 : l2; h2 = s2 > h2 ? s2 : h2;
+            l3 = s3 < l3 ? s3 : l3; h3 = s3 > h3 ? s3 : h3;
+        }
+        for (; i < n; i++) {
+            double s0 = a[i].s;
+            l0 = s0 < l0 ? s0 : l0; h0 = s0 > h0 ? s0 : h0;
+        }
+        l0 = l1 < l0 ? l1 : l0; l2 = l3 < l2 ? l3 : l2; lo = l2 < l0 ? l2 : l0;
+        h0 = h1 > h0 ? h1 : h0; h2 = h3 > h2 ? h3 : h2; hi = h2 > h0 ? h2 : h0;
     }
     if (!(hi > lo)) {           /* all tied: tb order */
         bs_cmp_sort(a, n);

@@ -14,7 +14,7 @@ form, never by enumeration.
 Op kinds (keep in sync with ``irscore/batch.py``): see the ``DEF`` block.
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, int8_t, int16_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.math cimport log2, pow, INFINITY
 
@@ -74,6 +74,7 @@ cdef struct Work:
     int64_t *gb        # tie-group boundaries (average ties)
     double *idisc      # 1 / log2(i + 2)
     double *inv        # 1 / (i + 1)
+    int64_t *ghist     # 4 x 256 grade counters, zero between uses
     int64_t cap
 
 
@@ -92,7 +93,8 @@ cdef int work_alloc(Work *w, int64_t cap) noexcept nogil:
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
     w.idisc = <double *> malloc(c * sizeof(double))
     w.inv = <double *> malloc(c * sizeof(double))
-    if (w.items == NULL or w.top == NULL or w.inv == NULL or w.scr == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
+    w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
+    if (w.items == NULL or w.top == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
             or w.rl == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
@@ -114,6 +116,7 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.gb)
     free(w.idisc)
     free(w.inv)
+    free(w.ghist)
 
 
 cdef inline double gain_of(double lab, int gk) noexcept nogil:
@@ -176,9 +179,11 @@ cdef int64_t total_rel(const Work *w, Row *r, double thr, int nrel_mode, int64_t
 cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_t *nrel2,
                      int64_t G, double default_thr, double extra_label) noexcept nogil:
     """Ideal ranking as runs (value, count), values descending, positive only."""
-    cdef int64_t t, g, nr = 0, npos = 0, small = 1, extra, iv
+    cdef int64_t t, g, nr = 0, npos = 0, small = 1, extra, iv, maxg = 0, c
+    cdef int64_t n = r.n
+    cdef const double *vl = w.vl
     cdef double v
-    cdef int64_t hist[256]
+    cdef int64_t *hist = w.ghist      # all zero between calls
     if nrel_mode == 2:
         for g in range(G - 1, 0, -1):
             if nrel2[g] > 0:
@@ -187,22 +192,33 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
                 nr += 1
         r.nruns = nr
         return
-    memset(hist, 0, sizeof(hist))
-    for t in range(r.n):
-        v = w.vl[t]
-        iv = <int64_t> v
-        if <double> iv == v and iv >= 0 and iv < 256:
-            hist[iv] += 1
-        elif v > 0.0:
+    # four interleaved counters per grade: repeated grades do not serialise
+    # on one memory cell; non-integer or large labels leave the fast path
+    t = 0
+    while t < n:
+        v = vl[t]
+        if v >= 0.0 and v < 256.0:
+            iv = <int64_t> v
+            if <double> iv == v:
+                hist[(iv << 2) | (t & 3)] += 1
+                if iv > maxg:
+                    maxg = iv
+                t += 1
+                continue
+        if v > 0.0:
             small = 0
             break
+        t += 1
     if small:
-        for g in range(255, 0, -1):
-            if hist[g] > 0:
+        for g in range(maxg, 0, -1):
+            c = hist[4 * g] + hist[4 * g + 1] + hist[4 * g + 2] + hist[4 * g + 3]
+            if c > 0:
                 w.run_v[nr] = <double> g
-                w.run_c[nr] = hist[g]
+                w.run_c[nr] = c
                 nr += 1
-    else:
+    for g in range(4 * maxg + 4):
+        hist[g] = 0
+    if not small:
         for t in range(r.n):
             v = w.vl[t]
             if v > 0.0:
