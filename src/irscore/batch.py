@@ -169,6 +169,11 @@ class _Plan:
         self.native: List[int] = []            # index into keys of each native op
         self.other: List[Tuple[int, str, Measure]] = []
         self.uses_r_levels: set = set()
+        self.op_kind: np.ndarray = np.zeros(0, dtype=np.int32)
+        self.op_k: np.ndarray = np.zeros(0, dtype=np.int64)
+        self.op_thr: np.ndarray = np.zeros(0, dtype=np.float64)
+        self.op_gain: np.ndarray = np.zeros(0, dtype=np.int32)
+        self.op_disc: np.ndarray = np.zeros(0, dtype=np.int32)
 
 
 _PLANS: Dict[Any, _Plan] = {}
@@ -203,7 +208,7 @@ def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
 
 
 def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
-    key = (measures if isinstance(measures, str) else tuple(measures), float_labels, level)
+    key: Any = (measures if isinstance(measures, str) else tuple(measures), float_labels, level)
     try:
         p = _PLANS.get(key)
     except TypeError:       # unhashable items: report them below
@@ -324,8 +329,8 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
                 raise ValueError(f"lengths: negative length {int(lens.min())}")
             if lens.max() > ncol:
                 raise ValueError(f"lengths: length {int(lens.max())} exceeds the {ncol} columns")
-        sc_flat = sc.reshape(-1)
-        lb_flat = lb.reshape(-1)
+        sc_flat: np.ndarray = sc.reshape(-1)
+        lb_flat: np.ndarray = lb.reshape(-1)
     elif sc.ndim == 1:
         if offsets is None:
             raise ValueError("offsets: 1-D scores are a ragged batch and need CSR offsets "
@@ -357,7 +362,9 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     level_default = _level_thr(Measure("map"), float_labels, relevance_level)
 
     # n_relevant
-    nrel_mode, nrel1, nrel2 = 0, _EMPTY_I64, _EMPTY_I64_2D
+    nrel_mode = 0
+    nrel1: np.ndarray = _EMPTY_I64
+    nrel2: np.ndarray = _EMPTY_I64_2D
     extra_label = 0.0
     if n_relevant is not None:
         nr = _as_array(n_relevant, "n_relevant")
