@@ -137,6 +137,39 @@ def test_torch_cpu_tensors():
         np.testing.assert_array_equal(flat[m], want[m])
 
 
+def test_torch_bfloat16_and_dlpack_only_objects():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(1)
+    s = torch.randn(8, 20, generator=g)
+    lab = torch.randint(0, 3, (8, 20), generator=g)
+    want = batch.evaluate(s.bfloat16().float().numpy(), lab.numpy(), M)
+    got = batch.evaluate(s.bfloat16(), lab, M)
+    for m in M:
+        np.testing.assert_array_equal(got[m], want[m])
+
+    class OnlyDLPack:        # an array type numpy reads through DLPack alone
+        def __init__(self, t):
+            self.t = t
+
+        def __dlpack__(self, **kw):
+            return self.t.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.t.__dlpack_device__()
+
+    got = batch.evaluate(OnlyDLPack(s), OnlyDLPack(lab), M)
+    want = batch.evaluate(s.numpy(), lab.numpy(), M)
+    for m in M:
+        np.testing.assert_array_equal(got[m], want[m])
+
+    class OnGPU(OnlyDLPack):
+        def __dlpack_device__(self):
+            return (2, 0)        # kDLCUDA
+
+    with pytest.raises(ValueError, match="scores.*host"):
+        batch.evaluate(OnGPU(s), lab, M)
+
+
 def test_torch_tensor_off_cpu_is_refused():
     torch = pytest.importorskip("torch")
     s = torch.empty((2, 3), device="meta")

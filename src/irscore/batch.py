@@ -101,9 +101,25 @@ def _as_array(x: Any, name: str) -> np.ndarray:
     if isinstance(dev_type, str) and dev_type != "cpu":
         raise ValueError(f"{name}: the tensor is on device {dev!s}; irscore computes on the CPU, "
                          f"move it first (e.g. {name}.detach().cpu())")
+    dl_device = getattr(x, "__dlpack_device__", None)
+    if callable(dl_device) and dev_type is None:
+        try:
+            kind = int(dl_device()[0])
+        except Exception:  # noqa: BLE001 - not a usable DLPack object; numpy decides below
+            kind = 1
+        if kind not in (1, 3):      # kDLCPU, kDLCUDAHost (host memory)
+            raise ValueError(f"{name}: the array is not in host memory (DLPack device type {kind}); "
+                             "irscore computes on the CPU, copy it to the host first")
     detach = getattr(x, "detach", None)
     if callable(detach):
         x = detach()
+        if str(getattr(x, "dtype", "")) == "torch.bfloat16":     # numpy has no bfloat16: one copy
+            x = x.float()
+    if not hasattr(x, "__array__") and hasattr(x, "__dlpack__"):
+        try:
+            return np.from_dlpack(x)
+        except Exception as exc:  # noqa: BLE001
+            raise TypeError(f"{name}: cannot be read through DLPack ({exc})") from None
     try:
         a = np.asarray(x)
     except Exception as exc:  # noqa: BLE001 - report what numpy said
