@@ -3,8 +3,6 @@ an independent per-document reference, worst-order maximality, the TREC /
 array / batch paths and bad input."""
 import itertools
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -12,7 +10,6 @@ import pytest
 import irscore
 from irscore import rocchio
 
-from conftest import REPO
 
 NAMES = ("Rnorm", "Pnorm", "rank_recall", "log_precision", "scaled_recall")
 
@@ -379,16 +376,19 @@ def test_ragged_and_readonly_input():
     assert res["Rnorm"][0] == pytest.approx(ref_measures([1, 0, 1, None], [4, 3, 3, 1], {0: 3, 1: 2}, 9)[0])
 
 
-def test_cli_prints_rnorm(tmp_path):
+def test_cli_prints_rnorm(tmp_path, capsys):
+    from irscore.cli import main
+
     q = tmp_path / "qrels"
     r = tmp_path / "run"
     q.write_text("1 0 a 1\n1 0 b 0\n1 0 c 1\n")
     r.write_text("1 Q0 a 1 3.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 1.0 t\n")
-    out = subprocess.run([sys.executable, "-m", "irscore", "eval", "-q", "-m", "Rnorm(N=10)", str(q), str(r)],
-                         capture_output=True, text=True, cwd=REPO, env={"PYTHONPATH": str(REPO / "src")},
-                         check=True).stdout
-    # relevant ranks 1 and 3 of 10: 1 - (4 - 3) / (2 * 8)
-    assert f"Rnorm(N=10)           \t1\t{1 - 1 / 16:.4f}" in out
+    assert main(["eval", "-q", "-m", "Rnorm(N=10)", "-m", "CRP_loss", str(q), str(r)]) == 0
+    rows = [tuple(x.strip() for x in line.split("\t")) for line in capsys.readouterr().out.splitlines()]
+    # relevant ranks 1 and 3 of 10: 1 - (4 - 3) / (2 * 8); CRP [0, -1, 0]: loss -1
+    assert ("Rnorm(N=10)", "1", f"{1 - 1 / 16:.4f}") in rows
+    assert ("CRP_loss", "1", "-1.0000") in rows
+    assert ("Rnorm(N=10)", "all", f"{1 - 1 / 16:.4f}") in rows
 
 
 # ------------------------------------------------------------ bad input
