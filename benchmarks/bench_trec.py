@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -79,12 +78,33 @@ def load_dicts(qpath: Path, rpath: Path) -> Tuple[Dict[str, Dict[str, int]], Dic
     return qrels, run
 
 
-def peak_rss_mb(code: str) -> float:
-    """Peak resident memory (MB) of a fresh Python process running `code`."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-c", code], check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return max(after, before) / 1024.0
+_HWM = """
+try:
+    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]
+    print(int(hwm) // 1024)
+except OSError:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def peak_rss_mb(cmd: List[str]) -> float:
+    """Peak resident memory (MB) of a command.  Linux: VmHWM of the exec'd process
+    (ru_maxrss would include the size of this process at fork time)."""
+    if cmd[0] == sys.executable:
+        out = subprocess.run(cmd[:-1] + [cmd[-1] + "\n" + _HWM], check=True, capture_output=True, text=True)
+        return float(out.stdout.split()[-1])
+    wrapper = ("import subprocess, sys, time\n"
+               f"p = subprocess.Popen({cmd!r}, stdout=subprocess.DEVNULL)\n"
+               "peak = 0\n"
+               "while p.poll() is None:\n"
+               "    try:\n"
+               "        for l in open(f'/proc/{p.pid}/status'):\n"
+               "            if l.startswith('VmHWM'): peak = max(peak, int(l.split()[1]))\n"
+               "    except OSError: pass\n"
+               "    time.sleep(0.01)\n"
+               "print(peak // 1024)\n")
+    out = subprocess.run([sys.executable, "-c", wrapper], check=True, capture_output=True, text=True)
+    return float(out.stdout.split()[-1])
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -103,6 +123,15 @@ def main(argv: Optional[List[str]] = None) -> None:
           f"{rpath.stat().st_size / 1e6:.0f} MB, qrels {qpath.stat().st_size / 1e6:.1f} MB")
     print(f"measures: {', '.join(te_names)}; best of {args.repeat}; {os.cpu_count()} cores; "
           f"load average {os.getloadavg()[0]:.2f}")
+    te = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    te_cmd = [te, "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10", "-m", "recip_rank", str(qpath), str(rpath)] \
+        if te else None
+    # memory first, while this process is small
+    code = (f"import irscore; irscore.evaluate(irscore.read_qrels({str(qpath)!r}), "
+            f"irscore.read_run({str(rpath)!r}), {te_names!r})")
+    mem = {"irscore files path": peak_rss_mb([sys.executable, "-c", code])}
+    if te_cmd:
+        mem["trec_eval binary"] = peak_rss_mb(te_cmd)
     rows: Dict[str, float] = {}
 
     def ir_files():
@@ -118,11 +147,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         lambda: irscore.evaluate(qrels_d, run_d, te_names), args.repeat)
     assert all(abs(ref[k] - ref_d[k]) < 1e-12 for k in te_names)
 
-    te = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
-    if te:
-        cmd = [te, "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10", "-m", "recip_rank", str(qpath), str(rpath)]
-        rows["trec_eval binary: files"], _ = timeit(lambda: subprocess.run(cmd, capture_output=True, check=True),
-                                                    args.repeat)
+    if te_cmd:
+        rows["trec_eval binary: files"], _ = timeit(
+            lambda: subprocess.run(te_cmd, capture_output=True, check=True), 1)
 
     if not args.skip_peers:
         try:
@@ -170,14 +197,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         ratio = "" if name.startswith("irscore") else f"{t / base:14.1f}x"
         print(f"{name:40s} {t:9.3f}  {ratio:>16s}")
 
-    code = (f"import irscore; irscore.evaluate(irscore.read_qrels({str(qpath)!r}), "
-            f"irscore.read_run({str(rpath)!r}), {te_names!r})")
-    print(f"\npeak memory, irscore files path (fresh process): {peak_rss_mb(code):.0f} MB")
-    if te:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        subprocess.run([te, "-m", "map", str(qpath), str(rpath)], capture_output=True, check=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        print(f"peak memory, trec_eval binary (max of children so far): {max(before, after) / 1024:.0f} MB")
+    print()
+    for name, mb in mem.items():
+        print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -81,3 +81,11 @@ def test_summary_is_mean_of_per_query():
     assert summ["map"] == pytest.approx(np.mean(list(per_q["map"].values())), abs=1e-12)
     assert summ["ndcg_cut_10"] == pytest.approx(np.mean(list(per_q["ndcg_cut_10"].values())), abs=1e-12)
     assert summ["num_rel_ret"] == sum(per_q["num_rel_ret"].values())
+
+
+def test_thread_count_does_not_change_results():
+    qrels, run = random_case(11, 3000)
+    names = ["map", "ndcg_cut_10", "P_10", "recip_rank", "bpref", "num_rel_ret"]
+    one = irscore.evaluate(qrels, run, names, per_query=True, n_jobs=1)
+    for jobs in (2, 3, 7):
+        assert irscore.evaluate(qrels, run, names, per_query=True, n_jobs=jobs) == one

@@ -14,7 +14,7 @@
 
 All kernels run without the GIL on validated arrays.
 """
-from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t, uint32_t
 from libc.stdlib cimport malloc, free
 
 import numpy as np
@@ -54,85 +54,137 @@ cdef int check_spans(const int64_t[::1] start, const int32_t[::1] length, int64_
     return 0
 
 
-def group_sort(const int32_t[::1] qidx, const int64_t[::1] qrank, int64_t nq,
-               const int64_t[::1] doc_off, const uint64_t[::1] doc_hash,
-               const double[::1] scores, const uint8_t[::1] doc_buf, int mode):
-    """Group entries by query and sort each group.
+cdef class GroupSort:
+    """Group entries by query and sort each group (``sort(lo, hi)`` may run in
+    several threads on disjoint query ranges; it releases the GIL).
 
     ``qidx[i]`` is the parse-order query of entry i and ``qrank[q]`` the output
     position of parse query q (0..nq-1).  ``mode``: 0 trec order, 1 stable score
-    order, 2 doc id descending then input order (qrels).  Returns
-    ``(offsets, doc_start, doc_len, doc_hash, scores)`` in output order.
+    order, 2 doc id descending then input order (qrels), 3 grouping only (input
+    order kept).  ``result()`` gives ``(offsets, doc_start, doc_len, doc_hash,
+    scores)`` in output order.
     """
-    cdef int64_t n = qidx.shape[0]
-    cdef int64_t i, q, k, start, cnt, maxcnt = 0
-    offsets_a = np.zeros(nq + 1, dtype=np.int64)
-    perm_a = np.empty(n, dtype=np.int64)
-    out_start_a = np.empty(n, dtype=np.int64)
-    out_len_a = np.empty(n, dtype=np.int32)
-    out_hash_a = np.empty(n, dtype=np.uint64)
-    out_score_a = np.empty(n, dtype=np.float64)
-    cdef int64_t[::1] offsets = offsets_a
-    cdef int64_t[::1] perm = perm_a
-    cdef int64_t[::1] out_start = out_start_a
-    cdef int32_t[::1] out_len = out_len_a
-    cdef uint64_t[::1] out_hash = out_hash_a
-    cdef double[::1] out_score = out_score_a
-    cdef int64_t *fill
-    cdef irs_entry *buf
-    cdef const char *docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
-    if doc_off.shape[0] != n + 1 or doc_hash.shape[0] != n or scores.shape[0] != n or qrank.shape[0] != nq:
-        raise ValueError("group_sort: inconsistent array lengths")
-    if mode < 0 or mode > 2:
-        raise ValueError("group_sort: mode must be 0, 1 or 2")
-    check_offsets(doc_off, doc_buf.shape[0], "group_sort")
-    for i in range(n):
-        if qidx[i] < 0 or qidx[i] >= nq:
-            raise ValueError("group_sort: query index out of range")
-    for q in range(nq):
-        if qrank[q] < 0 or qrank[q] >= nq:
-            raise ValueError("group_sort: query rank out of range")
-    for i in range(n):
-        if doc_off[i + 1] - doc_off[i] > 2147483647:
-            raise ValueError("group_sort: doc id too long")
-    with nogil:
+    cdef const int64_t[::1] doc_off
+    cdef const uint64_t[::1] doc_hash
+    cdef const double[::1] scores
+    cdef const char *docs
+    cdef object doc_buf_ref
+    cdef int mode
+    cdef readonly int64_t nq, n, maxcnt
+    cdef object offsets_a, perm_a, out_start_a, out_len_a, out_hash_a, out_score_a
+    cdef int64_t[::1] offs
+    cdef uint32_t[::1] perm
+    cdef int64_t[::1] out_start
+    cdef int32_t[::1] out_len
+    cdef uint64_t[::1] out_hash
+    cdef double[::1] out_score
+
+    def __init__(self, const int32_t[::1] qidx, const int64_t[::1] qrank, int64_t nq,
+                 const int64_t[::1] doc_off, const uint64_t[::1] doc_hash,
+                 const double[::1] scores, const uint8_t[::1] doc_buf, int mode):
+        cdef int64_t n = qidx.shape[0]
+        cdef int64_t i, q, cnt, maxcnt = 0
+        cdef int64_t *fill
+        if doc_off.shape[0] != n + 1 or doc_hash.shape[0] != n or scores.shape[0] != n or qrank.shape[0] != nq:
+            raise ValueError("group_sort: inconsistent array lengths")
+        if mode < 0 or mode > 3:
+            raise ValueError("group_sort: mode must be 0, 1, 2 or 3")
+        if n >= 4294967295:
+            raise ValueError("group_sort: more than 2**32 - 1 entries")
+        check_offsets(doc_off, doc_buf.shape[0], "group_sort")
         for i in range(n):
-            offsets[qrank[qidx[i]] + 1] += 1
+            if qidx[i] < 0 or qidx[i] >= nq:
+                raise ValueError("group_sort: query index out of range")
+            if doc_off[i + 1] - doc_off[i] > 2147483647:
+                raise ValueError("group_sort: doc id too long")
         for q in range(nq):
-            cnt = offsets[q + 1]
-            if cnt > maxcnt:
-                maxcnt = cnt
-            offsets[q + 1] += offsets[q]
+            if qrank[q] < 0 or qrank[q] >= nq:
+                raise ValueError("group_sort: query rank out of range")
+        self.doc_off = doc_off
+        self.doc_hash = doc_hash
+        self.scores = scores
+        self.doc_buf_ref = doc_buf
+        self.docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
+        self.mode = mode
+        self.nq = nq
+        self.n = n
+        self.offsets_a = np.zeros(nq + 1, dtype=np.int64)
+        self.perm_a = np.empty(n, dtype=np.uint32)
+        self.out_start_a = np.empty(n, dtype=np.int64)
+        self.out_len_a = np.empty(n, dtype=np.int32)
+        self.out_hash_a = np.empty(n, dtype=np.uint64)
+        self.out_score_a = np.empty(n, dtype=np.float64)
+        self.offs = self.offsets_a
+        self.perm = self.perm_a
+        self.out_start = self.out_start_a
+        self.out_len = self.out_len_a
+        self.out_hash = self.out_hash_a
+        self.out_score = self.out_score_a
         fill = <int64_t *> malloc((nq + 1) * sizeof(int64_t))
-        buf = <irs_entry *> malloc((maxcnt + 1) * sizeof(irs_entry))
-        if fill != NULL and buf != NULL:
+        if fill == NULL:
+            raise MemoryError()
+        with nogil:
+            for i in range(n):
+                self.offs[qrank[qidx[i]] + 1] += 1
             for q in range(nq):
-                fill[q] = offsets[q]
+                cnt = self.offs[q + 1]
+                if cnt > maxcnt:
+                    maxcnt = cnt
+                self.offs[q + 1] += self.offs[q]
+            for q in range(nq):
+                fill[q] = self.offs[q]
             for i in range(n):
                 q = qrank[qidx[i]]
-                perm[fill[q]] = i
+                self.perm[fill[q]] = <uint32_t> i
                 fill[q] += 1
-            for q in range(nq):
-                start = offsets[q]
-                cnt = offsets[q + 1] - start
-                for k in range(cnt):
-                    i = perm[start + k]
-                    buf[k].score = scores[i]
-                    buf[k].start = doc_off[i]
-                    buf[k].len = <int32_t> (doc_off[i + 1] - doc_off[i])
-                    buf[k].hash = doc_hash[i]
-                    buf[k].pos = <int32_t> k
-                irs_sort_entries(buf, cnt, docs, mode)
-                for k in range(cnt):
-                    out_start[start + k] = buf[k].start
-                    out_len[start + k] = buf[k].len
-                    out_hash[start + k] = buf[k].hash
-                    out_score[start + k] = buf[k].score
         free(fill)
+        self.maxcnt = maxcnt
+
+    def sort(self, int64_t lo, int64_t hi):
+        """Sort the groups of output queries [lo, hi)."""
+        cdef int64_t q, k, i, start, cnt
+        cdef irs_entry *buf
+        if lo < 0 or hi > self.nq or lo > hi:
+            raise ValueError("group_sort: bad query range")
+        buf = <irs_entry *> malloc((self.maxcnt + 1) * sizeof(irs_entry))
+        if buf == NULL:
+            raise MemoryError()
+        with nogil:
+            for q in range(lo, hi):
+                start = self.offs[q]
+                cnt = self.offs[q + 1] - start
+                for k in range(cnt):
+                    i = self.perm[start + k]
+                    buf[k].score = self.scores[i]
+                    buf[k].start = self.doc_off[i]
+                    buf[k].len = <int32_t> (self.doc_off[i + 1] - self.doc_off[i])
+                    buf[k].hash = self.doc_hash[i]
+                    buf[k].pos = <int32_t> k
+                if self.mode != 3:
+                    irs_sort_entries(buf, cnt, self.docs, self.mode)
+                for k in range(cnt):
+                    self.out_start[start + k] = buf[k].start
+                    self.out_len[start + k] = buf[k].len
+                    self.out_hash[start + k] = buf[k].hash
+                    self.out_score[start + k] = buf[k].score
         free(buf)
-    if n and (fill == NULL or buf == NULL):
-        raise MemoryError()
-    return offsets_a, out_start_a, out_len_a, out_hash_a, out_score_a
+
+    @property
+    def offsets(self):
+        """Output CSR offsets (final once constructed)."""
+        return self.offsets_a
+
+    def result(self):
+        return self.offsets_a, self.out_start_a, self.out_len_a, self.out_hash_a, self.out_score_a
+
+
+def group_sort(const int32_t[::1] qidx, const int64_t[::1] qrank, int64_t nq,
+               const int64_t[::1] doc_off, const uint64_t[::1] doc_hash,
+               const double[::1] scores, const uint8_t[::1] doc_buf, int mode):
+    """Single-threaded :class:`GroupSort` (see there)."""
+    gs = GroupSort(qidx, qrank, nq, doc_off, doc_hash, scores, doc_buf, mode)
+    gs.sort(0, nq)
+    return gs.result()
 
 
 def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
@@ -167,116 +219,159 @@ cdef inline int64_t table_size(int64_t n) noexcept nogil:
     return s
 
 
-def join(const int64_t[::1] q_off, const int64_t[::1] q_start, const int32_t[::1] q_len,
-         const uint64_t[::1] q_hash, const int32_t[::1] q_grade, const uint8_t[::1] q_buf,
-         const int64_t[::1] r_off, const int64_t[::1] r_start, const int32_t[::1] r_len,
-         const uint64_t[::1] r_hash, const double[::1] r_score, const uint8_t[::1] r_buf,
-         const int64_t[::1] pair_q, const int64_t[::1] pair_r,
-         int64_t max_grade, int64_t max_docs, bint judged_only, bint bogus_missing=False):
-    """Relevance lists for the evaluated queries.
+cdef class Join:
+    """Relevance lists for the evaluated queries (``run(lo, hi)`` may run in
+    several threads on disjoint ranges of evaluated queries; it releases the GIL).
 
     ``pair_q[e]``/``pair_r[e]`` are the qrels and run query positions of
     evaluated query e (``pair_r[e] = -1``: no ranking; an empty list, or with
     ``bogus_missing`` trec_eval's stand-in ranking of one unjudged document).
-    Returns ``(rel, scores, ret_off, rel_levels, n_dup)`` with ``rel_levels`` of
-    shape (n_eval, max_grade + 1) counting the judgments per grade >= 0.
+    ``result()`` gives ``(rel, scores, ret_off, rel_levels, n_dup)`` with
+    ``rel_levels`` of shape (n_eval, max_grade + 1) counting judgments per grade.
     """
-    cdef int64_t ne = pair_q.shape[0]
-    cdef int64_t G = max_grade + 1
-    cdef int64_t e, qq, rq, i, j, k, nqr, nret, cap_q = 0, cap_r = 0, total = 0, slot, t
-    cdef int64_t mask, rmask, nout, n_dup = 0
-    cdef int32_t g
-    cdef uint64_t h
-    cdef const char *qdocs = <const char *> &q_buf[0] if q_buf.shape[0] > 0 else NULL
-    cdef const char *rdocs = <const char *> &r_buf[0] if r_buf.shape[0] > 0 else NULL
-    if pair_r.shape[0] != ne or G < 1:
-        raise ValueError("join: bad arguments")
-    check_offsets(q_off, q_start.shape[0], "join (qrels)")
-    check_offsets(r_off, r_start.shape[0], "join (run)")
-    check_spans(q_start, q_len, q_buf.shape[0], "join (qrels)")
-    check_spans(r_start, r_len, r_buf.shape[0], "join (run)")
-    if q_hash.shape[0] != q_start.shape[0] or q_grade.shape[0] != q_start.shape[0]:
-        raise ValueError("join: qrels arrays differ in length")
-    if r_hash.shape[0] != r_start.shape[0] or r_score.shape[0] != r_start.shape[0]:
-        raise ValueError("join: run arrays differ in length")
-    for e in range(ne):
-        qq = pair_q[e]
-        if qq < 0 or qq >= q_off.shape[0] - 1:
-            raise ValueError("join: qrels query index out of range")
-        nqr = q_off[qq + 1] - q_off[qq]
-        if nqr > cap_q:
-            cap_q = nqr
-        rq = pair_r[e]
-        if rq >= r_off.shape[0] - 1:
-            raise ValueError("join: run query index out of range")
-        if rq >= 0:
-            nret = r_off[rq + 1] - r_off[rq]
-            if nret > cap_r:
-                cap_r = nret
-            if max_docs >= 0 and nret > max_docs:
-                nret = max_docs
-            total += nret
-        elif bogus_missing:
-            total += 1
-    ret_off_a = np.zeros(ne + 1, dtype=np.int64)
-    rel_a = np.empty(total, dtype=np.int32)
-    sc_a = np.empty(total, dtype=np.float64)
-    levels_a = np.zeros((ne, G), dtype=np.int64)
-    cdef int64_t[::1] ret_off = ret_off_a
-    cdef int32_t[::1] rel = rel_a
-    cdef double[::1] sc = sc_a
-    cdef int64_t[:, ::1] levels = levels_a
-    cdef int64_t qcap = table_size(cap_q), rcap = table_size(cap_r)
-    cdef int64_t *qtab = <int64_t *> malloc(qcap * sizeof(int64_t))
-    cdef int64_t *rtab = <int64_t *> malloc(rcap * sizeof(int64_t))
-    if qtab == NULL or rtab == NULL:
-        free(qtab)
-        free(rtab)
-        raise MemoryError()
-    with nogil:
-        nout = 0
+    cdef const int64_t[::1] q_off, q_start, r_off, r_start, pair_q, pair_r
+    cdef const int32_t[::1] q_len, q_grade, r_len
+    cdef const uint64_t[::1] q_hash, r_hash
+    cdef const double[::1] r_score
+    cdef const char *qdocs
+    cdef const char *rdocs
+    cdef object refs
+    cdef int64_t G, max_docs, cap_q, cap_r
+    cdef readonly int64_t ne
+    cdef bint judged_only, bogus_missing
+    cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a
+    cdef int64_t[::1] bound, cnt, ndup
+    cdef int32_t[::1] rel
+    cdef double[::1] sc
+    cdef int64_t[:, ::1] levels
+
+    def __init__(self, const int64_t[::1] q_off, const int64_t[::1] q_start, const int32_t[::1] q_len,
+                 const uint64_t[::1] q_hash, const int32_t[::1] q_grade, const uint8_t[::1] q_buf,
+                 const int64_t[::1] r_off, const int64_t[::1] r_start, const int32_t[::1] r_len,
+                 const uint64_t[::1] r_hash, const double[::1] r_score, const uint8_t[::1] r_buf,
+                 const int64_t[::1] pair_q, const int64_t[::1] pair_r,
+                 int64_t max_grade, int64_t max_docs, bint judged_only, bint bogus_missing=False):
+        cdef int64_t ne = pair_q.shape[0]
+        cdef int64_t e, qq, rq, nqr, nret, total = 0, cap_q = 0, cap_r = 0
+        if pair_r.shape[0] != ne or max_grade < 0:
+            raise ValueError("join: bad arguments")
+        check_offsets(q_off, q_start.shape[0], "join (qrels)")
+        check_offsets(r_off, r_start.shape[0], "join (run)")
+        check_spans(q_start, q_len, q_buf.shape[0], "join (qrels)")
+        check_spans(r_start, r_len, r_buf.shape[0], "join (run)")
+        if q_hash.shape[0] != q_start.shape[0] or q_grade.shape[0] != q_start.shape[0]:
+            raise ValueError("join: qrels arrays differ in length")
+        if r_hash.shape[0] != r_start.shape[0] or r_score.shape[0] != r_start.shape[0]:
+            raise ValueError("join: run arrays differ in length")
+        self.bound_a = np.zeros(ne + 1, dtype=np.int64)
+        self.bound = self.bound_a
         for e in range(ne):
             qq = pair_q[e]
-            rq = pair_r[e]
-            ret_off[e] = nout
-            # judgments: grade histogram and hash table (mask over a power of two)
+            if qq < 0 or qq >= q_off.shape[0] - 1:
+                raise ValueError("join: qrels query index out of range")
             nqr = q_off[qq + 1] - q_off[qq]
+            if nqr > cap_q:
+                cap_q = nqr
+            rq = pair_r[e]
+            if rq >= r_off.shape[0] - 1:
+                raise ValueError("join: run query index out of range")
+            nret = 0
+            if rq >= 0:
+                nret = r_off[rq + 1] - r_off[rq]
+                if nret > cap_r:
+                    cap_r = nret
+                if max_docs >= 0 and nret > max_docs:
+                    nret = max_docs
+            elif bogus_missing:
+                nret = 1
+            self.bound[e] = total
+            total += nret
+        self.bound[ne] = total
+        self.q_off, self.q_start, self.q_len, self.q_hash, self.q_grade = q_off, q_start, q_len, q_hash, q_grade
+        self.r_off, self.r_start, self.r_len, self.r_hash, self.r_score = r_off, r_start, r_len, r_hash, r_score
+        self.pair_q, self.pair_r = pair_q, pair_r
+        self.refs = (q_buf, r_buf)
+        self.qdocs = <const char *> &q_buf[0] if q_buf.shape[0] > 0 else NULL
+        self.rdocs = <const char *> &r_buf[0] if r_buf.shape[0] > 0 else NULL
+        self.G = max_grade + 1
+        self.max_docs = max_docs
+        self.judged_only = judged_only
+        self.bogus_missing = bogus_missing
+        self.cap_q = cap_q
+        self.cap_r = cap_r
+        self.ne = ne
+        self.cnt_a = np.zeros(ne, dtype=np.int64)
+        self.ndup_a = np.zeros(ne, dtype=np.int64)
+        self.rel_a = np.empty(total, dtype=np.int32)
+        self.sc_a = np.empty(total, dtype=np.float64)
+        self.levels_a = np.zeros((ne, self.G), dtype=np.int64)
+        self.cnt, self.ndup, self.rel, self.sc, self.levels = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a, self.levels_a
+
+    def run(self, int64_t lo, int64_t hi):
+        """Build the lists of evaluated queries [lo, hi)."""
+        if lo < 0 or hi > self.ne or lo > hi:
+            raise ValueError("join: bad query range")
+        cdef int64_t *qtab = <int64_t *> malloc(table_size(self.cap_q) * sizeof(int64_t))
+        cdef int64_t *rtab = <int64_t *> malloc(table_size(self.cap_r) * sizeof(int64_t))
+        if qtab == NULL or rtab == NULL:
+            free(qtab)
+            free(rtab)
+            raise MemoryError()
+        with nogil:
+            self._run(lo, hi, qtab, rtab)
+        free(qtab)
+        free(rtab)
+
+    cdef void _run(self, int64_t lo, int64_t hi, int64_t *qtab, int64_t *rtab) noexcept nogil:
+        cdef int64_t e, qq, rq, i, j, k, t, slot, mask, rmask, nqr, nret, nout, dups
+        cdef int32_t g
+        cdef uint64_t h
+        cdef const char *qdocs = self.qdocs
+        cdef const char *rdocs = self.rdocs
+        for e in range(lo, hi):
+            qq = self.pair_q[e]
+            rq = self.pair_r[e]
+            nout = self.bound[e]
+            # judgments: grade histogram and hash table (mask over a power of two)
+            nqr = self.q_off[qq + 1] - self.q_off[qq]
             mask = table_size(nqr) - 1
             for t in range(mask + 1):
                 qtab[t] = -1
-            for i in range(q_off[qq], q_off[qq + 1]):
-                g = q_grade[i]
-                if g >= 0 and g < G:
-                    levels[e, g] += 1
-                slot = <int64_t> (q_hash[i] & <uint64_t> mask)
+            for i in range(self.q_off[qq], self.q_off[qq + 1]):
+                g = self.q_grade[i]
+                if g >= 0 and g < self.G:
+                    self.levels[e, g] += 1
+                slot = <int64_t> (self.q_hash[i] & <uint64_t> mask)
                 while qtab[slot] >= 0:
                     slot = (slot + 1) & mask
                 qtab[slot] = i
             if rq < 0:
-                if bogus_missing and not (judged_only or max_docs == 0):
-                    rel[nout] = -1
-                    sc[nout] = 1.0
+                if self.bogus_missing and not (self.judged_only or self.max_docs == 0):
+                    self.rel[nout] = -1
+                    self.sc[nout] = 1.0
                     nout += 1
+                self.cnt[e] = nout - self.bound[e]
                 continue
-            nret = r_off[rq + 1] - r_off[rq]
+            nret = self.r_off[rq + 1] - self.r_off[rq]
             rmask = table_size(nret) - 1
             for t in range(rmask + 1):
                 rtab[t] = -1
             k = 0
-            for i in range(r_off[rq], r_off[rq + 1]):
-                if max_docs >= 0 and k >= max_docs:
+            dups = 0
+            for i in range(self.r_off[rq], self.r_off[rq + 1]):
+                if self.max_docs >= 0 and k >= self.max_docs:
                     break
-                h = r_hash[i]
+                h = self.r_hash[i]
                 # duplicate of an earlier retrieved document?
                 slot = <int64_t> (h & <uint64_t> rmask)
                 while rtab[slot] >= 0:
                     j = rtab[slot]
-                    if r_hash[j] == h and r_len[j] == r_len[i] and irs_bytes_cmp(
-                            rdocs + r_start[j], r_len[j], rdocs + r_start[i], r_len[i]) == 0:
+                    if self.r_hash[j] == h and self.r_len[j] == self.r_len[i] and irs_bytes_cmp(
+                            rdocs + self.r_start[j], self.r_len[j], rdocs + self.r_start[i], self.r_len[i]) == 0:
                         break
                     slot = (slot + 1) & rmask
                 if rtab[slot] >= 0:
-                    n_dup += 1
+                    dups += 1
                     continue
                 rtab[slot] = i
                 # judged?
@@ -284,20 +379,42 @@ def join(const int64_t[::1] q_off, const int64_t[::1] q_start, const int32_t[::1
                 slot = <int64_t> (h & <uint64_t> mask)
                 while qtab[slot] >= 0:
                     j = qtab[slot]
-                    if q_hash[j] == h and q_len[j] == r_len[i] and irs_bytes_cmp(
-                            qdocs + q_start[j], q_len[j], rdocs + r_start[i], r_len[i]) == 0:
-                        g = q_grade[j]
+                    if self.q_hash[j] == h and self.q_len[j] == self.r_len[i] and irs_bytes_cmp(
+                            qdocs + self.q_start[j], self.q_len[j], rdocs + self.r_start[i], self.r_len[i]) == 0:
+                        g = self.q_grade[j]
                         if g < 0:
                             g = -2
                         break
                     slot = (slot + 1) & mask
                 k += 1
-                if judged_only and g < 0:
+                if self.judged_only and g < 0:
                     continue
-                rel[nout] = g
-                sc[nout] = r_score[i]
+                self.rel[nout] = g
+                self.sc[nout] = self.r_score[i]
                 nout += 1
-        ret_off[ne] = nout
-    free(qtab)
-    free(rtab)
-    return rel_a[:nout], sc_a[:nout], ret_off_a, levels_a, n_dup
+            self.cnt[e] = nout - self.bound[e]
+            self.ndup[e] = dups
+
+    def result(self):
+        """Compact the lists (when duplicates or -J dropped entries) and return them."""
+        cdef int64_t e, k, src, dst = 0
+        ret_off_a = np.zeros(self.ne + 1, dtype=np.int64)
+        cdef int64_t[::1] ret_off = ret_off_a
+        with nogil:
+            for e in range(self.ne):
+                ret_off[e] = dst
+                src = self.bound[e]
+                if src != dst:
+                    for k in range(self.cnt[e]):
+                        self.rel[dst + k] = self.rel[src + k]
+                        self.sc[dst + k] = self.sc[src + k]
+                dst += self.cnt[e]
+            ret_off[self.ne] = dst
+        return (self.rel_a[:dst], self.sc_a[:dst], ret_off_a, self.levels_a, int(self.ndup_a.sum()))
+
+
+def join(*args, **kwargs):
+    """Single-threaded :class:`Join` (see there)."""
+    j = Join(*args, **kwargs)
+    j.run(0, j.ne)
+    return j.result()

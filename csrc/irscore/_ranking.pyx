@@ -637,8 +637,10 @@ cdef double m_rbp_resid(const Query *q, double p) noexcept nogil:
 
 def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:, ::1] levels,
             const int32_t[::1] op_kind, const int64_t[::1] op_level, const int64_t[::1] op_col,
-            const int64_t[::1] par_off, const double[::1] params, double[:, ::1] out):
-    """Evaluate every op for every query; ``out`` has shape (n_queries, n_columns)."""
+            const int64_t[::1] par_off, const double[::1] params, double[:, ::1] out,
+            int64_t lo=0, int64_t hi=-1):
+    """Evaluate every op for queries [lo, hi) (all by default); ``out`` has shape
+    (n_queries, n_columns).  Disjoint ranges may run in parallel threads."""
     cdef int64_t nq = ret_off.shape[0] - 1
     cdef int64_t nops = op_kind.shape[0]
     cdef int64_t G = levels.shape[1]
@@ -669,6 +671,10 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
             raise ValueError("compute: op writes past the output")
     if G < 1:
         raise ValueError("compute: levels must have at least one column")
+    if hi < 0:
+        hi = nq
+    if lo < 0 or hi > nq or lo > hi:
+        raise ValueError("compute: bad query range")
     cutoffs = <int64_t *> malloc((maxp + 1) * sizeof(int64_t))
     gains = <Gain *> malloc((maxp + G + 1) * sizeof(Gain))
     if cutoffs == NULL or gains == NULL:
@@ -676,7 +682,7 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         free(gains)
         raise MemoryError()
     with nogil:
-        for e in range(nq):
+        for e in range(lo, hi):
             qq.rel = &rel[ret_off[e]] if ret_off[e + 1] > ret_off[e] else NULL
             qq.n = ret_off[e + 1] - ret_off[e]
             qq.lv = &levels[e, 0]

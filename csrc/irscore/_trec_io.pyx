@@ -361,21 +361,55 @@ cdef class TrecParser:
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
 
+    ctypedef struct PyObject
+    bint PyDict_Next(object d, Py_ssize_t *pos, PyObject **key, PyObject **value)
+    bint PyUnicode_Check(PyObject *o)
+    bint PyFloat_CheckExact(PyObject *o)
+    bint PyLong_CheckExact(PyObject *o)
+    double PyFloat_AS_DOUBLE(PyObject *o)
+    long long PyLong_AsLongLong(object o) except? -1
+
+
+cdef int _bad_value(str what, object qid, object doc, object val, bint is_run) except -1:
+    """Raise the error for a value that is not a usable score/grade."""
+    kind = "score" if is_run else "relevance"
+    if isinstance(val, (str, bytes)):
+        raise TypeError(f"{what}[{qid!r}][{doc!r}]: {kind} {val!r} is a string, not a number")
+    try:
+        fv = float(val)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what}[{qid!r}][{doc!r}]: {kind} {val!r} is not a number") from None
+    if not (fv - fv == 0.0):
+        raise ValueError(f"{what}[{qid!r}][{doc!r}]: {kind} {val!r} is not finite")
+    if not is_run:
+        if fv != int(fv):
+            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} is not an integer")
+        raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} out of range")
+    raise TypeError(f"{what}[{qid!r}][{doc!r}]: bad score {val!r}")
+
 
 def encode_nested(object data, bint is_run, str what="run"):
     """Columnar encoding of a pytrec_eval-style ``{qid: {docid: value}}`` dict.
 
     Returns the same dict as ``TrecParser.finish``.  Values must be real numbers
-    (finite scores for runs; integers for qrels).
+    (finite scores for runs; integers for qrels).  The columns are sized exactly
+    before the loop, which reads the dicts with borrowed references.
     """
     cdef Vec docbuf, docoff, hashes, qidx, values
-    cdef Py_ssize_t n
+    cdef Py_ssize_t n, pos, total = 0, k = 0
     cdef const char *p
-    cdef int64_t off = 0, q = 0
-    cdef int32_t q32, grade
+    cdef int64_t q = 0, est
+    cdef int32_t grade
     cdef double score
-    cdef uint64_t h
+    cdef long long iv
+    cdef PyObject *key
+    cdef PyObject *val
     cdef list query_ids = []
+    cdef int32_t *qidx_p
+    cdef int64_t *off_p
+    cdef uint64_t *hash_p
+    cdef double *score_p
+    cdef int32_t *grade_p
     docbuf.data = NULL; docbuf.size = 0; docbuf.cap = 0
     docoff.data = NULL; docoff.size = 0; docoff.cap = 0
     hashes.data = NULL; hashes.size = 0; hashes.cap = 0
@@ -383,56 +417,82 @@ def encode_nested(object data, bint is_run, str what="run"):
     values.data = NULL; values.size = 0; values.cap = 0
     if not isinstance(data, dict):
         raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: value}}}}, got {type(data).__name__}")
+    for qid, docs in (<dict> data).items():
+        if not isinstance(qid, str):
+            raise TypeError(f"{what}: query ids must be str, got {qid!r}")
+        if not isinstance(docs, dict):
+            raise TypeError(f"{what}[{qid!r}] must be a dict {{doc_id: value}}, got {type(docs).__name__}")
+        total += len(<dict> docs)
     try:
-        vec_push(&docoff, &off, sizeof(int64_t))
+        vec_reserve(&qidx, total * sizeof(int32_t) + 8)
+        vec_reserve(&docoff, (total + 1) * sizeof(int64_t))
+        vec_reserve(&hashes, total * sizeof(uint64_t) + 8)
+        vec_reserve(&values, total * (sizeof(double) if is_run else sizeof(int32_t)) + 8)
+        qidx_p = <int32_t *> qidx.data
+        off_p = <int64_t *> docoff.data
+        hash_p = <uint64_t *> hashes.data
+        score_p = <double *> values.data
+        grade_p = <int32_t *> values.data
+        off_p[0] = 0
         for qid, docs in (<dict> data).items():
-            if not isinstance(qid, str):
-                raise TypeError(f"{what}: query ids must be str, got {qid!r}")
-            if not isinstance(docs, dict):
-                raise TypeError(f"{what}[{qid!r}] must be a dict {{doc_id: value}}, got {type(docs).__name__}")
             query_ids.append(qid)
-            q32 = <int32_t> q
-            q += 1
-            for doc, val in (<dict> docs).items():
-                if not isinstance(doc, str):
-                    raise TypeError(f"{what}[{qid!r}]: doc ids must be str, got {doc!r}")
-                p = PyUnicode_AsUTF8AndSize(doc, &n)
-                if isinstance(val, (str, bytes)):
-                    raise TypeError(f"{what}[{qid!r}][{doc!r}]: {'score' if is_run else 'relevance'} "
-                                    f"{val!r} is a string, not a number")
+            if k and docbuf.size < 16 * k:
+                est = (docbuf.size // k + 1) * (total - k) + 64
+                if docbuf.cap - docbuf.size < est:
+                    vec_reserve(&docbuf, est)
+            pos = 0
+            while PyDict_Next(docs, &pos, &key, &val):
+                if not PyUnicode_Check(key):
+                    raise TypeError(f"{what}[{qid!r}]: doc ids must be str, got {<object> key!r}")
+                p = PyUnicode_AsUTF8AndSize(<object> key, &n)
                 if is_run:
-                    if type(val) is float:
-                        score = <double> val
+                    if PyFloat_CheckExact(val):
+                        score = PyFloat_AS_DOUBLE(val)
+                    elif isinstance(<object> val, (str, bytes)):
+                        _bad_value(what, qid, <object> key, <object> val, True)
                     else:
                         try:
-                            score = float(val)
+                            score = float(<object> val)
                         except (TypeError, ValueError):
-                            raise TypeError(f"{what}[{qid!r}][{doc!r}]: score {val!r} is not a number") from None
+                            _bad_value(what, qid, <object> key, <object> val, True)
                     if not (score - score == 0.0):
-                        raise ValueError(f"{what}[{qid!r}][{doc!r}]: score {val!r} is not finite")
-                    vec_push(&values, &score, sizeof(double))
+                        _bad_value(what, qid, <object> key, <object> val, True)
+                    score_p[k] = score
                 else:
-                    if type(val) is int:
-                        if not (-2147483648 <= val <= 2147483647):
-                            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} out of range")
-                        grade = <int32_t> val
-                    else:
+                    if PyLong_CheckExact(val):
                         try:
-                            fv = float(val)
+                            iv = PyLong_AsLongLong(<object> val)
+                        except OverflowError:
+                            iv = 1LL << 40
+                        if iv < -2147483648 or iv > 2147483647:
+                            _bad_value(what, qid, <object> key, <object> val, False)
+                        grade = <int32_t> iv
+                    else:
+                        if isinstance(<object> val, (str, bytes)):
+                            _bad_value(what, qid, <object> key, <object> val, False)
+                        try:
+                            fv = float(<object> val)
                         except (TypeError, ValueError):
-                            raise TypeError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} is not a number") from None
-                        if not (fv - fv == 0.0) or fv != int(fv):
-                            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} is not an integer")
-                        if not (-2147483648 <= fv <= 2147483647):
-                            raise ValueError(f"{what}[{qid!r}][{doc!r}]: relevance {val!r} out of range")
+                            _bad_value(what, qid, <object> key, <object> val, False)
+                        if not (fv - fv == 0.0) or fv != int(fv) or not (-2147483648 <= fv <= 2147483647):
+                            _bad_value(what, qid, <object> key, <object> val, False)
                         grade = <int32_t> int(fv)
-                    vec_push(&values, &grade, sizeof(int32_t))
-                vec_push(&qidx, &q32, sizeof(int32_t))
-                vec_push(&docbuf, p, n)
-                off = docbuf.size
-                vec_push(&docoff, &off, sizeof(int64_t))
-                h = irs_hash_bytes(p, n)
-                vec_push(&hashes, &h, sizeof(uint64_t))
+                    grade_p[k] = grade
+                qidx_p[k] = <int32_t> q
+                if docbuf.size + n > docbuf.cap:
+                    vec_reserve(&docbuf, n)
+                memcpy(docbuf.data + docbuf.size, p, n)
+                docbuf.size += n
+                off_p[k + 1] = docbuf.size
+                hash_p[k] = irs_hash_bytes(p, n)
+                k += 1
+            q += 1
+        if k != total:
+            raise RuntimeError(f"{what} changed size while it was read")
+        qidx.size = total * sizeof(int32_t)
+        docoff.size = (total + 1) * sizeof(int64_t)
+        hashes.size = total * sizeof(uint64_t)
+        values.size = total * (sizeof(double) if is_run else sizeof(int32_t))
         out = {
             "query_ids": query_ids,
             "qidx": vec_to_array(&qidx, np.int32),

@@ -13,11 +13,21 @@ document: joining a run with its qrels hashes and compares bytes in native code.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, Iterator, List, Mapping, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from irscore import _join, _trec_io
+from irscore import _join, _parallel, _trec_io
+
+
+def _group_sort(parsed: Mapping[str, Any], qrank: np.ndarray, nq: int, values: np.ndarray, mode: int,
+                n_jobs: Optional[int] = None) -> Tuple[np.ndarray, ...]:
+    """Group by query and sort each query's entries, over threads for big inputs."""
+    gs = _join.GroupSort(parsed["qidx"], qrank, nq, parsed["doc_off"], parsed["doc_hash"], values,
+                         parsed["doc_buf"], mode)
+    threads = _parallel.n_threads(n_jobs, gs.n)
+    _parallel.run(gs.sort, _parallel.ranges_by_offsets(gs.offsets, threads) if threads > 1 else [(0, nq)])
+    return tuple(gs.result())
 
 
 def _order_queries(query_ids: List[str]) -> Tuple[List[str], np.ndarray]:
@@ -71,16 +81,20 @@ class Qrels(_Columns):
 
     grades: np.ndarray
 
-    def __init__(self, parsed: Mapping[str, Any], *, source: str = "qrels") -> None:
+    def __init__(self, parsed: Mapping[str, Any], *, source: str = "qrels", unique: bool = False,
+                 n_jobs: Optional[int] = None) -> None:
         query_ids, qrank = _order_queries(list(parsed["query_ids"]))
         n = int(parsed["qidx"].shape[0])
         if n == 0:
             raise ValueError(f"{source}: no judgments")
-        offsets, start, length, hashes, grades = _join.group_sort(
-            parsed["qidx"], qrank, len(query_ids), parsed["doc_off"], parsed["doc_hash"],
-            parsed["grades"].astype(np.float64), parsed["doc_buf"], 2)
-        keep = _join.dedup_sorted(offsets, start, length, parsed["doc_buf"])
-        n_dup = int(n - keep.sum())
+        # Judgments are sorted by doc id (repeats adjacent, to keep the last);
+        # input already known to be unique (dict keys) is only grouped.
+        offsets, start, length, hashes, grades = _group_sort(
+            parsed, qrank, len(query_ids), parsed["grades"].astype(np.float64), 3 if unique else 2, n_jobs)
+        n_dup = 0
+        if not unique:
+            keep = _join.dedup_sorted(offsets, start, length, parsed["doc_buf"])
+            n_dup = int(n - keep.sum())
         if n_dup:
             warnings.warn(f"{source}: {n_dup} repeated (query, doc) judgments; the last one is kept",
                           RuntimeWarning, stacklevel=3)
@@ -99,7 +113,8 @@ class Qrels(_Columns):
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> "Qrels":
         """From pytrec_eval's ``{qid: {docid: grade}}``."""
-        return cls(_trec_io.encode_nested(_plain_dict(qrels, "qrels"), False, "qrels"), source="qrels")
+        return cls(_trec_io.encode_nested(_plain_dict(qrels, "qrels"), False, "qrels"), source="qrels",
+                   unique=True)
 
     @classmethod
     def from_pandas(cls, df: Any) -> "Qrels":
@@ -128,13 +143,12 @@ class Run(_Columns):
     scores: np.ndarray
     run_id: str
 
-    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run") -> None:
+    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None) -> None:
         query_ids, qrank = _order_queries(list(parsed["query_ids"]))
         if int(parsed["qidx"].shape[0]) == 0:
             raise ValueError(f"{source}: no ranked documents")
-        offsets, start, length, hashes, scores = _join.group_sort(
-            parsed["qidx"], qrank, len(query_ids), parsed["doc_off"], parsed["doc_hash"],
-            parsed["scores"], parsed["doc_buf"], 0)
+        offsets, start, length, hashes, scores = _group_sort(
+            parsed, qrank, len(query_ids), parsed["scores"], 0, n_jobs)
         self.query_ids = query_ids
         self.offsets = offsets
         self.doc_buf = parsed["doc_buf"]

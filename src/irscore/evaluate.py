@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore import _join, _ranking
+from irscore import _join, _parallel, _ranking
 from irscore.data import Qrels, Run, as_qrels, as_run
 from irscore.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
 
@@ -34,7 +34,7 @@ class Joined:
 
 
 def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
-         max_docs: Optional[int] = None) -> Joined:
+         max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
     """Pair queries and build the relevance lists (trec_eval's form_res_rels)."""
     if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
         raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
@@ -56,11 +56,14 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
     if not pair_q:
         raise ValueError("no queries with both results and relevance judgments "
                          f"(qrels queries e.g. {qrels.query_ids[:3]}, run queries e.g. {run.query_ids[:3]})")
-    rel, sc, off, levels, n_dup = _join.join(
+    j = _join.Join(
         qrels.offsets, qrels.doc_start, qrels.doc_len, qrels.doc_hash, qrels.grades, qrels.doc_buf,
         run.offsets, run.doc_start, run.doc_len, run.doc_hash, run.scores, run.doc_buf,
         np.asarray(pair_q, dtype=np.int64), np.asarray(pair_r, dtype=np.int64),
         max(max_grade, 0), -1 if max_docs is None else int(max_docs), judged_only, complete)
+    threads = _parallel.n_threads(n_jobs, run.n_entries)
+    _parallel.run(j.run, _parallel.ranges(len(pair_q), threads))
+    rel, sc, off, levels, n_dup = j.result()
     qids = [qrels.query_ids[q] for q in pair_q]
     return Joined(qids, rel, sc, off, levels, missing, np.asarray(pair_r) < 0, int(n_dup))
 
@@ -110,15 +113,20 @@ _BOGUS_ZERO = {"num_ret", "utility", "unj", "rbp_resid"}
 
 def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, relevance_level: int = 1,
              complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
-             num_docs_in_coll: float = 0.0) -> Evaluation:
+             num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None) -> Evaluation:
     plan = compile_plan(items, relevance_level, num_docs_in_coll)
-    joined = join(qrels, run, complete=complete, judged_only=judged_only, max_docs=max_docs)
+    joined = join(qrels, run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
     nq = len(joined.query_ids)
     matrix = np.zeros((nq, plan.ncols), dtype=np.float64)
-    _ranking.compute(joined.rel, joined.offsets, joined.levels,
-                     np.asarray(plan.kinds, dtype=np.int32), np.asarray(plan.levels, dtype=np.int64),
-                     np.asarray(plan.cols, dtype=np.int64), np.asarray(plan.par_off, dtype=np.int64),
-                     np.asarray(plan.params, dtype=np.float64), matrix)
+    ops = (np.asarray(plan.kinds, dtype=np.int32), np.asarray(plan.levels, dtype=np.int64),
+           np.asarray(plan.cols, dtype=np.int64), np.asarray(plan.par_off, dtype=np.int64),
+           np.asarray(plan.params, dtype=np.float64))
+
+    def compute(lo: int, hi: int) -> None:
+        _ranking.compute(joined.rel, joined.offsets, joined.levels, *ops, matrix, lo, hi)
+
+    threads = _parallel.n_threads(n_jobs, int(joined.offsets[-1]) * max(1, len(plan.kinds)))
+    _parallel.run(compute, _parallel.ranges_by_offsets(joined.offsets, threads))
     if complete and joined.bogus.any():
         for out in plan.outputs:
             if out.column >= 0 and out.family.name in _BOGUS_ZERO:
@@ -171,7 +179,7 @@ def _is_single(name: str) -> bool:
 
 def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,
              relevance_level: int = 1, complete: bool = False, judged_only: bool = False,
-             max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0
+             max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None
              ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Evaluate ``run`` against ``qrels``.
 
@@ -185,6 +193,8 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     Options mirror trec_eval: ``relevance_level`` (-l), ``complete`` (-c: every
     qrels query counts, a query without a ranking scores 0), ``judged_only``
     (-J), ``max_docs`` (-M), ``num_docs_in_coll`` (-N, for ``utility``).
+    ``n_jobs``: threads for the native kernels (default: all cores for large
+    inputs, one for small ones; results do not depend on it).
     Queries present only in the run are ignored; qrels queries without a ranking
     are skipped unless ``complete``.
     """
@@ -193,7 +203,7 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     items = resolve(measures)
     ev = run_plan(as_qrels(qrels), as_run(run), items, relevance_level=int(relevance_level),
                   complete=complete, judged_only=judged_only, max_docs=max_docs,
-                  num_docs_in_coll=num_docs_in_coll)
+                  num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs)
     if ev.joined.n_duplicates:
         warnings.warn(f"run: {ev.joined.n_duplicates} repeated (query, doc) entries; the best-ranked "
                       "one is kept (trec_eval 10 refuses such runs)", RuntimeWarning, stacklevel=2)
