@@ -3,14 +3,45 @@ from typing import Tuple
 import numpy as np
 from numpy.typing import NDArray
 
+_Sorted = Tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int32], NDArray[np.uint64], NDArray[np.float64]]
+_Joined = Tuple[NDArray[np.int32], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], int]
+
+class GroupSort:
+    nq: int
+    n: int
+    maxcnt: int
+    def __init__(
+        self, qidx: NDArray[np.int32], qrank: NDArray[np.int64], nq: int, doc_off: NDArray[np.int64],
+        doc_hash: NDArray[np.uint64], scores: NDArray[np.float64], doc_buf: NDArray[np.uint8], mode: int,
+    ) -> None: ...
+    @property
+    def offsets(self) -> NDArray[np.int64]: ...
+    def sort(self, lo: int, hi: int) -> None: ...
+    def result(self) -> _Sorted: ...
+
 def group_sort(
     qidx: NDArray[np.int32], qrank: NDArray[np.int64], nq: int, doc_off: NDArray[np.int64],
     doc_hash: NDArray[np.uint64], scores: NDArray[np.float64], doc_buf: NDArray[np.uint8], mode: int,
-) -> Tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int32], NDArray[np.uint64], NDArray[np.float64]]: ...
+) -> _Sorted: ...
 def dedup_sorted(
     offsets: NDArray[np.int64], doc_start: NDArray[np.int64], doc_len: NDArray[np.int32],
     doc_buf: NDArray[np.uint8],
 ) -> NDArray[np.bool_]: ...
+
+class Join:
+    ne: int
+    def __init__(
+        self,
+        q_off: NDArray[np.int64], q_start: NDArray[np.int64], q_len: NDArray[np.int32],
+        q_hash: NDArray[np.uint64], q_grade: NDArray[np.int32], q_buf: NDArray[np.uint8],
+        r_off: NDArray[np.int64], r_start: NDArray[np.int64], r_len: NDArray[np.int32],
+        r_hash: NDArray[np.uint64], r_score: NDArray[np.float64], r_buf: NDArray[np.uint8],
+        pair_q: NDArray[np.int64], pair_r: NDArray[np.int64],
+        max_grade: int, max_docs: int, judged_only: bool, bogus_missing: bool = ...,
+    ) -> None: ...
+    def run(self, lo: int, hi: int) -> None: ...
+    def result(self) -> _Joined: ...
+
 def join(
     q_off: NDArray[np.int64], q_start: NDArray[np.int64], q_len: NDArray[np.int32],
     q_hash: NDArray[np.uint64], q_grade: NDArray[np.int32], q_buf: NDArray[np.uint8],
@@ -18,4 +49,4 @@ def join(
     r_hash: NDArray[np.uint64], r_score: NDArray[np.float64], r_buf: NDArray[np.uint8],
     pair_q: NDArray[np.int64], pair_r: NDArray[np.int64],
     max_grade: int, max_docs: int, judged_only: bool, bogus_missing: bool = ...,
-) -> Tuple[NDArray[np.int32], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], int]: ...
+) -> _Joined: ...

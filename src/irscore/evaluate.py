@@ -133,7 +133,7 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
                 matrix[joined.bogus, out.column] = 0.0
     ext = [o for o in plan.outputs if o.measure.family in EXTERNAL]
     if ext:
-        cols = [matrix]
+        cols: List[np.ndarray] = [matrix]
         for k, o in enumerate(ext):
             fam = EXTERNAL[o.measure.family]
             level = relevance_level

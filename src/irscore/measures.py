@@ -164,9 +164,9 @@ class Measure:
 
     def __str__(self) -> str:
         if self.family not in FAMILIES:
-            args = ",".join(f"{k}={v}" for k, v in self.extra)
-            s = self.family + (f"({args})" if args else "")
-            return s + ("@" + _fmt_num(self.cutoff) if self.cutoff is not None else "")
+            kv = ",".join(f"{k}={v}" for k, v in self.extra)
+            text = self.family + (f"({kv})" if kv else "")
+            return text + ("@" + _fmt_num(self.cutoff) if self.cutoff is not None else "")
         fam = FAMILIES[self.family]
         base = CANONICAL_ALIAS.get(self.family, self.family)
         if self.family == "ndcg_cut":
@@ -175,7 +175,7 @@ class Measure:
             base = "nDCG" if dict(self.extra).get("normalize") == "1" else "DCG"
         elif self.family == "map_cut":
             base = "AP"
-        args = []
+        args: List[str] = []
         if self.rel is not None:
             args.append(f"rel={self.rel}")
         if self.gain != "linear":
