@@ -193,3 +193,14 @@ def test_numpy_scalars_accepted():
     qrels = {"q": {"a": np.int64(1), "b": np.int32(0)}}
     run = {"q": {"a": np.float32(0.5), "b": np.float64(0.7)}}
     assert irscore.evaluate(qrels, run, ["map"]) == {"map": 0.5}
+
+
+def test_queries_without_documents_are_absent():
+    qrels = {"1": {"a": 1}, "2": {}, "3": {"c": 1}}
+    run = {"1": {"a": 1.0}, "3": {}}
+    assert irscore.Qrels.from_dict(qrels).query_ids == ["1", "3"]
+    assert irscore.Run.from_dict(run).query_ids == ["1"]
+    assert irscore.evaluate(qrels, run, ["map", "num_q"]) == {"map": 1.0, "num_q": 1.0}
+    assert irscore.evaluate(qrels, run, ["map", "num_q"], complete=True) == {"map": 0.5, "num_q": 2.0}
+    with pytest.raises(ValueError, match="no ranked documents"):
+        irscore.Run.from_dict({"1": {}})

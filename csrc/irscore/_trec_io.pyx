@@ -435,6 +435,8 @@ def encode_nested(object data, bint is_run, str what="run"):
         grade_p = <int32_t *> values.data
         off_p[0] = 0
         for qid, docs in (<dict> data).items():
+            if not len(<dict> docs):
+                continue            # a query without documents is absent
             query_ids.append(qid)
             if k and docbuf.size < 16 * k:
                 est = (docbuf.size // k + 1) * (total - k) + 64

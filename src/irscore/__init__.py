@@ -22,6 +22,8 @@ _EXPORTS: Dict[str, str] = {
     # array API for training loops
     "batch": "irscore.batch",
     # Rocchio's indices and Cumulated Relative Position
+    "rocchio": "irscore.rocchio",
+    "crp": "irscore.crp",
     "crp_curves": "irscore.crp",
     # Reliability & Sensitivity (document organization)
     "Organization": "irscore.organization",

@@ -433,11 +433,17 @@ def register_family(fam: ExtFamily, aliases: Sequence[str] = ()) -> None:
         EXTERNAL[a] = fam
 
 
-def _load_external() -> None:
-    """Import the modules that register families (lazily, on first parse)."""
-    import importlib
+_FAMILY_MODULES = ("irscore.rocchio", "irscore.crp")
 
-    for mod in ("irscore.rocchio", "irscore.crp"):
+
+def _load_external() -> None:
+    """Import every module that registers families (once each, on first need)."""
+    import importlib
+    import sys
+
+    for mod in _FAMILY_MODULES:
+        if mod in sys.modules:
+            continue
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
@@ -449,8 +455,7 @@ def _parse_external(name: str) -> Optional[Measure]:
     m = _IRM.match(name)
     if not m:
         return None
-    if not EXTERNAL:
-        _load_external()
+    _load_external()
     fam = EXTERNAL.get(m.group("base"))
     if fam is None:
         return None
