@@ -47,7 +47,8 @@ for pyx in sorted(glob.glob(os.path.join("csrc", "irscore", "*.pyx"))):
             [pyx],
             include_dirs=[os.path.join("csrc", "include"), os.path.join("csrc", "irscore"), np.get_include()],
             extra_compile_args=compile_args,
-            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+            define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
+                           ("IRSCORE_BOUNDSCHECK", "1" if DEBUG else "0")],
         )
     )
 

@@ -12,6 +12,11 @@
 #include <string.h>
 #include <math.h>
 
+/* 1 in a build with Cython bounds checks (IRSCORE_DEBUG=1 at build time) */
+#ifndef IRSCORE_BOUNDSCHECK
+#define IRSCORE_BOUNDSCHECK 0
+#endif
+
 static inline uint64_t irs_mix64(uint64_t h)
 {
     h ^= h >> 33;

@@ -15,6 +15,12 @@ from libc.math cimport log, log2, exp, lround, pow, NAN
 
 import numpy as np
 
+cdef extern from "irs_common.h":
+    int IRSCORE_BOUNDSCHECK
+
+#: True when the kernels were built with bounds checks (IRSCORE_DEBUG=1)
+BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
+
 # op kinds (keep in sync with irscore/measures.py)
 DEF K_NUM_Q = 0
 DEF K_NUM_RET = 1

@@ -1,6 +1,8 @@
 import numpy as np
 from numpy.typing import NDArray
 
+BOUNDSCHECK: bool
+
 def compute(
     rel: NDArray[np.int32], ret_off: NDArray[np.int64], levels: NDArray[np.int64],
     op_kind: NDArray[np.int32], op_level: NDArray[np.int64], op_col: NDArray[np.int64],
