@@ -310,8 +310,9 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     the judged set).  ``ties``: ``"trec"``, ``"input"`` or ``"average"``.
     ``relevance_level``: label threshold of relevance (default 1 for integer
     labels, label > 0 for float labels).  ``check_inputs=False`` skips the
-    checks that only protect the meaning of the result (lengths within the row,
-    per-grade ``n_relevant`` counts); the ones that protect memory stay.
+    checks that only protect the meaning of the result (today: the per-grade
+    ``n_relevant`` counts against the candidates); the ones that protect memory
+    always run, and the kernel checks every row's range again.
     ``n_jobs``: threads (default: all cores for batches of at least 200,000
     candidates, else one); results do not depend on it.
     """
@@ -369,7 +370,6 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
         lens = d
         sc_flat = sc if sc.flags.c_contiguous else np.ascontiguousarray(sc)
         lb_flat = lb if lb.flags.c_contiguous else np.ascontiguousarray(lb)
-        ncol = int(lens.max())
     else:
         raise ValueError(f"scores: expected a 2-D (dense) or 1-D (ragged) array, got shape {sc.shape}")
 
@@ -413,8 +413,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
         res = np.empty((nq, len(plan.native)), dtype=np.float64)
         nt = _n_threads(n_jobs, nq, int(sc_flat.shape[0]))
         args = (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, _TIE_CODE[ties],
-                level_default,
-                extra_label, nrel_mode, nrel1, nrel2, res)
+                level_default, extra_label, nrel_mode, nrel1, nrel2, res)
         if nt == 1:
             results = [_batch.evaluate_rows(sc_flat, lb_flat, starts, lens, 0, nq, *args)]
         else:
