@@ -193,6 +193,14 @@ def test_average_ties_match_sklearn():
         got = batch.evaluate(scores, labels, [name], ties="average")[name]
         want = [sk.ndcg_score(labels[q:q + 1], scores[q:q + 1], k=k) for q in range(40)]
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    # long rows: bucket sorts of the scores and of the (non-integer) ideal gains
+    scores = np.round(rng.normal(size=(6, 400)), 2)
+    labels = rng.random((6, 400)) * 5
+    for k in (None, 10, 100):
+        name = "nDCG" if k is None else f"nDCG@{k}"
+        got = batch.evaluate(scores, labels, [name], ties="average")[name]
+        want = [sk.ndcg_score(labels[q:q + 1], scores[q:q + 1], k=k) for q in range(6)]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
 
 # ------------------------------------------------------------------ layouts

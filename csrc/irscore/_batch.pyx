@@ -65,6 +65,7 @@ cdef struct Work:
     bs_item *items     # valid candidates, candidate order
     bs_item *top       # the top k (partial selection)
     bs_item *scr       # scratch
+    bs_item *scr2      # scratch (ideal gains)
     int32_t *bk
     int32_t *hist
     double *vl         # labels of valid candidates (candidate order)
@@ -84,6 +85,7 @@ cdef int work_alloc(Work *w, int64_t cap) noexcept nogil:
     w.items = <bs_item *> malloc(c * sizeof(bs_item))
     w.top = <bs_item *> malloc((TOPK_MAX + 1) * sizeof(bs_item))
     w.scr = <bs_item *> malloc(c * sizeof(bs_item))
+    w.scr2 = <bs_item *> malloc(c * sizeof(bs_item))
     w.bk = <int32_t *> malloc(c * sizeof(int32_t))
     w.hist = <int32_t *> malloc((2 * c + 1) * sizeof(int32_t))
     w.vl = <double *> malloc(c * sizeof(double))
@@ -94,7 +96,7 @@ cdef int work_alloc(Work *w, int64_t cap) noexcept nogil:
     w.idisc = <double *> malloc(c * sizeof(double))
     w.inv = <double *> malloc(c * sizeof(double))
     w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
-    if (w.items == NULL or w.top == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
+    if (w.items == NULL or w.top == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
             or w.rl == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
@@ -107,6 +109,7 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.items)
     free(w.top)
     free(w.scr)
+    free(w.scr2)
     free(w.bk)
     free(w.hist)
     free(w.vl)
@@ -182,6 +185,7 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
     cdef int64_t t, g, nr = 0, npos = 0, small = 1, extra, iv, maxg = 0, c
     cdef int64_t n = r.n
     cdef const double *vl = w.vl
+    cdef bs_item *srt
     cdef double v
     cdef int64_t *hist = w.ghist      # all zero between calls
     if nrel_mode == 2:
@@ -226,12 +230,12 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
                 w.scr[npos].t = 0
                 w.scr[npos].tb = 0
                 npos += 1
-        bs_cmp_sort(w.scr, npos)
+        srt = bs_sort(w.scr, npos, w.scr2, w.bk, w.hist)
         for t in range(npos):
-            if nr > 0 and w.run_v[nr - 1] == w.scr[t].s:
+            if nr > 0 and w.run_v[nr - 1] == srt[t].s:
                 w.run_c[nr - 1] += 1
             else:
-                w.run_v[nr] = w.scr[t].s
+                w.run_v[nr] = srt[t].s
                 w.run_c[nr] = 1
                 nr += 1
     if nrel_mode == 1 and extra_label > 0.0:
