@@ -233,7 +233,7 @@ def reference_row(s, lab, k=10):
     """Plain reference of a few measures, trec ties, over the non-NaN cells."""
     cols = [j for j in range(len(s)) if not np.isnan(s[j])]
     cols.sort(key=lambda j: (-s[j], -j))
-    rel = [lab[j] >= 1 for j in cols]
+    rel = [lab[j] >= (1 if np.issubdtype(lab.dtype, np.integer) else 5e-324) for j in cols]
     R = sum(rel)
     hits, ap = 0, 0.0
     for i, r in enumerate(rel):
@@ -249,7 +249,8 @@ def reference_row(s, lab, k=10):
             f"P@{k}": sum(rel[:k]) / k}
 
 
-@pytest.mark.parametrize("kind", ["inf", "huge", "tiny", "constant", "skewed", "float_labels"])
+@pytest.mark.parametrize("kind", ["inf", "huge", "tiny", "constant", "skewed", "float_labels", "big_grades",
+                                  "half_grades"])
 def test_extreme_scores(kind):
     rng = np.random.default_rng(4)
     n = 300
@@ -267,6 +268,10 @@ def test_extreme_scores(kind):
         s[:, :10] = 4.0
     elif kind == "skewed":
         s = np.exp(rng.normal(size=(4, n)) * 30)
+    elif kind == "big_grades":       # grades past the small-integer counters
+        lab[:, ::3] *= 400
+    elif kind == "half_grades":
+        lab = lab * 0.5
     ms = ["AP", "nDCG@10", "RR", "P@10"]
     got = batch.evaluate(s, lab, ms)
     for q in range(4):

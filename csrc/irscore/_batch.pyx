@@ -73,15 +73,18 @@ cdef struct Work:
     double *run_v      # ideal: distinct label values, descending
     int64_t *run_c     # ideal: how many of each
     int64_t *gb        # tie-group boundaries (average ties)
-    double *idisc      # 1 / log2(i + 2)
+    double *idisc      # 1 / log2(i + 2), ndisc entries
+    int64_t ndisc
     double *inv        # 1 / (i + 1)
     int64_t *ghist     # 4 x 256 grade counters, zero between uses
     int64_t cap
 
 
-cdef int work_alloc(Work *w, int64_t cap) noexcept nogil:
+cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc) noexcept nogil:
+    """Buffers for rows of up to cap candidates; the discount table has ndisc entries."""
     cdef int64_t i, c = cap + 2
     w.cap = cap
+    w.ndisc = ndisc if ndisc < c else c
     w.items = <bs_item *> malloc(c * sizeof(bs_item))
     w.top = <bs_item *> malloc((TOPK_MAX + 1) * sizeof(bs_item))
     w.scr = <bs_item *> malloc(c * sizeof(bs_item))
@@ -100,8 +103,9 @@ cdef int work_alloc(Work *w, int64_t cap) noexcept nogil:
             or w.rl == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
-        w.idisc[i] = 1.0 / log2(<double> (i + 2))
         w.inv[i] = 1.0 / <double> (i + 1)
+    for i in range(w.ndisc):
+        w.idisc[i] = 1.0 / log2(<double> (i + 2))
     return 0
 
 
@@ -134,7 +138,9 @@ cdef inline double idisc_of(const Work *w, int64_t i, int dk) noexcept nogil:
     """1 / discount of 0-based position i."""
     if dk == 1:
         return 1.0 / log2(<double> (i + 1 if i + 1 > 2 else 2))
-    return w.idisc[i]
+    if i < w.ndisc:
+        return w.idisc[i]
+    return 1.0 / log2(<double> (i + 2))
 
 
 cdef struct Row:
@@ -145,6 +151,8 @@ cdef struct Row:
     double cache_thr
     int64_t cache_R
     int has_cache
+    int hist_state     # grade counters filled by load_row: 0 no, 1 yes (all small), 2 gave up
+    int64_t maxg       # highest grade counted
 
 
 cdef int64_t count_rel(const Work *w, const Row *r, double thr) noexcept nogil:
@@ -196,23 +204,27 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
                 nr += 1
         r.nruns = nr
         return
-    # four interleaved counters per grade: repeated grades do not serialise
-    # on one memory cell; non-integer or large labels leave the fast path
-    t = 0
-    while t < n:
-        v = vl[t]
-        if v >= 0.0 and v < 256.0:
-            iv = <int64_t> v
-            if <double> iv == v:
-                hist[(iv << 2) | (t & 3)] += 1
-                if iv > maxg:
-                    maxg = iv
-                t += 1
-                continue
-        if v > 0.0:
-            small = 0
-            break
-        t += 1
+    # the counters were filled by load_row (hist_state 1) unless a label was not
+    # a small integer (2); rows loaded without counting (0) count here
+    if r.hist_state == 0:
+        t = 0
+        while t < n:
+            v = vl[t]
+            if v >= 0.0 and v < 256.0:
+                iv = <int64_t> v
+                if <double> iv == v:
+                    hist[(iv << 2) | (t & 3)] += 1
+                    if iv > maxg:
+                        maxg = iv
+                    t += 1
+                    continue
+            if v > 0.0:
+                small = 0
+                break
+            t += 1
+    else:
+        maxg = r.maxg
+        small = r.hist_state == 1
     if small:
         for g in range(maxg, 0, -1):
             c = hist[4 * g] + hist[4 * g + 1] + hist[4 * g + 2] + hist[4 * g + 3]
@@ -266,10 +278,7 @@ cdef double ideal_dcg(const Work *w, const Row *r, int64_t k, int gk, int dk) no
         g = gain_of(w.run_v[u], gk)
         c = w.run_c[u]
         while c > 0 and i < k:
-            if dk == 0 and i < w.cap:
-                s += g * w.idisc[i]
-            else:
-                s += g * idisc_of(w, i, 1) if dk == 1 else g / log2(<double> (i + 2))
+            s += g * idisc_of(w, i, dk)
             i += 1
             c -= 1
         if i >= k:
@@ -479,11 +488,16 @@ cdef double op_average(Work *w, Row *r, int kind, int64_t k, double thr, int gk,
 
 # ------------------------------------------------------------------- the driver
 
-cdef int64_t load_row(Work *w, const score_t *sc, const label_t *lb, int64_t n, int tie_mode,
-                      int64_t *bad) noexcept nogil:
-    """Valid candidates (score not NaN) into w.items / w.vl; returns their number."""
-    cdef int64_t j, t = 0
+cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int64_t n, int tie_mode,
+                      int want_hist, int64_t *bad) noexcept nogil:
+    """Valid candidates (score not NaN) into w.items / w.vl; returns their number.
+    With want_hist, also counts the grades of the valid candidates (ideal DCG) in
+    w.ghist (four interleaved counters per grade) while every label is a small
+    non-negative integer or non-positive."""
+    cdef int64_t j, t = 0, iv, maxg = 0
     cdef double s, v
+    cdef int small = want_hist
+    cdef int64_t *hist = w.ghist
     bad[0] = 0
     for j in range(n):
         s = <double> sc[j]
@@ -493,11 +507,33 @@ cdef int64_t load_row(Work *w, const score_t *sc, const label_t *lb, int64_t n, 
         if label_t is float or label_t is double:
             if not (v - v == 0.0):
                 bad[0] = 1
+        if small:
+            if label_t is float or label_t is double:
+                if v >= 0.0 and v < 256.0:
+                    iv = <int64_t> v
+                    if <double> iv == v:
+                        hist[(iv << 2) | (t & 3)] += 1
+                        if iv > maxg:
+                            maxg = iv
+                    else:
+                        small = 0
+                elif v > 0.0:
+                    small = 0
+            else:
+                iv = <int64_t> lb[j]
+                if iv >= 0 and iv < 256:
+                    hist[(iv << 2) | (t & 3)] += 1
+                    if iv > maxg:
+                        maxg = iv
+                elif iv > 0:
+                    small = 0
         w.items[t].s = s
         w.items[t].t = <int32_t> t
         w.items[t].tb = <int32_t> (-j if tie_mode == 0 else j)
         w.vl[t] = v
         t += 1
+    r.maxg = maxg
+    r.hist_state = 0 if not want_hist else (1 if small else 2)
     return t
 
 
@@ -513,8 +549,8 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
     cdef int64_t nops = op_kind.shape[0]
     cdef int64_t N = scores.shape[0]
     cdef int64_t G = nrel2.shape[1]
-    cdef int64_t q, o, cap = 0, kmax = 0, n, i, bad, code = E_OK, err_row = -1
-    cdef int partial = 1
+    cdef int64_t q, o, cap = 0, kmax = 0, n, i, bad, code = E_OK, err_row = -1, ndisc
+    cdef int partial = 1, want_hist
     cdef Work w
     cdef Row r
     cdef int kind
@@ -553,13 +589,24 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
             kmax = op_k[o]
     if tie_mode == 2 or kmax > TOPK_MAX:
         partial = 0
-    if work_alloc(&w, cap) != 0:
+    # discount table: as deep as the deepest nDCG/DCG op reads (whole rows without a cutoff)
+    ndisc = 0
+    want_hist = 0
+    for o in range(nops):
+        if op_kind[o] == K_NDCG and nrel_mode != 2:
+            want_hist = 1
+        if op_kind[o] == K_NDCG or op_kind[o] == K_DCG:
+            if op_k[o] < 0 or op_k[o] > cap:
+                ndisc = cap
+            elif op_k[o] > ndisc:
+                ndisc = op_k[o]
+    if work_alloc(&w, cap, ndisc) != 0:
         work_free(&w)
         raise MemoryError()
     with nogil:
         for q in range(q0, q1):
-            n = load_row(&w, &scores[0] + starts[q] if N else NULL, &labels[0] + starts[q] if N else NULL,
-                         lens[q], tie_mode, &bad)
+            n = load_row(&w, &r, &scores[0] + starts[q] if N else NULL,
+                         &labels[0] + starts[q] if N else NULL, lens[q], tie_mode, want_hist, &bad)
             if bad:
                 code = E_LABEL
                 err_row = q

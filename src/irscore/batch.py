@@ -336,9 +336,9 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
             sc = np.ascontiguousarray(sc)
         if not lb.flags.c_contiguous:
             lb = np.ascontiguousarray(lb)
-        starts = np.arange(0, nq * ncol, ncol, dtype=np.int64) if ncol else np.zeros(nq, dtype=np.int64)
+        starts, full = _dense_rows(nq, ncol)
         if lengths is None:
-            lens = np.full(nq, ncol, dtype=np.int64)
+            lens = full
         else:
             lens = _int_vector(lengths, "lengths", nq)
             # always checked: a length past its row would read the next query's cells
@@ -438,6 +438,23 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
                                float_labels, nrel_mode, nrel1, nrel2)
         out.update(vals)
     return {k: out[k] for k in plan.keys}
+
+
+_DENSE: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _dense_rows(nq: int, ncol: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Row starts and full lengths of a dense (nq, ncol) batch (cached, read-only)."""
+    got = _DENSE.get((nq, ncol))
+    if got is None:
+        starts = np.arange(nq, dtype=np.int64) * ncol
+        lens = np.full(nq, ncol, dtype=np.int64)
+        starts.setflags(write=False)
+        lens.setflags(write=False)
+        if len(_DENSE) > 64:
+            _DENSE.clear()
+        got = _DENSE[(nq, ncol)] = (starts, lens)
+    return got
 
 
 def _check_grade_counts(sc: np.ndarray, lb: np.ndarray, starts: np.ndarray, lens: np.ndarray,
