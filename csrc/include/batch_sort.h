@@ -122,32 +122,17 @@ static inline void bs_cmp_sort(bs_item *a, int64_t n)
     bs_introsort(a, n, 2 * depth + 2);
 }
 
-/* Sort a[0..n) into rank order; returns a or tmp, whichever holds the result.
+/* Sort a[0..n) into rank order given the minimum lo and maximum hi of the
+ * scores; returns a or tmp, whichever holds the result.
  * tmp: n items, bk: n int32, hist: 2n + 1 int32. */
-static inline bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
+static inline bs_item *bs_sort_range(bs_item *a, int64_t n, double lo, double hi, bs_item *tmp,
+                                     int32_t *bk, int32_t *hist)
 {
     int64_t i, nb = 2 * n;
-    double lo, hi, inv;
+    double inv;
     if (n <= 32) {
         bs_insertion(a, n);
         return a;
-    }
-    {
-        /* four independent accumulators: min/max latency does not chain */
-        double l0 = a[0].s, l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
-        for (i = 0; i + 4 <= n; i += 4) {
-            double s0 = a[i].s, s1 = a[i + 1].s, s2 = a[i + 2].s, s3 = a[i + 3].s;
-            l0 = s0 < l0 ? s0 : l0; h0 = s0 > h0 ? s0 : h0;
-            l1 = s1 < l1 ? s1 : l1; h1 = s1 > h1 ? s1 : h1;
-            l2 = s2 < l2 ? s2 : l2; h2 = s2 > h2 ? s2 : h2;
-            l3 = s3 < l3 ? s3 : l3; h3 = s3 > h3 ? s3 : h3;
-        }
-        for (; i < n; i++) {
-            double s0 = a[i].s;
-            l0 = s0 < l0 ? s0 : l0; h0 = s0 > h0 ? s0 : h0;
-        }
-        l0 = l1 < l0 ? l1 : l0; l2 = l3 < l2 ? l3 : l2; lo = l2 < l0 ? l2 : l0;
-        h0 = h1 > h0 ? h1 : h0; h2 = h3 > h2 ? h3 : h2; hi = h2 > h0 ? h2 : h0;
     }
     if (!(hi > lo)) {           /* all tied: tb order */
         bs_cmp_sort(a, n);
@@ -197,6 +182,34 @@ static inline bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk,
         }
     }
     return tmp;
+}
+
+/* bs_sort_range after a min/max pass (four accumulators: no latency chain). */
+static inline bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
+{
+    int64_t i;
+    double lo, hi;
+    if (n <= 32) {
+        bs_insertion(a, n);
+        return a;
+    }
+    {
+        double l0 = a[0].s, l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
+        for (i = 0; i + 4 <= n; i += 4) {
+            double s0 = a[i].s, s1 = a[i + 1].s, s2 = a[i + 2].s, s3 = a[i + 3].s;
+            l0 = s0 < l0 ? s0 : l0; h0 = s0 > h0 ? s0 : h0;
+            l1 = s1 < l1 ? s1 : l1; h1 = s1 > h1 ? s1 : h1;
+            l2 = s2 < l2 ? s2 : l2; h2 = s2 > h2 ? s2 : h2;
+            l3 = s3 < l3 ? s3 : l3; h3 = s3 > h3 ? s3 : h3;
+        }
+        for (; i < n; i++) {
+            double s0 = a[i].s;
+            l0 = s0 < l0 ? s0 : l0; h0 = s0 > h0 ? s0 : h0;
+        }
+        l0 = l1 < l0 ? l1 : l0; l2 = l3 < l2 ? l3 : l2; lo = l2 < l0 ? l2 : l0;
+        h0 = h1 > h0 ? h1 : h0; h2 = h3 > h2 ? h3 : h2; hi = h2 > h0 ? h2 : h0;
+    }
+    return bs_sort_range(a, n, lo, hi, tmp, bk, hist);
 }
 
 /* The first min(k, n) items of a[0..n) in rank order, written to out (k slots). */

@@ -25,6 +25,8 @@ cdef extern from "batch_sort.h" nogil:
         int32_t tb
     bint bs_before(const bs_item *a, const bs_item *b)
     bs_item *bs_sort(bs_item *a, int64_t n, bs_item *tmp, int32_t *bk, int32_t *hist)
+    bs_item *bs_sort_range(bs_item *a, int64_t n, double lo, double hi, bs_item *tmp, int32_t *bk,
+                           int32_t *hist)
     void bs_cmp_sort(bs_item *a, int64_t n)
     int64_t bs_topk(const bs_item *a, int64_t n, int64_t k, bs_item *out)
 
@@ -153,6 +155,8 @@ cdef struct Row:
     int has_cache
     int hist_state     # grade counters filled by load_row: 0 no, 1 yes (all small), 2 gave up
     int64_t maxg       # highest grade counted
+    double lo          # lowest and highest valid score
+    double hi
 
 
 cdef int64_t count_rel(const Work *w, const Row *r, double thr) noexcept nogil:
@@ -495,7 +499,7 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
     w.ghist (four interleaved counters per grade) while every label is a small
     non-negative integer or non-positive."""
     cdef int64_t j, t = 0, iv, maxg = 0
-    cdef double s, v
+    cdef double s, v, lo = INFINITY, hi = -INFINITY
     cdef int small = want_hist
     cdef int64_t *hist = w.ghist
     bad[0] = 0
@@ -527,11 +531,15 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
                         maxg = iv
                 elif iv > 0:
                     small = 0
+        lo = s if s < lo else lo
+        hi = s if s > hi else hi
         w.items[t].s = s
         w.items[t].t = <int32_t> t
         w.items[t].tb = <int32_t> (-j if tie_mode == 0 else j)
         w.vl[t] = v
         t += 1
+    r.lo = lo
+    r.hi = hi
     r.maxg = maxg
     r.hist_state = 0 if not want_hist else (1 if small else 2)
     return t
@@ -628,7 +636,7 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
                 for i in range(r.ns):
                     w.rl[i] = w.vl[w.top[i].t]
             else:
-                srt = bs_sort(w.items, n, w.scr, w.bk, w.hist)
+                srt = bs_sort_range(w.items, n, r.lo, r.hi, w.scr, w.bk, w.hist)
                 r.ns = n
                 for i in range(n):
                     w.rl[i] = w.vl[srt[i].t]
