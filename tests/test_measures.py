@@ -148,3 +148,18 @@ def test_complete_and_max_docs_options():
 def test_measure_objects_are_hashable_values():
     assert Measure("P", cutoff=10.0) == parse_measure("P@10")
     assert len({parse_measure("P@10"), parse_measure("P_10")}) == 1
+
+
+def test_complete_resets_like_trec_eval():
+    """With complete=True a query without a ranking is evaluated on trec_eval's
+    stand-in ranking; trec_eval then resets num_ret, unj_*, and utility/rbp_resid
+    under their default names only (it compares printed names)."""
+    qrels = {"a": {"x": 1, "y": 0}, "b": {"z": 1}}
+    run = {"a": {"x": 1.0, "w": 0.5}}
+    names = ["num_ret", "unj_5", "utility", "utility.2,-1,0,0", "rbp_resid", "P_5"]
+    r = irscore.evaluate(qrels, run, names, per_query=True, complete=True)
+    assert r["num_ret"]["b"] == 0 and r["unj_5"]["b"] == 0 and r["utility"]["b"] == 0
+    assert r["rbp_resid"]["b"] == 0
+    # stand-in ranking: one unjudged document; 2*0 - 1*1 - 0 + 0 = -1
+    assert r["utility.2,-1,0,0"]["b"] == -1.0
+    assert r["P_5"]["b"] == 0.0

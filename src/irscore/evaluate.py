@@ -107,8 +107,13 @@ class Evaluation:
         raise ValueError(f"measure {out.key!r} has no numeric summary")
 
 
-# Measures whose value is reset for a query that has no ranking under -c (trec_eval).
-_BOGUS_ZERO = {"num_ret", "utility", "unj", "rbp_resid"}
+def _bogus_zeroed(m: Measure) -> bool:
+    """trec_eval resets these values for a query without a ranking under -c: it
+    compares the printed name with "num_ret", "utility", "rbp_resid" (so not
+    "utility_2,-1,0,0" or "rbp_resid_p=0.8") and its first three letters with "unj"."""
+    if m.family in ("num_ret", "unj"):
+        return True
+    return m.family in ("utility", "rbp_resid") and m.params is None
 
 
 def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, relevance_level: int = 1,
@@ -129,7 +134,7 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
     _parallel.run(compute, _parallel.ranges_by_offsets(joined.offsets, threads))
     if complete and joined.bogus.any():
         for out in plan.outputs:
-            if out.column >= 0 and out.family.name in _BOGUS_ZERO:
+            if out.column >= 0 and _bogus_zeroed(out.measure):
                 matrix[joined.bogus, out.column] = 0.0
     ext = [o for o in plan.outputs if o.measure.family in EXTERNAL]
     if ext:
