@@ -314,6 +314,16 @@ def test_thread_count_does_not_change_results():
             other = batch.evaluate(s, lab, ms, ties=ties, n_jobs=nj)
             for m in ms:
                 np.testing.assert_array_equal(base[m], other[m])
+    # ragged rows of unequal lengths, split across threads
+    lengths = rng.integers(0, 201, size=503)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    fs = np.concatenate([s[q, :lengths[q]] for q in range(503)])
+    fl = np.concatenate([lab[q, :lengths[q]] for q in range(503)])
+    base = batch.evaluate(fs, fl, ms, offsets=offsets, n_jobs=1)
+    for nj in (2, 5):
+        other = batch.evaluate(fs, fl, ms, offsets=offsets, n_jobs=nj)
+        for m in ms:
+            np.testing.assert_array_equal(base[m], other[m])
 
 
 def test_dtypes_orders_and_read_only():
