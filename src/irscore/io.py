@@ -6,6 +6,7 @@ no Python object is created per line.  Errors name the file and line.
 from __future__ import annotations
 
 import gzip
+import mmap
 import os
 from typing import IO, Any, Dict, Union
 
@@ -34,6 +35,18 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
         raise IsADirectoryError(f"{kind} path is a directory: {name}")
     parser = _trec_io.TrecParser(kind, name)
     size = os.path.getsize(name)
+    if size >= _CHUNK and not _is_gzip(name):
+        # plain file: parse straight from a memory map (no read copies); the first
+        # megabyte sizes the columns for the rest
+        with open(name, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            view = memoryview(mm)
+            try:
+                parser.feed(view[:1 << 20])
+                parser.reserve(size)
+                parser.feed(view[1 << 20:])
+            finally:
+                view.release()
+        return _finish(parser, name, kind)
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     first = True
@@ -47,6 +60,15 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
                 first = False
                 if n == _CHUNK and not isinstance(f, gzip.GzipFile):
                     parser.reserve(size)
+    return _finish(parser, name, kind)
+
+
+def _is_gzip(path: str) -> bool:
+    with open(path, "rb") as f:
+        return f.read(2) == b"\x1f\x8b"
+
+
+def _finish(parser: Any, name: str, kind: str) -> Dict[str, Any]:
     parsed: Dict[str, Any] = parser.finish()
     if parsed["qidx"].shape[0] == 0:
         raise ValueError(f"{name}: empty {kind} file (no data lines)")
