@@ -36,7 +36,8 @@ cdef struct Vec:
     int64_t cap       # bytes allocated
 
 
-cdef int vec_reserve(Vec *v, int64_t extra) except -1:
+cdef int vec_grow(Vec *v, int64_t extra) noexcept nogil:
+    """Make room for ``extra`` more bytes; -1 when out of memory."""
     cdef int64_t need = v.size + extra
     cdef int64_t cap
     cdef char *p
@@ -47,15 +48,22 @@ cdef int vec_reserve(Vec *v, int64_t extra) except -1:
         cap *= 2
     p = <char *> realloc(v.data, cap)
     if p == NULL:
-        raise MemoryError()
+        return -1
     v.data = p
     v.cap = cap
     return 0
 
 
-cdef inline int vec_push(Vec *v, const void *src, int64_t n) except -1:
+cdef int vec_reserve(Vec *v, int64_t extra) except -1:
+    if vec_grow(v, extra) != 0:
+        raise MemoryError()
+    return 0
+
+
+cdef inline int vec_push(Vec *v, const void *src, int64_t n) noexcept nogil:
     if v.size + n > v.cap:
-        vec_reserve(v, n)
+        if vec_grow(v, n) != 0:
+            return -1
     memcpy(v.data + v.size, src, n)
     v.size += n
     return 0
@@ -130,6 +138,15 @@ cdef class TrecParser:
     cdef bytes carry
     cdef bytes run_id
     cdef str name
+    cdef public int64_t line_base     # lines before this parser's input
+    # error state of parse_lines (it runs without the GIL)
+    cdef int err_code
+    cdef int64_t err_line
+    cdef int err_ntok
+    cdef char err_tok[128]
+    cdef int err_tok_len
+    cdef const char *rid
+    cdef int64_t rid_len
 
     def __cinit__(self, str kind, str name="<input>"):
         self.is_run = kind == "run"
@@ -148,8 +165,8 @@ cdef class TrecParser:
         self.carry = b""
         self.run_id = b""
         cdef int64_t zero = 0
-        vec_push(&self.docoff, &zero, sizeof(int64_t))
-        vec_push(&self.qoff, &zero, sizeof(int64_t))
+        if vec_push(&self.docoff, &zero, sizeof(int64_t)) or vec_push(&self.qoff, &zero, sizeof(int64_t)):
+            raise MemoryError()
 
     def __dealloc__(self):
         free(self.docbuf.data)
@@ -161,7 +178,7 @@ cdef class TrecParser:
         free(self.qoff.data)
         free(self.qtab)
 
-    cdef int64_t intern_query(self, const char *p, int64_t n) except -1:
+    cdef int64_t intern_query(self, const char *p, int64_t n) noexcept nogil:
         cdef const int64_t *qoff = <const int64_t *> self.qoff.data
         cdef int64_t q
         cdef uint64_t h, mask
@@ -186,22 +203,23 @@ cdef class TrecParser:
         q = self.nq
         self.qtab[slot] = q
         self.nq += 1
-        vec_push(&self.qbuf, p, n)
-        cdef int64_t end = self.qbuf.size
-        vec_push(&self.qoff, &end, sizeof(int64_t))
+        cdef int64_t end = self.qbuf.size + n
+        if vec_push(&self.qbuf, p, n) or vec_push(&self.qoff, &end, sizeof(int64_t)):
+            return -1
         if self.nq * 2 > self.qtab_cap:
-            self.grow_table()
+            if self.grow_table() != 0:
+                return -1
         self.last_q = q
         return q
 
-    cdef int grow_table(self) except -1:
+    cdef int grow_table(self) noexcept nogil:
         cdef int64_t newcap = self.qtab_cap * 2
         cdef int64_t *tab = <int64_t *> malloc(newcap * sizeof(int64_t))
         cdef const int64_t *qoff = <const int64_t *> self.qoff.data
         cdef int64_t i, q, slot
         cdef uint64_t mask = <uint64_t> (newcap - 1)
         if tab == NULL:
-            raise MemoryError()
+            return -1
         for i in range(newcap):
             tab[i] = -1
         for q in range(self.nq):
@@ -214,20 +232,49 @@ cdef class TrecParser:
         self.qtab_cap = newcap
         return 0
 
-    cdef int parse_lines(self, const char *s, const char *end) except -1:
-        """Parse the complete lines in s[0..end) (end is just past a newline or the data end)."""
+    cdef void set_error(self, int code, int ntok, const char *tok, int64_t tlen) noexcept nogil:
+        self.err_code = code
+        self.err_line = self.lineno
+        self.err_ntok = ntok
+        self.err_tok_len = <int> (tlen if tlen < 127 else 127)
+        if tok != NULL and self.err_tok_len > 0:
+            memcpy(self.err_tok, tok, self.err_tok_len)
+
+    def raise_pending(self):
+        """Raise the error recorded by the parser, if any (line = line_base + local line)."""
+        cdef int code = self.err_code
+        if code == 0:
+            return
+        self.err_code = 0
+        where = f"{self.name}:{self.line_base + self.err_line}"
+        tok = self.err_tok[:self.err_tok_len].decode("utf-8", "replace")
+        if code == 1:
+            raise ValueError(f"{where}: malformed run line: expected 6 fields "
+                             f"'qid iter docno rank score run_id', found {self.err_ntok}")
+        if code == 2:
+            raise ValueError(f"{where}: score {tok!r} is not a number")
+        if code == 3:
+            raise ValueError(f"{where}: score {tok!r} is not finite")
+        if code == 4:
+            raise ValueError(f"{where}: malformed qrels line: expected 4 fields "
+                             f"'qid iter docno rel', found {self.err_ntok}")
+        if code == 5:
+            raise ValueError(f"{where}: relevance {tok!r} is not an integer")
+        raise MemoryError()
+
+    cdef int parse_lines(self, const char *s, const char *end) noexcept nogil:
+        """Parse the complete lines in s[0..end) (end is just past a newline or the
+        data end).  Returns 0, or an error code with the error state set."""
         cdef const char *line
         cdef const char *eol
-        cdef const char *t
         cdef const char *tok[6]
         cdef int64_t tlen[6]
         cdef int ntok, rc
         cdef int64_t q, off
-        cdef int32_t q32, grade
-        cdef double score
+        cdef int32_t q32, grade = 0
+        cdef double score = 0.0
         cdef uint64_t h
-        cdef const char *rid = NULL
-        cdef int64_t rid_len = 0
+        cdef int bad = 0
         while s < end:
             eol = <const char *> memchr(s, b'\n', end - s)
             if eol == NULL:
@@ -240,39 +287,52 @@ cdef class TrecParser:
                 continue       # blank line or comment
             if self.is_run:
                 if ntok < 6:
-                    raise ValueError(
-                        f"{self.name}:{self.lineno}: malformed run line: expected 6 fields "
-                        f"'qid iter docno rank score run_id', found {ntok}")
+                    self.set_error(1, ntok, NULL, 0)
+                    return 1
                 rc = irs_parse_double(tok[4], tlen[4], &score)
                 if rc != 0:
-                    raise ValueError(
-                        f"{self.name}:{self.lineno}: score {tok[4][:tlen[4]].decode('utf-8', 'replace')!r} "
-                        + ("is not finite" if rc == -2 else "is not a number"))
-                rid = tok[5]
-                rid_len = tlen[5]
+                    self.set_error(3 if rc == -2 else 2, ntok, tok[4], tlen[4])
+                    return self.err_code
+                self.rid = tok[5]
+                self.rid_len = tlen[5]
             else:
                 if ntok != 4:
-                    raise ValueError(
-                        f"{self.name}:{self.lineno}: malformed qrels line: expected 4 fields "
-                        f"'qid iter docno rel', found {ntok}")
+                    self.set_error(4, ntok, NULL, 0)
+                    return 4
                 if irs_parse_int32(tok[3], tlen[3], &grade) != 0:
-                    raise ValueError(
-                        f"{self.name}:{self.lineno}: relevance {tok[3][:tlen[3]].decode('utf-8', 'replace')!r} "
-                        "is not an integer")
+                    self.set_error(5, ntok, tok[3], tlen[3])
+                    return 5
             q = self.intern_query(tok[0], tlen[0])
+            if q < 0:
+                self.set_error(9, 0, NULL, 0)
+                return 9
             q32 = <int32_t> q
-            vec_push(&self.qidx, &q32, sizeof(int32_t))
-            vec_push(&self.docbuf, tok[2], tlen[2])
-            off = self.docbuf.size
-            vec_push(&self.docoff, &off, sizeof(int64_t))
             h = irs_hash_bytes(tok[2], tlen[2])
-            vec_push(&self.hashes, &h, sizeof(uint64_t))
+            bad = vec_push(&self.qidx, &q32, sizeof(int32_t))
+            bad |= vec_push(&self.docbuf, tok[2], tlen[2])
+            off = self.docbuf.size
+            bad |= vec_push(&self.docoff, &off, sizeof(int64_t))
+            bad |= vec_push(&self.hashes, &h, sizeof(uint64_t))
             if self.is_run:
-                vec_push(&self.values, &score, sizeof(double))
+                bad |= vec_push(&self.values, &score, sizeof(double))
             else:
-                vec_push(&self.values, &grade, sizeof(int32_t))
-        if rid != NULL:
-            self.run_id = rid[:rid_len]
+                bad |= vec_push(&self.values, &grade, sizeof(int32_t))
+            if bad:
+                self.set_error(9, 0, NULL, 0)
+                return 9
+        return 0
+
+    cdef int parse(self, const char *s, const char *end) except -1:
+        """parse_lines without the GIL, then raise its error if any; keeps the run id."""
+        cdef int rc
+        self.rid = NULL
+        with nogil:
+            rc = self.parse_lines(s, end)
+        if self.rid != NULL:
+            self.run_id = self.rid[:self.rid_len]
+            self.rid = NULL
+        if rc:
+            self.raise_pending()
         return 0
 
     def reserve(self, int64_t total_bytes):
@@ -309,7 +369,7 @@ cdef class TrecParser:
                 return
             joined = self.carry + bytes(chunk[:nl - p + 1])
             self.carry = b""
-            self.parse_lines(<const char *> joined, (<const char *> joined) + len(joined))
+            self.parse(<const char *> joined, (<const char *> joined) + len(joined))
             n -= (nl - p + 1)
             p = nl + 1
             if n == 0:
@@ -321,7 +381,7 @@ cdef class TrecParser:
         if last < p:
             self.carry = p[:n]
             return
-        self.parse_lines(p, last + 1)
+        self.parse(p, last + 1)
         if last + 1 < p + n:
             self.carry = (last + 1)[:(p + n) - (last + 1)]
 
@@ -336,7 +396,7 @@ cdef class TrecParser:
         if len(self.carry):
             c = self.carry
             self.carry = b""
-            self.parse_lines(<const char *> c, (<const char *> c) + len(c))
+            self.parse(<const char *> c, (<const char *> c) + len(c))
         qbuf = vec_to_array(&self.qbuf, np.uint8).tobytes()
         qoff = vec_to_array(&self.qoff, np.int64)
         try:
