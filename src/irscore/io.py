@@ -38,14 +38,14 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     if size >= _CHUNK and not _is_gzip(name):
         # plain file: parse straight from a memory map (no read copies); the first
         # megabyte sizes the columns for the rest
-        with open(name, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            view = memoryview(mm)
+        with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            mview = memoryview(mm)
             try:
-                parser.feed(view[:1 << 20])
+                parser.feed(mview[:1 << 20])
                 parser.reserve(size)
-                parser.feed(view[1 << 20:])
+                parser.feed(mview[1 << 20:])
             finally:
-                view.release()
+                mview.release()
         return _finish(parser, name, kind)
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
