@@ -375,7 +375,10 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
 
     float_labels = lb.dtype.kind == "f"
     plan = _plan(measures, float_labels, relevance_level)
-    level_default = _level_thr(Measure("map"), float_labels, relevance_level)
+    if relevance_level is not None:
+        level_default = float(relevance_level)
+    else:
+        level_default = _FLOAT_DEFAULT_THR if float_labels else 1.0
 
     # n_relevant
     nrel_mode = 0
