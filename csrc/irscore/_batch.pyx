@@ -18,6 +18,12 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.math cimport log2, pow, INFINITY
 
+cdef extern from "irs_common.h":
+    int IRSCORE_BOUNDSCHECK
+
+#: True when the kernels were built with bounds checks (IRSCORE_DEBUG=1)
+BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
+
 cdef extern from "batch_sort.h" nogil:
     ctypedef struct bs_item:
         double s

@@ -3,6 +3,8 @@ from typing import Tuple
 import numpy as np
 from numpy.typing import NDArray
 
+BOUNDSCHECK: bool
+
 def evaluate_rows(
     scores: NDArray[np.float32] | NDArray[np.float64],
     labels: NDArray[np.int8] | NDArray[np.int16] | NDArray[np.int32] | NDArray[np.int64]
