@@ -160,6 +160,13 @@ def main(argv: Optional[List[str]] = None) -> None:
                 return ev.evaluate(run_d)
 
             rows["pytrec_eval: dicts"], res = timeit(pt, 1)
+
+            def pt_files():
+                q, r = load_dicts(qpath, rpath)   # a plain Python reader (pytrec_eval has none)
+                ev = pytrec_eval.RelevanceEvaluator(q, {"map", "ndcg_cut.10", "P.10", "recip_rank"})
+                return ev.evaluate(r)
+
+            rows["pytrec_eval: files (Python reader)"], _ = timeit(pt_files, 1)
             pm = float(np.mean([v["map"] for v in res.values()]))
             print(f"  check: MAP irscore {ref['map']:.6f} pytrec_eval {pm:.6f}")
         except ImportError:
@@ -193,7 +200,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     base_d = rows["irscore: dicts (convert + evaluate)"]
     print(f"\n{'':40s} {'seconds':>9s}  {'ratio to irscore':>16s}")
     for name, t in rows.items():
-        base = base_d if "dicts" in name else base_f
+        base = base_d if ": dicts" in name else base_f
         ratio = "" if name.startswith("irscore") else f"{t / base:14.1f}x"
         print(f"{name:40s} {t:9.3f}  {ratio:>16s}")
 
