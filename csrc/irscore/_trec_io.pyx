@@ -586,3 +586,21 @@ def hash_strings(list strings):
         p = PyUnicode_AsUTF8AndSize(strings[i], &n)
         o[i] = irs_hash_bytes(p, n)
     return out
+
+
+cdef extern from "Python.h":
+    PyObject *PyDict_GetItemWithError(object d, object key) except? NULL
+    long long PyLong_AsLongLong_borrowed "PyLong_AsLongLong"(PyObject *o) except? -1
+
+
+def dict_codes(dict mapping, list keys, long long default=-1):
+    """``np.array([mapping.get(k, default) for k in keys], dtype=int64)`` in one
+    C loop (the values must be ints): translating one vocabulary into another."""
+    cdef Py_ssize_t i, n = len(keys)
+    cdef PyObject *v
+    out = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    for i in range(n):
+        v = PyDict_GetItemWithError(mapping, keys[i])
+        o[i] = default if v == NULL else PyLong_AsLongLong_borrowed(v)
+    return out

@@ -51,6 +51,8 @@ from typing import (
 
 import numpy as np
 
+from irscore import _trec_io
+
 __all__ = [
     "Organization",
     "RSResult",
@@ -408,7 +410,7 @@ def _pair_arrays(gold: Organization, system: Organization, topics: Sequence[str]
     s_ptr, s_doc, s_lev, s_cl = _reorder(senc, topics)
     gvocab: Dict[DocId, int] = genc[5]
     svocab_list: List[DocId] = senc[6]
-    trans = np.array(list(map(gvocab.get, svocab_list, itertools.repeat(-1))), dtype=np.int64)
+    trans = _trec_io.dict_codes(gvocab, svocab_list, -1)
     missing = trans < 0
     n_docs = len(gvocab) + int(missing.sum())
     trans[missing] = np.arange(len(gvocab), n_docs, dtype=np.int64)
