@@ -256,3 +256,16 @@ def test_size_vs_quantity(m, kw):
     one_error = [a[:m], a[m:]] + small
     many_errors = [a] + [[d] for pair in small for d in pair]
     assert cluster_q(gold, one_error, kw) > cluster_q(gold, many_errors, kw)
+
+
+def test_key_index_aligns_str_and_int_ids_exactly():
+    """Document ids are aligned by bytes with a type tag: 1 and "1" differ."""
+    from irscore import _trec_io
+
+    gold = ["a", "b", 1, "1", "é", 10 ** 30]
+    sysd = ["1", 1, "c", "é", "b", 10 ** 30, "10"]
+    idx = _trec_io.KeyIndex(*_trec_io.encode_keys(gold))
+    got = idx.lookup(*_trec_io.encode_keys(sysd), -1).tolist()
+    assert got == [gold.index(d) if any(type(d) is type(x) and d == x for x in gold) else -1 for d in sysd]
+    with pytest.raises(TypeError):
+        _trec_io.encode_keys([1.5])

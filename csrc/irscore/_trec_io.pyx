@@ -588,19 +588,101 @@ def hash_strings(list strings):
     return out
 
 
-cdef extern from "Python.h":
-    PyObject *PyDict_GetItemWithError(object d, object key) except? NULL
-    long long PyLong_AsLongLong_borrowed "PyLong_AsLongLong"(PyObject *o) except? -1
+def encode_keys(list keys):
+    """Document ids (exact ``str`` or ``int``) as one byte column: each key is a
+    type tag (``s``/``i``) plus its UTF-8 text.  Returns ``(buf, off, hashes)``."""
+    cdef Py_ssize_t i, n = len(keys), m
+    cdef const char *p
+    cdef Vec buf
+    cdef char tag
+    cdef object k
+    buf.data = NULL; buf.size = 0; buf.cap = 0
+    off_a = np.empty(n + 1, dtype=np.int64)
+    hash_a = np.empty(n, dtype=np.uint64)
+    cdef int64_t[::1] off = off_a
+    cdef uint64_t[::1] hv = hash_a
+    try:
+        off[0] = 0
+        for i in range(n):
+            k = keys[i]
+            if type(k) is str:
+                tag = b's'
+                p = PyUnicode_AsUTF8AndSize(k, &m)
+            elif type(k) is int:
+                tag = b'i'
+                k = str(k)
+                p = PyUnicode_AsUTF8AndSize(k, &m)
+            else:
+                raise TypeError(f"document ids must be str or int, got {type(k).__name__}")
+            if vec_push(&buf, &tag, 1) or vec_push(&buf, p, m):
+                raise MemoryError()
+            off[i + 1] = buf.size
+            hv[i] = irs_hash_bytes(buf.data + off[i], m + 1)
+        return vec_to_array(&buf, np.uint8), off_a, hash_a
+    finally:
+        free(buf.data)
 
 
-def dict_codes(dict mapping, list keys, long long default=-1):
-    """``np.array([mapping.get(k, default) for k in keys], dtype=int64)`` in one
-    C loop (the values must be ints): translating one vocabulary into another."""
-    cdef Py_ssize_t i, n = len(keys)
-    cdef PyObject *v
-    out = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] o = out
-    for i in range(n):
-        v = PyDict_GetItemWithError(mapping, keys[i])
-        o[i] = default if v == NULL else PyLong_AsLongLong_borrowed(v)
-    return out
+cdef class KeyIndex:
+    """Hash index over encoded keys (``encode_keys``): ``lookup`` gives, for other
+    encoded keys, the position of the equal key here (bytes compared), or a default."""
+    cdef const uint8_t[::1] buf
+    cdef const int64_t[::1] off
+    cdef const uint64_t[::1] hv
+    cdef int64_t *table
+    cdef int64_t mask
+
+    def __cinit__(self, const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[::1] hashes):
+        cdef int64_t n = hashes.shape[0], i, slot, cap = 16
+        if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
+            raise ValueError("KeyIndex: inconsistent key columns")
+        for i in range(n):
+            if off[i + 1] < off[i]:
+                raise ValueError("KeyIndex: offsets must be non-decreasing")
+        while cap < 2 * n:
+            cap *= 2
+        self.table = <int64_t *> malloc(cap * sizeof(int64_t))
+        if self.table == NULL:
+            raise MemoryError()
+        self.buf, self.off, self.hv, self.mask = buf, off, hashes, cap - 1
+        with nogil:
+            for i in range(cap):
+                self.table[i] = -1
+            for i in range(n):
+                slot = <int64_t> (hashes[i] & <uint64_t> self.mask)
+                while self.table[slot] >= 0:
+                    slot = (slot + 1) & self.mask
+                self.table[slot] = i
+
+    def __dealloc__(self):
+        free(self.table)
+
+    def lookup(self, const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[::1] hashes,
+               int64_t default=-1):
+        cdef int64_t n = hashes.shape[0], i, j, slot, la, lb
+        cdef const char *a
+        cdef const char *b
+        cdef const char *mine = <const char *> &self.buf[0] if self.buf.shape[0] else NULL
+        cdef const char *theirs = <const char *> &buf[0] if buf.shape[0] else NULL
+        if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
+            raise ValueError("KeyIndex.lookup: inconsistent key columns")
+        for i in range(n):
+            if off[i + 1] < off[i]:
+                raise ValueError("KeyIndex.lookup: offsets must be non-decreasing")
+        out_a = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] out = out_a
+        with nogil:
+            for i in range(n):
+                out[i] = default
+                a = theirs + off[i]
+                la = off[i + 1] - off[i]
+                slot = <int64_t> (hashes[i] & <uint64_t> self.mask)
+                while self.table[slot] >= 0:
+                    j = self.table[slot]
+                    lb = self.off[j + 1] - self.off[j]
+                    if self.hv[j] == hashes[i] and lb == la and irs_bytes_cmp(
+                            mine + self.off[j], lb, a, la) == 0:
+                        out[i] = j
+                        break
+                    slot = (slot + 1) & self.mask
+        return out_a

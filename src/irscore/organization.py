@@ -205,7 +205,7 @@ class Organization:
     levels or clusters and a document twice in one cluster are errors.
     """
 
-    __slots__ = ("_topics", "_enc", "_labels", "name")
+    __slots__ = ("_topics", "_enc", "_key_cache", "_labels", "name")
 
     def __init__(
         self,
@@ -216,6 +216,7 @@ class Organization:
     ) -> None:
         self.name = name
         self._enc: Optional[Tuple[Any, ...]] = None
+        self._key_cache: Optional[Tuple[Any, Any]] = None
         self._labels: Optional[Dict[str, Dict[DocId, int]]] = None
         if isinstance(data, Organization):
             self._topics: Dict[str, _Topic] = dict(data._topics)
@@ -353,6 +354,14 @@ class Organization:
             )
         return self._enc  # type: ignore[return-value]
 
+    def _keys(self) -> Tuple[Tuple[np.ndarray, np.ndarray, np.ndarray], "_trec_io.KeyIndex"]:
+        """The vocabulary as a byte column (tagged UTF-8, hashes) and a hash index
+        over it: aligning two organizations' documents is then one native pass."""
+        if self._key_cache is None:
+            cols = _trec_io.encode_keys(self._encoded()[6])
+            self._key_cache = (cols, _trec_io.KeyIndex(*cols))
+        return self._key_cache
+
 
 def _check_label(v: Any, where: str) -> int:
     if isinstance(v, (bool, np.bool_)):
@@ -410,7 +419,7 @@ def _pair_arrays(gold: Organization, system: Organization, topics: Sequence[str]
     s_ptr, s_doc, s_lev, s_cl = _reorder(senc, topics)
     gvocab: Dict[DocId, int] = genc[5]
     svocab_list: List[DocId] = senc[6]
-    trans = _trec_io.dict_codes(gvocab, svocab_list, -1)
+    trans = gold._keys()[1].lookup(*system._keys()[0], -1)
     missing = trans < 0
     n_docs = len(gvocab) + int(missing.sum())
     trans[missing] = np.arange(len(gvocab), n_docs, dtype=np.int64)
