@@ -429,16 +429,46 @@ def test_extended_bcubed_differs_from_per_occurrence():
     assert e["precision"] != pytest.approx(b["precision"])
 
 
-def test_bcubed_against_pyevall():
-    pyevall = pytest.importorskip("pyevall")
+def test_bcubed_against_pyevall(tmp_path):
+    """PyEvALL's ReliabilityBCubed/SensitivityBCubed (>= 0.2) on random flat,
+    non-overlapping clusterings, where its overlap quirk cannot apply."""
+    pytest.importorskip("pyevall")
     from pyevall.metrics import metrics as pm
 
     if not hasattr(pm, "ReliabilityBCubed"):
         from importlib.metadata import version
 
         pytest.skip("PyEvALL %s has no clustering BCubed (ReliabilityBCubed)" % version("PyEvALL"))
-    # no PyEvALL release with ReliabilityBCubed was available to wire this comparison
-    pytest.skip("PyEvALL ReliabilityBCubed present: comparison not written against an unseen API")
+    import json
+    import logging
+
+    from pyevall.evaluation import PyEvALLEvaluation
+    from pyevall.utils.utils import PyEvALLUtils
+
+    logging.getLogger("pyevall").setLevel(logging.WARNING)
+    rng = random.Random(2013)
+    for case in range(25):
+        items = [f"d{i}" for i in range(rng.randint(2, 40))]
+
+        def clustering():
+            k = rng.randint(1, len(items))
+            labels = {d: f"c{rng.randrange(k)}" for d in items}
+            out = {}
+            for d, c in labels.items():
+                out.setdefault(c, []).append(d)
+            return labels, list(out.values())
+
+        g_lab, g_cl = clustering()
+        s_lab, s_cl = clustering()
+        gp, sp = tmp_path / f"g{case}.json", tmp_path / f"s{case}.json"
+        gp.write_text(json.dumps([{"test_case": "T", "id": d, "value": [c]} for d, c in g_lab.items()]))
+        sp.write_text(json.dumps([{"test_case": "T", "id": d, "value": [c]} for d, c in s_lab.items()]))
+        params = {PyEvALLUtils.PARAM_REPORT: PyEvALLUtils.PARAM_OPTION_REPORT_DATAFRAME}
+        rep = PyEvALLEvaluation().evaluate(str(sp), str(gp), ["ReliabilityBCubed", "SensitivityBCubed"], **params)
+        row = rep.df_average.iloc[0]
+        ours = irscore.bcubed(g_cl, s_cl)
+        assert ours["precision"] == pytest.approx(float(row["R"]), abs=1e-12)
+        assert ours["recall"] == pytest.approx(float(row["S"]), abs=1e-12)
 
 
 # ---------------------------------------------------------------------------

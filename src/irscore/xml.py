@@ -954,10 +954,9 @@ def _gather(off: np.ndarray, sel: np.ndarray, *arrays: np.ndarray):
     counts = hi - lo
     new_off = _csr(counts.tolist())
     total = int(new_off[-1])
+    rows: np.ndarray = _EMPTY_I
     if total:
         rows = np.repeat(lo - new_off[:-1], counts) + np.arange(total, dtype=_I64)
-    else:
-        rows = _EMPTY_I
     return (new_off, rows) + tuple(np.ascontiguousarray(a[rows]) for a in arrays)
 
 
