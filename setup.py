@@ -22,7 +22,7 @@ directives = {
     "wraparound": False,
     "initializedcheck": DEBUG,
     "cdivision": True,
-    "nonecheck": DEBUG,
+    "nonecheck": False,
     "embedsignature": True,
 }
 
