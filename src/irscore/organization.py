@@ -648,6 +648,15 @@ def _same_documents(g: Organization, s: Organization, topics: Sequence[str]) -> 
             raise ValueError(f"system: topic {t!r} document {missing[0]} of the gold clustering is not clustered")
 
 
+def _clusterings(gold: Any, system: Any) -> Tuple[List[str], Tuple[Any, ...]]:
+    """Both flat clusterings as aligned kernel arrays (same documents required)."""
+    g = _as_clustering(gold, "gold")
+    s = _as_clustering(system, "system")
+    topics = _aligned_topics(g, s)
+    _same_documents(g, s, topics)
+    return topics, _pair_arrays(g, s, topics)
+
+
 def bcubed(gold: Any, system: Any) -> RSResult:
     """BCubed precision, recall and F of a flat clustering.
 
@@ -661,11 +670,7 @@ def bcubed(gold: Any, system: Any) -> RSResult:
     2009's extended BCubed see :func:`extended_bcubed`.  Keys: ``precision``,
     ``recall``, ``F``.
     """
-    g = _as_clustering(gold, "gold")
-    s = _as_clustering(system, "system")
-    topics = _aligned_topics(g, s)
-    _same_documents(g, s, topics)
-    g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs = _pair_arrays(g, s, topics)
+    topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
     k = _kernel()
     pr = np.zeros(nt)
@@ -683,11 +688,7 @@ def extended_bcubed(gold: Any, system: Any) -> RSResult:
     (C: system clusters, L: gold classes; e includes d itself), recall symmetric.
     Same inputs as :func:`bcubed`.  Keys: ``precision``, ``recall``, ``F``.
     """
-    g = _as_clustering(gold, "gold")
-    s = _as_clustering(system, "system")
-    topics = _aligned_topics(g, s)
-    _same_documents(g, s, topics)
-    g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs = _pair_arrays(g, s, topics)
+    topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
     k = _kernel()
     P = np.zeros(nt)

@@ -377,7 +377,3 @@ def _family(name: str) -> ExtFamily:
 for _name in MEASURES:
     register_family(_family(_name))
 del _name
-
-# measures._load_external() imports the family modules only while no family is
-# registered: importing this module alone must register the CRP family too.
-from irscore import crp as _crp_family  # noqa: E402,F401  (circular-safe: crp needs only the helpers above)
