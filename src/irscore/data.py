@@ -13,7 +13,7 @@ document: joining a run with its qrels hashes and compares bytes in native code.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -206,31 +206,22 @@ def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, An
     return out
 
 
-def iter_queries(obj: _Columns) -> Iterator[Tuple[str, int, int]]:
-    for q, qid in enumerate(obj.query_ids):
-        yield qid, int(obj.offsets[q]), int(obj.offsets[q + 1])
+def _coerce(x: Any, cls: Any, reader: str) -> Any:
+    """A dict, a DataFrame or a path as a ``cls`` (Qrels or Run)."""
+    if isinstance(x, Mapping):
+        return cls.from_dict(x)
+    if hasattr(x, "columns"):
+        return cls.from_pandas(x)
+    from irscore import io
+
+    return getattr(io, reader)(x)
 
 
 def as_qrels(x: Any) -> Qrels:
     """Accept a Qrels, a dict, a DataFrame or a path."""
-    if isinstance(x, Qrels):
-        return x
-    if isinstance(x, Mapping):
-        return Qrels.from_dict(x)
-    if hasattr(x, "columns"):
-        return Qrels.from_pandas(x)
-    from irscore.io import read_qrels
-    return read_qrels(x)
+    return x if isinstance(x, Qrels) else _coerce(x, Qrels, "read_qrels")
 
 
 def as_run(x: Any) -> Run:
     """Accept a Run, a dict, a DataFrame or a path."""
-    if isinstance(x, Run):
-        return x
-    if isinstance(x, Mapping):
-        return Run.from_dict(x)
-    if hasattr(x, "columns"):
-        return Run.from_pandas(x)
-    from irscore.io import read_run
-    return read_run(x)
-
+    return x if isinstance(x, Run) else _coerce(x, Run, "read_run")
