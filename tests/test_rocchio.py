@@ -437,3 +437,15 @@ def test_bad_arrays():
     # an empty query: no relevant documents, NaN
     res = rocchio.from_arrays(np.asarray([3.0, 2.0, 1.0]), np.asarray([1, 0, 0]), np.asarray([0, 0, 3]))
     assert math.isnan(res["Rnorm"][0]) and res["Rnorm"][1] == 1.0
+
+
+def test_collection_size_from_num_docs_in_coll():
+    """trec_eval's -N (num_docs_in_coll) is Rocchio's default N; an explicit N wins."""
+    qrels = {"q1": {"d1": 1, "d2": 0, "d5": 1, "d6": 1}}
+    run = {"q1": {"d1": 6.0, "d2": 5.0, "d3": 4.0, "d4": 4.0, "d5": 4.0, "d6": 1.0}}
+    explicit = irscore.evaluate(qrels, run, ["Rnorm(N=50)", "Pnorm(N=50)"])
+    implied = irscore.evaluate(qrels, run, ["Rnorm", "Pnorm"], num_docs_in_coll=50)
+    assert implied["Rnorm"] == explicit["Rnorm(N=50)"] and implied["Pnorm"] == explicit["Pnorm(N=50)"]
+    assert irscore.evaluate(qrels, run, ["Rnorm(N=6)"], num_docs_in_coll=50)["Rnorm(N=6)"] != implied["Rnorm"]
+    with pytest.raises(ValueError, match="collection size"):
+        irscore.evaluate(qrels, run, ["Rnorm"])

@@ -31,6 +31,9 @@ class Joined:
     # Batch API only: per query, the number of candidates (the whole collection
     # as far as the batch knows; Rocchio's default N there).  None for TREC input.
     n_candidates: Optional[np.ndarray] = None
+    # trec_eval's -N (number of documents in the collection) when given: the
+    # default N of Rocchio's measures.
+    num_docs_in_coll: Optional[int] = None
 
 
 def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
@@ -121,6 +124,8 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
              num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None) -> Evaluation:
     plan = compile_plan(items, relevance_level, num_docs_in_coll)
     joined = join(qrels, run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
+    if num_docs_in_coll and num_docs_in_coll > 0:
+        joined.num_docs_in_coll = int(num_docs_in_coll)
     nq = len(joined.query_ids)
     matrix = np.zeros((nq, plan.ncols), dtype=np.float64)
     ops = (np.asarray(plan.kinds, dtype=np.int32), np.asarray(plan.levels, dtype=np.int64),
