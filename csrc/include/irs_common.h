@@ -17,6 +17,32 @@
 #define IRSCORE_BOUNDSCHECK 0
 #endif
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+/* Ask for small pages on a freshly allocated, not yet touched buffer.  numpy
+ * advises transparent huge pages for large arrays; with the kernel's default
+ * "defrag=madvise" the first touch of such memory may compact memory
+ * synchronously, which made first calls markedly slower than later ones. */
+static inline void irs_no_hugepages(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_NOHUGEPAGE)
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t a, b;
+    if (page <= 0 || n < (size_t)(4 << 20))
+        return;
+    a = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    b = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_NOHUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 static inline uint64_t irs_mix64(uint64_t h)
 {
     h ^= h >> 33;

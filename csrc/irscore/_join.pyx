@@ -21,6 +21,17 @@ import numpy as np
 
 cdef extern from "irs_common.h" nogil:
     int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
+    void irs_no_hugepages(void *p, size_t n)
+
+
+cdef object empty(int64_t n, object dtype):
+    """np.empty backed by small pages (see irs_no_hugepages)."""
+    a = np.empty(n, dtype=dtype)
+    cdef uint8_t[::1] raw
+    if a.nbytes >= (4 << 20):
+        raw = a.view(np.uint8)
+        irs_no_hugepages(&raw[0], a.nbytes)
+    return a
 
 cdef extern from "irs_sort.h" nogil:
     ctypedef struct irs_entry:
@@ -109,11 +120,11 @@ cdef class GroupSort:
         self.nq = nq
         self.n = n
         self.offsets_a = np.zeros(nq + 1, dtype=np.int64)
-        self.perm_a = np.empty(n, dtype=np.uint32)
-        self.out_start_a = np.empty(n, dtype=np.int64)
-        self.out_len_a = np.empty(n, dtype=np.int32)
-        self.out_hash_a = np.empty(n, dtype=np.uint64)
-        self.out_score_a = np.empty(n, dtype=np.float64)
+        self.perm_a = empty(n, np.uint32)
+        self.out_start_a = empty(n, np.int64)
+        self.out_len_a = empty(n, np.int32)
+        self.out_hash_a = empty(n, np.uint64)
+        self.out_score_a = empty(n, np.float64)
         self.offs = self.offsets_a
         self.perm = self.perm_a
         self.out_start = self.out_start_a
@@ -302,8 +313,8 @@ cdef class Join:
         self.ne = ne
         self.cnt_a = np.zeros(ne, dtype=np.int64)
         self.ndup_a = np.zeros(ne, dtype=np.int64)
-        self.rel_a = np.empty(total, dtype=np.int32)
-        self.sc_a = np.empty(total, dtype=np.float64)
+        self.rel_a = empty(total, np.int32)
+        self.sc_a = empty(total, np.float64)
         self.levels_a = np.zeros((ne, self.G), dtype=np.int64)
         self.cnt, self.ndup, self.rel, self.sc, self.levels = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a, self.levels_a
 
