@@ -349,14 +349,14 @@ def compute_joined(joined: "Joined", *, N: Optional[IntArrayLike] = None, releva
     """All Rocchio outputs for the queries of a :class:`Joined` (one kernel
     pass; cached on the object for the other measures of the same call)."""
     if N is None:
-        if getattr(joined, "num_docs_in_coll", None):
+        if joined.num_docs_in_coll:
             N = joined.num_docs_in_coll
-        elif joined.n_candidates is None:
-            raise ValueError("Rocchio's measures need the collection size N with TREC input, "
-                             "e.g. Rnorm(N=528155), or num_docs_in_coll= (irscore eval -N); "
-                             "the batch API defaults it to the number of candidates")
-        else:
+        elif joined.n_candidates is not None:
             N = joined.n_candidates
+    if N is None:
+        raise ValueError("Rocchio's measures need the collection size N with TREC input, "
+                         "e.g. Rnorm(N=528155), or num_docs_in_coll= (irscore eval -N); "
+                         "the batch API defaults it to the number of candidates")
     key = ("rocchio", N if np.ndim(N) == 0 else id(N), relevance_level, graded, variant)
     cache = joined.__dict__.setdefault("_irscore_ext_cache", {})
     hit = cache.get(key)
