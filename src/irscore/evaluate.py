@@ -205,6 +205,10 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     (-J), ``max_docs`` (-M), ``num_docs_in_coll`` (-N, for ``utility``).
     ``n_jobs``: threads for the native kernels (default: all cores for large
     inputs, one for small ones; results do not depend on it).
+
+    Per query, ``gm_map``/``gm_bpref`` give the value whose logarithms are
+    averaged (AP or bpref floored at trec_eval's 0.00001); counts such as
+    ``num_rel_ret`` are summed in the summary, not averaged.
     Queries present only in the run are ignored; qrels queries without a ranking
     are skipped unless ``complete``.
     """
