@@ -163,3 +163,21 @@ def test_complete_resets_like_trec_eval():
     # stand-in ranking: one unjudged document; 2*0 - 1*1 - 0 + 0 = -1
     assert r["utility.2,-1,0,0"]["b"] == -1.0
     assert r["P_5"]["b"] == 0.0
+
+
+@pytest.mark.parametrize("ranx,trec", [("ndcg@10", "ndcg_cut_10"), ("map@100", "map_cut_100"), ("precision@10", "P_10"),
+                                       ("recall@100", "recall_100"), ("mrr", "recip_rank"), ("hit_rate@5", "success_5"),
+                                       ("r-precision", "Rprec"), ("bpref", "bpref")])
+def test_ranx_names(ranx, trec):
+    assert parse_measure(ranx) == parse_measure(trec)
+
+
+def test_ir_measures_objects():
+    irm = pytest.importorskip("ir_measures")
+    qrels = {"q": {"a": 2, "b": 0, "c": 1}}
+    run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5}}
+    objs = [irm.nDCG @ 10, irm.AP, irm.P(rel=2) @ 2, irm.RR]
+    got = irscore.evaluate(qrels, run, objs)
+    want = irscore.evaluate(qrels, run, ["nDCG@10", "AP", "P(rel=2)@2", "RR"])
+    assert list(got.values()) == list(want.values())
+    assert list(got) == [str(o) for o in objs]

@@ -163,6 +163,8 @@ def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
     items: List[Tuple[str, Measure]] = []
     seen = set()
     for name in measures:
+        if not isinstance(name, str) and type(name).__module__.startswith("ir_measures"):
+            name = str(name)  # an ir_measures measure object, e.g. nDCG@10
         if not isinstance(name, str):
             raise TypeError(f"measure names must be str, got {name!r}")
         if "." in name and name.split(".", 1)[0] in FAMILIES and not _is_single(name):

@@ -131,6 +131,9 @@ ALIASES: Dict[str, str] = {
     "Rprec_mult": "Rprec_mult", "binG": "binG", "G": "G", "Rndcg": "Rndcg",
     "ndcg_rel": "ndcg_rel", "relative_P": "relative_P", "11pt_avg": "11pt_avg",
     "utility": "utility", "unj": "unj", "rbp_resid": "rbp_resid",
+    # ranx's metric names
+    "precision": "P", "recall": "recall", "mrr": "recip_rank", "hit_rate": "success",
+    "hits": "num_rel_ret", "r-precision": "Rprec", "r_precision": "Rprec",
 }
 # every family is also reachable by its trec_eval name in the general syntax
 ALIASES.update({name: name for name, f in FAMILIES.items() if f.kind >= 0 and name not in ALIASES})
@@ -237,9 +240,13 @@ def _check_cutoff(f: Family, v: float, name: str) -> float:
 
 
 def parse_measure(name: str) -> Measure:
-    """Parse one single-valued measure name (trec_eval or ir_measures style)."""
+    """Parse one single-valued measure name (trec_eval, ir_measures or ranx style;
+    an ir_measures measure object is read through its ``str()``)."""
     if not isinstance(name, str):
-        raise TypeError(f"measure names are str, got {name!r}")
+        if type(name).__module__.startswith("ir_measures"):
+            name = str(name)
+        else:
+            raise TypeError(f"measure names are str, got {name!r}")
     name = name.strip()
     # 1. plain trec_eval family without parameters
     if name in FAMILIES and FAMILIES[name].ptype in ("none", "pairs", "float_params"):
