@@ -204,3 +204,15 @@ def test_queries_without_documents_are_absent():
     assert irscore.evaluate(qrels, run, ["map", "num_q"], complete=True) == {"map": 0.5, "num_q": 2.0}
     with pytest.raises(ValueError, match="no ranked documents"):
         irscore.Run.from_dict({"1": {}})
+
+
+def test_run_from_standard_input(tmp_path):
+    import subprocess
+    import sys
+
+    q = _write(tmp_path, "q", "1 0 a 1\n1 0 b 0\n")
+    run = "1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n"
+    proc = subprocess.run([sys.executable, "-m", "irscore", "eval", "-m", "map", str(q), "-"],
+                          input=run, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["map", "all", "0.5000"]

@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="measure, set (official, all_trec, set) or measure with parameters "
                         "(P.5,10  ndcg.1=3,2=9  iprec_at_recall..10,.50); repeatable")
     p.add_argument("qrels", help="qrels file (qid iter docno rel), .gz accepted")
-    p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted")
+    p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted; - for standard input")
 
 
 def requested(specs: List[str]) -> List[Tuple[str, Measure]]:

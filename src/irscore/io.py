@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import mmap
 import os
+import sys
 from typing import IO, Any, Dict, Union
 
 from irscore import _trec_io
@@ -29,6 +30,15 @@ def _open(path: PathLike) -> IO[bytes]:
 
 def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     name = os.fspath(path)
+    if name == "-":  # standard input, as trec_eval reads a run named "-"
+        parser = _trec_io.TrecParser(kind, "<stdin>")
+        stdin = sys.stdin.buffer
+        while True:
+            chunk = stdin.read(_CHUNK)
+            if not chunk:
+                break
+            parser.feed(chunk)
+        return _finish(parser, "<stdin>", kind)
     if not os.path.exists(name):
         raise FileNotFoundError(f"{kind} file not found: {name}")
     if os.path.isdir(name):
@@ -81,5 +91,6 @@ def read_qrels(path: PathLike) -> Qrels:
 
 
 def read_run(path: PathLike) -> Run:
-    """Read a TREC run ``qid Q0 docno rank score run_id`` (extra fields ignored)."""
+    """Read a TREC run ``qid Q0 docno rank score run_id`` (extra fields ignored);
+    ``"-"`` reads standard input, as trec_eval does."""
     return Run(_parse(path, "run"), source=os.fspath(path))
