@@ -161,3 +161,47 @@ def test_complete_with_an_empty_run():
     q = X.XmlQrels.from_passages({"1": [("a", 0, 10)]})
     r = X.evaluate(q, X.XmlRun.from_spans({}), ["MAiP", "nxCG@5", "MAgP_RiC"], per_query=True, complete=True)
     assert r == {"MAiP": {"1": 0.0}, "nxCG@5": {"1": 0.0}, "MAgP_RiC": {"1": 0.0}}
+
+
+def test_review_fixes_points_rsv_unseen_passage_seen_default(tmp_path):
+    """Found by an independent review against SPEC §5:
+    any recall grid works; INEX XML runs keep their RSVs (inex_eval ties);
+    an unseen passage that is not an assessed element gains r(e_i) whatever
+    alpha; SPEC's 'e_i or an ancestor was retrieved before' is the default."""
+    import irscore.xml as X
+
+    qp = X.XmlQrels.from_passages({"1": [("a", 0, 10)]}, {"a": 20})
+    ru = X.XmlRun.from_spans({"1": [("a", 0, 5), ("a", 0, 10)]})
+    ip = X.interpolated_precision(qp, ru, points=3)
+    assert len([k for k in ip if k.startswith("iP[")]) == 4
+    els = X.XmlQrels.from_elements({"1": [("a", 0, 10, 1, 1), ("a", 0, 5, 1, 1)]})
+    assert len([k for k in X.inex_eval(els, ru, points=1000) if k.startswith("Precall[")]) == 1000
+    one = X.XmlRun.from_spans({"1": [("a", 0, 6)]})
+    vals = [X.xcg(els, one, cutoffs=[1], alpha=a, normalise=False)["XCG@1"]["1"] for a in (0.0, 0.5, 1.0)]
+    assert vals == pytest.approx([5 / 6] * 3)
+
+    tree = X.XmlQrels.from_elements({"1": [("a", 0, 10, 1, 0.5), ("a", 0, 5, 1, 1), ("a", 5, 10, 1, 1)]})
+    run = X.XmlRun.from_spans({"1": [("a", 0, 5), ("a", 5, 10), ("a", 0, 10)]})
+    g = {s: X.xcg(tree, run, cutoffs=[2, 3], alpha=0.5, normalise=False, seen=s) for s in ("ancestor", "overlap")}
+    third = {s: g[s]["XCG@3"]["1"] - g[s]["XCG@2"]["1"] for s in g}
+    # SPEC: only descendants of P were retrieved -> 0.5 * (0.5*5 + 0.5*5)/10 + 0.5 * 0.5
+    assert third["ancestor"] == pytest.approx(0.5)
+    assert third["overlap"] == pytest.approx(0.25)
+    default = X.xcg(tree, run, cutoffs=[3], alpha=0.5, normalise=False)["XCG@3"]["1"]
+    assert default == pytest.approx(g["ancestor"]["XCG@3"]["1"])
+
+
+def test_inex_xml_run_keeps_rsv_for_ties(tmp_path):
+    import irscore.xml as X
+
+    xml = ('<inex-submission run-id="r"><topic topic-id="1">'
+           + "".join(f"<result><file>a</file><path>{p}</path><rank>{k}</rank><rsv>0.5</rsv></result>"
+                     for k, p in enumerate(["/article[1]/sec[1]", "/article[1]", "/article[1]/sec[2]"], 1))
+           + "</topic></inex-submission>")
+    (tmp_path / "run.xml").write_text(xml)
+    layout = {"a": {"/article[1]": (0, 10), "/article[1]/sec[1]": (0, 5), "/article[1]/sec[2]": (5, 10)}}
+    run = X.read_inex_run(tmp_path / "run.xml", layout)
+    assert run.score.tolist() == [0.5, 0.5, 0.5]
+    qr = X.XmlQrels.from_elements({"1": [("a", 0, 10, 1, 1), ("a", 0, 5, 0, 0), ("a", 5, 10, 0, 0)]})
+    # one tie group of three with one relevant unit: P(0.5) = 0.5 / (0.5 + 0.5 * 2 / 2) = 0.5
+    assert X.inex_eval(qr, run, points=2)["Precall[0.50]"]["1"] == pytest.approx(0.5)

@@ -438,7 +438,7 @@ def read_fol_run(
     *,
     allow_overlap: bool = True,
     unknown_docs: str = "ignore",
-    order: str = "rank",
+    order: str = "trec",
 ) -> XmlRun:
     """Read a FOL (file-offset-length) run: ``topic Q0 doc rank rsv runid offset length``.
 
@@ -446,14 +446,15 @@ def read_fol_run(
     overlapping spans in a topic are then an error naming both lines.  With
     ``qrels`` given, offsets are checked against the known document lengths;
     ``unknown_docs="error"`` also rejects documents the qrels do not know
-    (default ``"ignore"``: they are non-relevant text).  ``order``: ``"rank"``
-    (rank column ascending, ties by file order; default), ``"score"`` (rsv
-    descending, ties by file order) or ``"input"`` (file order).
+    (default ``"ignore"``: they are non-relevant text).  ``order``: ``"trec"``
+    (default, SPEC §0: rsv descending, ties by document id descending, then file
+    order; the rank column is ignored), ``"rank"`` (rank column ascending, ties by
+    file order), ``"score"`` (rsv descending, ties by file order) or ``"input"``.
     """
     if unknown_docs not in ("ignore", "error"):
         raise ValueError(f"unknown_docs must be 'ignore' or 'error', got {unknown_docs!r}")
-    if order not in ("rank", "score", "input"):
-        raise ValueError(f"order must be 'rank', 'score' or 'input', got {order!r}")
+    if order not in ("trec", "rank", "score", "input"):
+        raise ValueError(f"order must be 'trec', 'rank', 'score' or 'input', got {order!r}")
     di = _DocIndex()
     topics: Dict[str, int] = {}
     t_l, d_l, s_l, e_l, r_l, sc_l, ln_l = [], [], [], [], [], [], []
@@ -498,7 +499,15 @@ def read_fol_run(
             ln_l.append(ln)
     t = np.asarray(t_l, dtype=_I64)
     idx = np.arange(len(t_l))
-    if order == "rank":
+    if order == "trec":
+        # document ids in byte order: rank of each document code, descending
+        names = di.names
+        by_name = sorted(range(len(names)), key=lambda i: names[i].encode("utf-8"))
+        name_rank = np.empty(len(names), dtype=_I64)
+        name_rank[np.asarray(by_name, dtype=_I64)] = np.arange(len(names), dtype=_I64)
+        d_rank = name_rank[np.asarray(d_l, dtype=_I64)] if len(d_l) else np.zeros(0, dtype=_I64)
+        perm = np.lexsort((idx, -d_rank, -np.asarray(sc_l, dtype=np.float64), t))
+    elif order == "rank":
         perm = np.lexsort((idx, np.asarray(r_l, dtype=np.float64), t))
     elif order == "score":
         perm = np.lexsort((idx, -np.asarray(sc_l, dtype=np.float64), t))
@@ -822,13 +831,18 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
 
     _expat_walk(path, start, end)
     ordered: Dict[str, List[Span]] = {}
+    rsv: List[float] = []
     for tid, lst in spans.items():
         if order == "rank":
             lst.sort(key=lambda x: (x[0], x[2]))
         elif order == "score":
             lst.sort(key=lambda x: (x[1], x[2]))
         ordered[tid] = [x[3] for x in lst]
-    return XmlRun.from_spans(ordered, runid=st["runid"])
+        rsv.extend(-x[1] for x in lst)
+    run = XmlRun.from_spans(ordered, runid=st["runid"])
+    # keep the RSVs: equal RSVs form inex_eval's tie groups
+    run.score = np.asarray(rsv, dtype=np.float64).reshape(len(rsv))
+    return run
 
 
 # ---------------------------------------------------------------------------
@@ -1027,7 +1041,7 @@ class _Pass:
 
 
 def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
-              el_q: np.ndarray, use_elements: bool, seen: str = "overlap",
+              el_q: np.ndarray, use_elements: bool, seen: str = "ancestor",
               el_rsize: np.ndarray = _EMPTY_F) -> _Pass:
     n = len(al.run_doc)
     out = _Pass(
@@ -1091,7 +1105,7 @@ def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
 
 
 def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisation: Quantisation,
-               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray, seen: str = "overlap") -> np.ndarray:
+               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray, seen: str = "ancestor") -> np.ndarray:
     size = ps.size.astype(np.float64)
     safe = np.maximum(size, 1.0)
     full = (ps.covered >= ps.size) if seen == "overlap" else (ps.contained > 0)
@@ -1104,6 +1118,9 @@ def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisat
         r_unseen = np.where(matched, r, partial)
         w = np.where(ps.covered == 0, r_unseen, np.where(full, 0.0, partial))
         gain = (1.0 - alpha) * r + alpha * w
+        # SPEC: an unseen result gains r(e_i) whatever alpha; for a passage that
+        # is not an assessed element, r(e_i) is the value of the elements inside it
+        gain = np.where((ps.covered == 0) & ~matched, partial, gain)
     else:
         spe = np.where(size > 0, ps.rsize / safe, 0.0)
         exh = (ps.rsize > 0).astype(np.float64)
@@ -1130,7 +1147,7 @@ class _Context:
 
     def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
                  quantisation: Quantisation, ideal_overlap: str, normalise: bool, complete: bool,
-                 use_elements: bool = True, seen: str = "overlap") -> None:
+                 use_elements: bool = True, seen: str = "ancestor") -> None:
         if not isinstance(qrels, XmlQrels):
             raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
         if not isinstance(run, XmlRun):
@@ -1175,7 +1192,7 @@ def _as_cutoffs(ks: Iterable[int]) -> np.ndarray:
 
 def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50), alpha: float = 1.0,
         quantisation: Quantisation = "auto", ideal_overlap: str = "ancestor", normalise: bool = True,
-        maep_denominator: str = "ideal", points: int = 100, seen: str = "overlap",
+        maep_denominator: str = "ideal", points: int = 100, seen: str = "ancestor",
         complete: bool = False) -> Dict[str, Dict[str, float]]:
     """The XCG family per topic: ``XCG@k``, ``nxCG@k``, ``MAep``, ``iep[x]``.
 
@@ -1186,15 +1203,15 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     ``"ideal"`` (|ideal set|, SPEC default) or ``"gain_ranks"`` (number of ranks
     where gain was collected).  ``iep[x]`` = max ep at ranks with gr >= x on the
     grid 0, 1/points, ..., 1.  ``seen``: when a result (or, in the recursion,
-    an assessed element) counts as completely seen: ``"overlap"`` (default,
-    overlap = 1: all its text was retrieved before) or ``"ancestor"`` (it or an
-    ancestor was retrieved before; text covered only by several descendants
-    is then partially seen).  Topics with an empty ideal set are left out.
+    an assessed element) counts as completely seen: ``"ancestor"`` (default,
+    SPEC's rule: it or an ancestor was retrieved before; text covered only by
+    several descendants is then partially seen) or ``"overlap"`` (overlap = 1:
+    all its text was retrieved before, by whatever results).  Topics with an empty ideal set are left out.
     """
     ctx = _Context(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
                    ideal_overlap=ideal_overlap, normalise=normalise, complete=complete, seen=seen)
     names = {f"XCG@{k}" for k in cutoffs} | {f"nxCG@{k}" for k in cutoffs} | {"MAep"}
-    names |= {f"iep[{p / points:.2f}]" for p in range(points + 1)}
+    names |= {f"iep[{_level(p, points)}]" for p in range(points + 1)}
     return _compute(ctx, sorted(names), maep_denominator=maep_denominator, points=points)
 
 
@@ -1235,7 +1252,7 @@ def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, b
     """
     ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)
-    names = [f"iP[{p / points:.2f}]" for p in range(points + 1)] + ["AiP"]
+    names = [f"iP[{_level(p, points)}]" for p in range(points + 1)] + ["AiP"]
     return _compute(ctx, names, points=points, bucketing=bucketing, run_overlap=run_overlap)
 
 
@@ -1284,13 +1301,21 @@ def measure_family(name: str) -> str:
     )
 
 
+def _level(k: int, points: int) -> str:
+    """Recall level k/points as it appears in a measure name: two decimals when
+    that is exact (``iP[0.01]``), otherwise enough digits to name the grid point."""
+    if (100 * k) % points == 0:
+        return f"{k / points:.2f}"
+    return f"{k / points:.12f}".rstrip("0")
+
+
 def _point_index(x: str, points: int, name: str) -> int:
     try:
         v = float(x)
     except ValueError:
         raise ValueError(f"{name}: bad recall level {x!r}") from None
     k = v * points
-    if not (0.0 <= v <= 1.0) or abs(k - round(k)) > 1e-9:
+    if not (0.0 <= v <= 1.0) or abs(k - round(k)) > 1e-6:
         raise ValueError(f"{name}: recall level {x} is not on the grid of {points} steps")
     return int(round(k))
 
@@ -1452,7 +1477,7 @@ def evaluate(
     run_overlap: str = "novel",
     trel: Union[str, Mapping[str, float]] = "highlighted",
     beta: float = 1.0,
-    seen: str = "overlap",
+    seen: str = "ancestor",
     complete: bool = False,
     **options: Any,
 ) -> Dict[str, Any]:
@@ -1573,7 +1598,7 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
     """
     ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap="ancestor",
                    normalise=False, complete=complete)
-    names = [f"Precall[{k / points:.2f}]" for k in range(1, points + 1)] + ["inex_eval"]
+    names = [f"Precall[{_level(k, points)}]" for k in range(1, points + 1)] + ["inex_eval"]
     return _compute_extra(ctx, names, {n: measure_family(n) for n in names},
                           {"precall_points": points, "collection_size": collection_size, "ties": ties})
 
@@ -1659,7 +1684,7 @@ def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = No
     """
     ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap=ideal_overlap,
                    normalise=False, complete=complete)
-    names = [f"GR@{k}" for k in cutoffs] + [f"EPRUM[{k / points:.2f}]" for k in range(1, points + 1)]
+    names = [f"GR@{k}" for k in cutoffs] + [f"EPRUM[{_level(k, points)}]" for k in range(1, points + 1)]
     return _compute_extra(ctx, names, {n: measure_family(n) for n in names},
                           {"navigation": navigation, "eprum_points": points})
 

@@ -29,8 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="strict | generalised | inex2005 | inex2006 | auto (default)")
     parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor")
     parser.add_argument("--no-normalise", action="store_true", help="do not cap XCG gain at the ideal gain")
-    parser.add_argument("--seen", choices=["overlap", "ancestor"], default="overlap",
-                        help="XCG: completely seen = overlap 1 (default) or retrieved itself/ancestor before")
+    parser.add_argument("--seen", choices=["overlap", "ancestor"], default="ancestor",
+                        help="XCG: seen = retrieved itself or an ancestor before (default, SPEC) or overlap 1")
     parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal")
     parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact")
     parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel")
@@ -49,8 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--p-descendant", type=float, default=0.0,
                         help="GR/EPRUM: P(result ~> an ideal element inside it)")
     parser.add_argument("--p-sibling", type=float, default=0.0, help="GR/EPRUM: P(result ~> other ideal of its document)")
-    parser.add_argument("--order", choices=["rank", "score", "input"], default="rank",
-                        help="how the run is ordered (default: rank column)")
+    parser.add_argument("--order", choices=["trec", "rank", "score", "input"], default="trec",
+                        help="how the run is ordered (default trec: rsv descending, ties by doc id "
+                             "descending, rank column ignored)")
 
 
 def _detect(path: str) -> str:
