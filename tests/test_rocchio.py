@@ -449,3 +449,13 @@ def test_collection_size_from_num_docs_in_coll():
     assert irscore.evaluate(qrels, run, ["Rnorm(N=6)"], num_docs_in_coll=50)["Rnorm(N=6)"] != implied["Rnorm"]
     with pytest.raises(ValueError, match="collection size"):
         irscore.evaluate(qrels, run, ["Rnorm"])
+
+
+def test_batch_default_N_counts_relevant_outside_the_candidates():
+    """With n_relevant declaring relevant documents outside the candidates, the
+    batch API's default N is candidates + those documents (else N would be too small)."""
+    import irscore.batch as B
+
+    got = B.evaluate([[0.9, 0.8, 0.1]], [[0, 1, 0]], ["Rnorm"], n_relevant=[2])["Rnorm"]
+    want = B.evaluate([[0.9, 0.8, 0.1]], [[0, 1, 0]], ["Rnorm(N=4)"], n_relevant=[2])["Rnorm(N=4)"]
+    assert got.tolist() == want.tolist()

@@ -530,8 +530,12 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
         if nrel_mode == 1:
             have = levels[:, max(level, 0):].sum(axis=1)
             levels[:, max(level, 0)] += np.maximum(nrel1 - have, 0)
+    # Rocchio's default collection size: the candidates, plus the judged
+    # documents that n_relevant places outside them
+    judged_in = np.bincount(q[lab >= 0], minlength=nq).astype(np.int64)
+    n_coll = counts + np.maximum(levels.sum(axis=1) - judged_in, 0)
     joined = Joined([str(i) for i in range(nq)], rel, s, off, np.ascontiguousarray(levels), [],
-                    np.zeros(nq, dtype=bool), 0, counts)
+                    np.zeros(nq, dtype=bool), 0, n_coll)
     items = [(name, m) for _, name, m in plan.other]
     cplan = compile_plan(items, level, 0.0)
     result: Dict[str, np.ndarray] = {}
