@@ -42,7 +42,7 @@ def _case(seed):
     if rng.random() < 0.3:
         opts += ["-M", str(rng.randint(1, 40))]
     if rng.random() < 0.4:
-        opts += ["-l", str(rng.randint(0, 3))]
+        opts += ["-l", str(rng.randint(-2, 3))]
     if rng.random() < 0.2:
         opts += ["-N", str(rng.randint(100, 1000)), "-m", "utility.1,-1,0.5,0.01"]
     if rng.random() < 0.3:

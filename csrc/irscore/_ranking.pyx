@@ -87,9 +87,12 @@ cdef inline int64_t num_rel(const Query *q, int64_t level) noexcept nogil:
 
 
 cdef inline int64_t num_rel_ret(const Query *q, int64_t level) noexcept nogil:
+    """trec_eval's num_rel_ret: judged documents (grade >= 0) at the level; the
+    measures that scan the list themselves test ``rel >= level`` only, which
+    differs for a negative level (-l -1)."""
     cdef int64_t i, s = 0
     for i in range(q.n):
-        if q.rel[i] >= level:
+        if q.rel[i] >= level and q.rel[i] >= 0:
             s += 1
     return s
 
