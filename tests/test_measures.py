@@ -181,3 +181,10 @@ def test_ir_measures_objects():
     want = irscore.evaluate(qrels, run, ["nDCG@10", "AP", "P(rel=2)@2", "RR"])
     assert list(got.values()) == list(want.values())
     assert list(got) == [str(o) for o in objs]
+
+
+def test_ir_measures_dcg_parameter():
+    assert parse_measure("nDCG(dcg='exp-log2')@10") == parse_measure("nDCG(gain=exp)@10")
+    assert parse_measure("nDCG(dcg=log2)@10") == parse_measure("nDCG@10")
+    with pytest.raises(ValueError, match="dcg must be"):
+        parse_measure("nDCG(dcg=cubic)@10")

@@ -293,6 +293,11 @@ def parse_measure(name: str) -> Measure:
         except ValueError:
             raise ValueError(f"measure {name!r}: rel must be an integer") from None
     gain = kw.pop("gain", "linear")
+    if "dcg" in kw:  # ir_measures' spelling: nDCG(dcg='exp-log2')@10
+        dcg = kw.pop("dcg").strip("'\"")
+        if dcg not in ("log2", "exp-log2"):
+            raise ValueError(f"measure {name!r}: dcg must be 'log2' or 'exp-log2', got {dcg!r}")
+        gain = "exp" if dcg == "exp-log2" else gain
     discount = kw.pop("discount", "log2")
     params = kw.pop("params", None)
     if "p" in kw and fam in ("rbp", "rbp_resid"):
