@@ -103,6 +103,18 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     return 0
 
 
+cdef inline int32_t _local_doc(Work *w, int32_t d, int32_t D) noexcept nogil:
+    """Give document d a topic-local index (the next, D) on first sight; returns
+    the new count of local documents."""
+    if w.loc[d] < 0:
+        w.loc[d] = D
+        w.gid[D] = d
+        w.kx[D] = 0
+        w.kg[D] = 0
+        D += 1
+    return D
+
+
 cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, int64_t gb,
                        const int32_t[::1] x_doc, const int32_t[::1] x_level,
                        const int32_t[::1] x_cluster,
@@ -120,23 +132,11 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
     t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
     for i in range(xa, xb):
-        d = x_doc[i]
-        if w.loc[d] < 0:
-            w.loc[d] = D
-            w.gid[D] = d
-            w.kx[D] = 0
-            w.kg[D] = 0
-            D += 1
-        w.kx[w.loc[d]] += 1
+        D = _local_doc(w, x_doc[i], D)
+        w.kx[w.loc[x_doc[i]]] += 1
     for i in range(ga, gb):
-        d = g_doc[i]
-        if w.loc[d] < 0:
-            w.loc[d] = D
-            w.gid[D] = d
-            w.kx[D] = 0
-            w.kg[D] = 0
-            D += 1
-        w.kg[w.loc[d]] += 1
+        D = _local_doc(w, g_doc[i], D)
+        w.kg[w.loc[g_doc[i]]] += 1
     t.D = D
     # CSR of each document's occurrences; filled in occurrence order, so the
     # level and cluster lists read through them are sorted ascending.

@@ -28,31 +28,22 @@ cdef extern from "xml_sort.h" nogil:
 # small helpers (all nogil, no Python objects)
 # ---------------------------------------------------------------------------
 
-cdef inline void bit_add(int64_t *tree, Py_ssize_t m, Py_ssize_t i, int64_t v) noexcept nogil:
+ctypedef fused weight_t:
+    int64_t
+    double
+
+
+cdef inline void bit_add(weight_t *tree, Py_ssize_t m, Py_ssize_t i, weight_t v) noexcept nogil:
+    # Fenwick tree (int64 coverage counts or double HiXEval values)
     i += 1
     while i <= m:
         tree[i - 1] += v
         i += i & (-i)
 
 
-cdef inline int64_t bit_prefix(const int64_t *tree, Py_ssize_t i) noexcept nogil:
+cdef inline weight_t bit_prefix(const weight_t *tree, Py_ssize_t i) noexcept nogil:
     # sum of positions [0, i)
-    cdef int64_t s = 0
-    while i > 0:
-        s += tree[i - 1]
-        i -= i & (-i)
-    return s
-
-
-cdef inline void fbit_add(double *tree, Py_ssize_t m, Py_ssize_t i, double v) noexcept nogil:
-    i += 1
-    while i <= m:
-        tree[i - 1] += v
-        i += i & (-i)
-
-
-cdef inline double fbit_prefix(const double *tree, Py_ssize_t i) noexcept nogil:
-    cdef double s = 0.0
+    cdef weight_t s = 0
     while i > 0:
         s += tree[i - 1]
         i -= i & (-i)
@@ -451,7 +442,7 @@ def focused_pass(
                         rv = (1.0 - alpha_hix) * rs
                     else:
                         if laminar:
-                            csum = fbit_prefix(s.hbit, b) - fbit_prefix(s.hbit, a)
+                            csum = bit_prefix(s.hbit, b) - bit_prefix(s.hbit, a)
                         else:
                             csum = 0.0
                             for k in range(j):
@@ -460,7 +451,7 @@ def focused_pass(
                         rv = rs - alpha_hix * csum
                     out_rval[i] = rv
                     if a < m and rv != 0.0:
-                        fbit_add(s.hbit, m, a, rv)
+                        bit_add(s.hbit, m, a, rv)
                     # XCG: value of the assessed elements inside e_i (partially
                     # seen results, and unseen results that are not elements)
                     if nn > 0 and (cov > 0 or out_match[i] < 0) and (
