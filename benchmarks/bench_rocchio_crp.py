@@ -25,7 +25,7 @@ import numpy as np
 
 import irscore
 from irscore import crp, rocchio
-from irscore.evaluate import join
+from irscore.classic import join
 
 TARGET = 0.5
 

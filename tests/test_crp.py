@@ -376,7 +376,7 @@ def test_plot_reexports_xml_plots():
     from irscore import plot
 
     try:
-        import irscore.plot_xml as px
+        import irscore.plot.xml as px
     except ImportError:
         with pytest.raises(AttributeError):
             _ = plot.ip_curve

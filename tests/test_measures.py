@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import irscore
-from irscore.measures import Measure, parse_measure
+from irscore.core.measures import Measure, parse_measure
 
 
 def _single_query(grades_in_rank_order, extra_judged=()):

@@ -583,7 +583,7 @@ def test_cli(capsys):
     assert lines[("R_priority", "all")] == "0.9902"
     assert lines[("S_relatedness", "all")] == "0.7436"
     expected = RS(irscore.read_organization(DATA / "table9_gold.tsv"), irscore.read_organization(DATA / "table9_system4.json"))
-    assert out[0] == irscore.report.format_line("R_priority", "t9", expected["R_priority"])
+    assert out[0] == irscore.core.report.format_line("R_priority", "t9", expected["R_priority"])
     assert len(out) == 12 and out[6].startswith("R_priority            \tall\t")
     rc = cli.main(["rs", "--uniform", "--format", "labels", str(DATA / "labels_gold.txt"), str(DATA / "labels_system.txt")])
     out = capsys.readouterr().out.splitlines()

@@ -52,7 +52,7 @@ def test_plots_write_png(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from irscore import plot_xml
+    from irscore.plot import xml as plot_xml
 
     q = X.read_passage_qrels(DATA / "focused.qrels")
     run = X.read_fol_run(DATA / "focused.fol", q)

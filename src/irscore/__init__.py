@@ -13,12 +13,13 @@ __version__ = "0.1.0"
 # public name -> module that defines it
 _EXPORTS: Dict[str, str] = {
     # classic ranked retrieval (trec_eval parity)
-    "Qrels": "irscore.data",
-    "Run": "irscore.data",
-    "read_qrels": "irscore.io",
-    "read_run": "irscore.io",
-    "parse_measure": "irscore.measures",
-    "Measure": "irscore.measures",
+    "Qrels": "irscore.core.data",
+    "Run": "irscore.core.data",
+    "read_qrels": "irscore.core.io",
+    "read_run": "irscore.core.io",
+    "evaluate": "irscore.classic",
+    "parse_measure": "irscore.core.measures",
+    "Measure": "irscore.core.measures",
     # array API for training loops
     "batch": "irscore.batch",
     # Rocchio's indices and Cumulated Relative Position
@@ -38,11 +39,7 @@ _EXPORTS: Dict[str, str] = {
     "plot": "irscore.plot",
 }
 
-__all__: List[str] = sorted(list(_EXPORTS) + ["evaluate"]) + ["__version__"]
-
-# The function shadows its module's name, so bind it eagerly: a later
-# ``import irscore.evaluate`` then finds the module loaded and leaves it.
-from irscore.evaluate import evaluate  # noqa: E402
+__all__: List[str] = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name: str) -> Any:

@@ -50,7 +50,7 @@ ascending) or ``"average"`` (the expected value over all orders of tied
 candidates, McSherry & Najork 2008, exact and without enumeration; for AP,
 nDCG/DCG, P@k, R@k, R-prec, RR and Success@k).
 
-Measures: the names of :mod:`irscore.measures` (``nDCG@10``, ``ndcg_cut_10``,
+Measures: the names of :mod:`irscore.core.measures` (``nDCG@10``, ``ndcg_cut_10``,
 ``AP``, ``AP@100``, ``P@10``, ``R@100``, ``RR``, ``Rprec``, ``Success@5``,
 ``DCG@10``, ``nDCG(gain=exp)@10``, ``NumRel`` ...).  nDCG/DCG, AP, P, R, RR,
 R-prec, Success and the counts run in the batch kernel; every other trec_eval
@@ -69,7 +69,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _batch
-from irscore.measures import EXTERNAL, FAMILIES, Measure, compile_plan
+from irscore.core.measures import EXTERNAL, FAMILIES, Measure, compile_plan
 
 __all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall",
            "reciprocal_rank", "r_precision", "success", "TIES"]
@@ -231,7 +231,7 @@ def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
         p, key = None, None
     if p is not None:
         return p
-    from irscore.evaluate import resolve
+    from irscore.classic import resolve
 
     items = resolve(measures)
     p = _Plan()
@@ -493,9 +493,9 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
                     nq: int, ties: str, relevance_level: Optional[float], float_labels: bool,
                     nrel_mode: int, nrel1: np.ndarray, nrel2: np.ndarray) -> Dict[str, np.ndarray]:
     """trec_eval families without a batch kernel and registered families: ranked
-    relevance lists (irscore.evaluate.Joined) through the same code as evaluate()."""
+    relevance lists (irscore.core.joined.Joined) through the same code as evaluate()."""
     from irscore import _ranking
-    from irscore.evaluate import MAX_GRADE, Joined
+    from irscore.classic import MAX_GRADE, Joined
 
     level = 1 if relevance_level is None else relevance_level
     if float(level) != int(level):

@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore import _crp
-from irscore.measures import ExtFamily, Measure, register_family
+from irscore.core.measures import ExtFamily, Measure, register_family
 from irscore.rocchio import _check_level, _check_ranked, _parse_int, _pool, _sort_arrays, ranked_lists
 
 if TYPE_CHECKING:  # pragma: no cover
-    from irscore.evaluate import Joined
+    from irscore.classic import Joined
 
 __all__ = ["MEASURES", "CRPCurve", "crp_curves", "from_arrays", "from_ranked", "curves_from_ranked"]
 
@@ -87,7 +87,7 @@ def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, rel
                 unjudged: str = "nonrel", pad_to: Optional[int] = None, variant: str = "default",
                 check_inputs: bool = True) -> Dict[str, np.ndarray]:
     """CRP scalars from rank-ordered relevance lists (the arrays of
-    :class:`irscore.evaluate.Joined`: ``rel`` int32 grades in rank order, -1
+    :class:`irscore.core.joined.Joined`: ``rel`` int32 grades in rank order, -1
     unjudged, -2 judged negative; CSR ``offsets``; ``levels`` (n_queries,
     max_grade + 1) judged documents per grade).  Returns ``{name: float64
     array (n_queries,)}`` for :data:`MEASURES`."""
@@ -148,8 +148,8 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     adds qrels queries without a ranking as empty rankings (empty curves
     unless ``pad_to``).
     """
-    from irscore.data import as_qrels, as_run
-    from irscore.evaluate import join
+    from irscore.core.data import as_qrels, as_run
+    from irscore.classic import join
 
     level = _check_level(relevance_level)
     _check_options(unjudged, pad_to, variant)

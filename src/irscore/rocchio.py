@@ -42,7 +42,7 @@ n0 (N - n0 + 1)).
 
 Array-level entry points (no TREC files): :func:`from_arrays` (scores and
 grades per candidate, any order) and :func:`from_ranked` (the rank-ordered
-relevance lists of :class:`irscore.evaluate.Joined`).
+relevance lists of :class:`irscore.core.joined.Joined`).
 """
 from __future__ import annotations
 
@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _rocchio
-from irscore.measures import ExtFamily, Measure, register_family
+from irscore.core.measures import ExtFamily, Measure, register_family
 
 if TYPE_CHECKING:  # pragma: no cover
-    from irscore.evaluate import Joined
+    from irscore.classic import Joined
 
 __all__ = ["MEASURES", "from_arrays", "from_ranked", "VARIANTS"]
 
@@ -167,7 +167,7 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
                 variant: str = "default", query_ids: Optional[Sequence[str]] = None,
                 check_inputs: bool = True) -> Dict[str, np.ndarray]:
     """Rocchio's indices from rank-ordered relevance lists (the arrays of
-    :class:`irscore.evaluate.Joined`).
+    :class:`irscore.core.joined.Joined`).
 
     ``rel`` (int32): grade of each retrieved document in rank order (-1 not
     judged, -2 judged negative); ``scores``: same order, non-increasing within

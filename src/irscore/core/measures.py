@@ -422,7 +422,7 @@ class ExtFamily:
     """A measure family computed outside the trec_eval kernel (Rocchio, CRP, ...).
 
     ``compute(joined, measure, level)`` receives the evaluated queries'
-    relevance lists (:class:`irscore.evaluate.Joined`) and returns one float64
+    relevance lists (:class:`irscore.core.joined.Joined`) and returns one float64
     value per query (NaN where undefined).  ``agg``: ``"nanmean"`` (mean over the
     queries where the value is defined) or ``"mean"``.  ``params`` lists the
     keyword parameters the name may carry, e.g. ``Rnorm(N=1000)``.

@@ -14,9 +14,9 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from irscore.io import read_qrels, read_run
-from irscore.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
-from irscore.report import format_line
+from irscore.core.io import read_qrels, read_run
+from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
+from irscore.core.report import format_line
 
 HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
 
@@ -81,7 +81,7 @@ def _relstring(rel: np.ndarray, length: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irscore.evaluate import run_plan
+    from irscore.classic import run_plan
 
     if args.M is not None and args.M < 0:
         raise ValueError(f"-M must be non-negative, got {args.M}")

@@ -4,7 +4,7 @@
   worst curves, the recall base R, each run's balance and turn-around points
   (as Fig. 1 of Angelini et al., *Cumulated Relative Position*, CLEF 2012).
 
-The XML retrieval plots of :mod:`irscore.plot_xml` (``ep_gr_curve``,
+The XML retrieval plots of :mod:`irscore.plot.xml` (``ep_gr_curve``,
 ``ip_curve``, ``ep_gr_points``, ``ip_points``) are re-exported here on first
 use.
 """
@@ -59,7 +59,7 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     import matplotlib.pyplot as plt
 
     from irscore.crp import crp_curves
-    from irscore.data import as_qrels, as_run
+    from irscore.core.data import as_qrels, as_run
 
     q = as_qrels(qrels)
     levels = _query_levels(q, query, int(relevance_level))
@@ -107,13 +107,13 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
 
 
 def __getattr__(name: str) -> Any:
-    """Re-export the public plots of :mod:`irscore.plot_xml` on first use."""
+    """Re-export the public plots of :mod:`irscore.plot.xml` on first use."""
     if name.startswith("__"):
         raise AttributeError(name)
     try:
-        mod = importlib.import_module("irscore.plot_xml")
+        mod = importlib.import_module("irscore.plot.xml")
     except ModuleNotFoundError as exc:
-        if exc.name == "irscore.plot_xml":
+        if exc.name == "irscore.plot.xml":
             raise AttributeError(f"module 'irscore.plot' has no attribute {name!r}") from None
         raise
     if name in getattr(mod, "__all__", ()):
@@ -126,7 +126,7 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> List[str]:
     names = list(__all__)
     try:
-        names += list(importlib.import_module("irscore.plot_xml").__all__)
+        names += list(importlib.import_module("irscore.plot.xml").__all__)
     except ModuleNotFoundError:
         pass
     return sorted(names)

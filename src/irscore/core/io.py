@@ -12,7 +12,7 @@ import sys
 from typing import IO, Any, Dict, Union
 
 from irscore import _trec_io
-from irscore.data import Qrels, Run
+from irscore.core.data import Qrels, Run
 
 PathLike = Union[str, "os.PathLike[str]"]
 

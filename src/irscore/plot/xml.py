@@ -12,7 +12,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import xml as X
+from irscore import xml as X
 
 
 def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = None, **xcg_options: Any
@@ -38,7 +38,7 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
     ep = np.zeros(hi - lo)
     gr = np.zeros(hi - lo)
     if hi > lo:
-        from . import _xml
+        from irscore import _xml
 
         _xml.ep_gr_curve(gain, ideal, ep, gr)
     return gr, ep

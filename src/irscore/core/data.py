@@ -17,7 +17,8 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from irscore import _join, _parallel, _trec_io
+from irscore import _join, _trec_io
+from irscore.core import parallel as _parallel
 
 
 def _group_sort(parsed: Mapping[str, Any], qrank: np.ndarray, nq: int, values: np.ndarray, mode: int,
@@ -212,7 +213,7 @@ def _coerce(x: Any, cls: Any, reader: str) -> Any:
         return cls.from_dict(x)
     if hasattr(x, "columns"):
         return cls.from_pandas(x)
-    from irscore import io
+    from irscore.core import io
 
     return getattr(io, reader)(x)
 

@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import Optional, TextIO
 
-from irscore.report import format_line
+from irscore.core.report import format_line
 
 HELP = "Reliability & Sensitivity of document organizations (ranking + clustering + filtering)"
 

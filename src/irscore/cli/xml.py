@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _detect(path: str) -> str:
-    from .xml import _open_text
+    from irscore.xml import _open_text
 
     with _open_text(path) as fh:
         for line in fh:
@@ -71,8 +71,8 @@ def _detect(path: str) -> str:
 
 
 def run(args: Any) -> int:
-    from . import xml as X
-    from .report import format_line
+    from irscore import xml as X
+    from irscore.core.report import format_line
 
     fmt = args.qrels_format
     if fmt == "auto":

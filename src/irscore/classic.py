@@ -9,9 +9,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore import _join, _parallel, _ranking
-from irscore.data import Qrels, Run, as_qrels, as_run
-from irscore.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
+from irscore import _join, _ranking
+from irscore.core import parallel as _parallel
+from irscore.core.data import Qrels, Run, as_qrels, as_run
+from irscore.core.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
 
 MAX_GRADE = 1_000_000
 
@@ -197,7 +198,7 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
 
     ``qrels``/``run``: :class:`Qrels`/:class:`Run`, pytrec_eval-style dicts,
     DataFrames (ir_measures columns) or paths of TREC files.  ``measures``: names
-    (see :mod:`irscore.measures`).  Returns ``{name: mean}`` (trec_eval's
+    (see :mod:`irscore.core.measures`).  Returns ``{name: mean}`` (trec_eval's
     summary rules: arithmetic mean over the evaluated queries, sums for counts,
     geometric mean for ``gm_map``/``gm_bpref``) or, with ``per_query=True``,
     ``{name: {query_id: value}}``.

@@ -3,9 +3,9 @@
 Each subcommand lives in its own module, which provides ``HELP`` (one line),
 ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status):
 
-- ``irscore eval``  classic ranked retrieval, trec_eval 10 compatible (``irscore.eval_cli``)
-- ``irscore rs``    Reliability & Sensitivity for document organizations (``irscore.organization_cli``)
-- ``irscore xml``   XML / focused retrieval measures (``irscore.xml_cli``)
+- ``irscore eval``  classic ranked retrieval, trec_eval 10 compatible (``irscore.cli.eval``)
+- ``irscore rs``    Reliability & Sensitivity for document organizations (``irscore.cli.organization``)
+- ``irscore xml``   XML / focused retrieval measures (``irscore.cli.xml``)
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import sys
 from typing import List, Optional
 
 SUBCOMMANDS = {
-    "eval": "irscore.eval_cli",
-    "rs": "irscore.organization_cli",
-    "xml": "irscore.xml_cli",
+    "eval": "irscore.cli.eval",
+    "rs": "irscore.cli.organization",
+    "xml": "irscore.cli.xml",
 }
 
 

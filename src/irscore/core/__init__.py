@@ -1,0 +1,1 @@
+"""The core every measure family builds on (placeholder; documented below)."""
