@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _detect(path: str) -> str:
-    from irscore.xml import _open_text
+    from irscore.xml.readers import _open_text
 
     with _open_text(path) as fh:
         for line in fh:
@@ -72,6 +72,7 @@ def _detect(path: str) -> str:
 
 def run(args: Any) -> int:
     from irscore import xml as X
+    from irscore.xml.align import _topic_key
     from irscore.core.report import format_line
 
     fmt = args.qrels_format
@@ -105,7 +106,7 @@ def run(args: Any) -> int:
                      run_overlap=args.run_overlap, seen=args.seen, trel=args.trel, complete=args.c, **options)
     out = sys.stdout
     if args.q:
-        topics = sorted({t for n in names for t in res[n]}, key=X._topic_key)
+        topics = sorted({t for n in names for t in res[n]}, key=_topic_key)
         for t in topics:
             for n in names:
                 if t in res[n]:

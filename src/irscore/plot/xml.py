@@ -13,6 +13,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore import xml as X
+from irscore.xml.context import _Context
 
 
 def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = None, **xcg_options: Any
@@ -25,7 +26,7 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
         grid = np.arange(points + 1) / points
         ep = np.asarray([np.mean(list(res[f"iep[{p / points:.2f}]"].values()) or [0.0]) for p in range(points + 1)])
         return grid, ep
-    ctx = X._Context(qrels, run, alpha=xcg_options.get("alpha", 1.0), hix_alpha=1.0,
+    ctx = _Context(qrels, run, alpha=xcg_options.get("alpha", 1.0), hix_alpha=1.0,
                      quantisation=xcg_options.get("quantisation", "auto"),
                      ideal_overlap=xcg_options.get("ideal_overlap", "ancestor"),
                      normalise=xcg_options.get("normalise", True), complete=False)

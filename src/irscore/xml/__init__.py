@@ -1,0 +1,79 @@
+"""XML and focused retrieval measures (SPEC section 5).
+
+Elements and passages are character spans ``(doc, start, end)``, half-open;
+nesting is containment.  A run is a ranked list of spans per topic; the
+assessments are highlighted passages (INEX 2007+, ``XmlQrels.passages``) and/or
+assessed elements carrying exhaustivity and specificity (INEX 2002-2006,
+``XmlQrels.elements``).
+
+Entry points
+------------
+- readers: :func:`read_passage_qrels`, :func:`read_fol_run`,
+  :func:`read_element_tsv`, :func:`read_inex_assessments`, :func:`read_inex_run`
+- in-memory: :meth:`XmlQrels.from_passages`, :meth:`XmlQrels.from_elements`,
+  :meth:`XmlRun.from_spans`
+- :func:`evaluate` computes many measures in one pass (names as in the CLI:
+  ``iP[0.01]``, ``MAiP``, ``nxCG@10``, ``MAep``, ``hixF@10``, ...);
+  :func:`overlap`, :func:`xcg`, :func:`hixeval`, :func:`interpolated_precision`,
+  :func:`inex_eval`, :func:`inex_eval_ng`, :func:`generalized_precision`,
+  :func:`eprum`, :func:`t2i` are the per-family functions.
+
+Every reading SPEC marks is a named parameter; the defaults are documented on
+each function and in the README (section "XML / focused retrieval").
+
+
+Architecture
+------------
+The package imports only :mod:`irscore.core` and the compiled kernel
+:mod:`irscore._xml`, never another family.  Its modules form layers; each
+imports only the layers above it:
+
+- ``model``     spans, :class:`XmlQrels`, :class:`XmlRun` (and their checks)
+- ``readers``   file readers (FOL runs, passage qrels, element TSV, INEX XML)
+- ``ideal``     quantisation and the ideal recall base
+- ``align``     alignment of a run with the assessments; the one native pass
+- ``context``   the evaluation context (everything an evaluation computes once)
+- ``names``     the measure-name grammar (``iP[0.01]``, ``nxCG@10``, ...)
+- ``focused``   overlap, XCG, HiXEval, interpolated precision
+- ``inex``      inex_eval, inex_eval_ng, gP/MAgP, EPRUM, T2I
+- ``evaluation``  :func:`evaluate`, every family in one pass
+
+This ``__init__`` only re-exports the public names.
+"""
+from irscore.xml.model import Span, Quantisation, XmlQrels, XmlRun
+from irscore.xml.readers import read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes, read_inex_assessments, read_inex_run
+from irscore.xml.ideal import quantise, ideal_recall_base
+from irscore.xml.names import DEFAULT_MEASURES, measure_family
+from irscore.xml.focused import overlap, xcg, hixeval, interpolated_precision
+from irscore.xml.inex import inex_eval, inex_eval_ng, generalized_precision, Navigation, default_navigation, eprum, t2i
+from irscore.xml.evaluation import evaluate
+
+__all__ = [
+    "Span",
+    "Quantisation",
+    "XmlQrels",
+    "XmlRun",
+    "read_passage_qrels",
+    "read_fol_run",
+    "read_element_tsv",
+    "Layout",
+    "layout_from_sizes",
+    "read_inex_assessments",
+    "read_inex_run",
+    "quantise",
+    "ideal_recall_base",
+    "DEFAULT_MEASURES",
+    "measure_family",
+    "overlap",
+    "xcg",
+    "hixeval",
+    "interpolated_precision",
+    "inex_eval",
+    "inex_eval_ng",
+    "generalized_precision",
+    "Navigation",
+    "default_navigation",
+    "eprum",
+    "t2i",
+    "evaluate",
+]

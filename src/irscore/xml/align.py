@@ -1,0 +1,145 @@
+"""Alignment of a run with the assessments and the one native pass over it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Tuple
+
+import numpy as np
+
+from irscore import _xml
+from irscore.xml.model import XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64, _csr
+
+
+# ---------------------------------------------------------------------------
+# alignment and the one pass
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Aligned:
+    topics: List[str]
+    run_off: np.ndarray
+    run_doc: np.ndarray
+    run_start: np.ndarray
+    run_end: np.ndarray
+    hl: Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    el: Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    el_rows: np.ndarray
+    ndocs: int
+    qt: np.ndarray  # qrels topic index per aligned topic
+
+
+def _gather(off: np.ndarray, sel: np.ndarray, *arrays: np.ndarray):
+    """Concatenate CSR slices ``sel`` of ``arrays``; returns (new_off, rows, *arrays)."""
+    lo = off[sel]
+    hi = off[sel + 1]
+    counts = hi - lo
+    new_off = _csr(counts.tolist())
+    total = int(new_off[-1])
+    rows: np.ndarray = _EMPTY_I
+    if total:
+        rows = np.repeat(lo - new_off[:-1], counts) + np.arange(total, dtype=_I64)
+    return (new_off, rows) + tuple(np.ascontiguousarray(a[rows]) for a in arrays)
+
+
+def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
+    if not isinstance(qrels, XmlQrels):
+        raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
+    if not isinstance(run, XmlRun):
+        raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
+    if complete:
+        topics = list(qrels.topics)
+    else:
+        topics = [t for t in qrels.topics if t in run.topic_index]
+    topics.sort(key=_topic_key)
+    qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=_I64)
+    # run rows of each aligned topic (missing topic -> empty)
+    rt = np.asarray([run.topic_index.get(t, -1) for t in topics], dtype=_I64)
+    has = rt >= 0
+    lo = np.zeros(len(rt), dtype=_I64)
+    hi = np.zeros(len(rt), dtype=_I64)
+    lo[has] = run.off[rt[has]]
+    hi[has] = run.off[rt[has] + 1]
+    counts = hi - lo
+    run_off = _csr(counts.tolist())
+    total = int(run_off[-1])
+    rows = (np.repeat(lo - run_off[:-1], counts) + np.arange(total, dtype=_I64)) if total else _EMPTY_I
+    # translate run document codes into the qrels space (unknown -> new codes)
+    trans = np.empty(len(run.docs), dtype=_I64)
+    nq = len(qrels.docs)
+    extra = nq
+    for i, d in enumerate(run.docs):
+        c = qrels.doc_index.get(d)
+        if c is None:
+            c = extra
+            extra += 1
+        trans[i] = c
+    run_doc = trans[run.doc[rows]] if total else _EMPTY_I
+    hl = _gather(qrels.hl_off, qt, qrels.hl_doc, qrels.hl_start, qrels.hl_end)
+    el = _gather(qrels.el_off, qt, qrels.el_doc, qrels.el_start, qrels.el_end)
+    return _Aligned(
+        topics=topics,
+        run_off=run_off,
+        run_doc=np.ascontiguousarray(run_doc, dtype=_I64),
+        run_start=np.ascontiguousarray(run.start[rows]),
+        run_end=np.ascontiguousarray(run.end[rows]),
+        hl=(hl[0], hl[2], hl[3], hl[4]),
+        el=(el[0], el[2], el[3], el[4], el[1]),
+        el_rows=el[1],
+        ndocs=extra,
+        qt=qt,
+    )
+
+
+def _topic_key(t: str):
+    return (0, int(t), t) if t.isdigit() else (1, 0, t)
+
+
+@dataclass
+class _Pass:
+    size: np.ndarray
+    covered: np.ndarray
+    contained: np.ndarray
+    rsize: np.ndarray
+    novel_rel: np.ndarray
+    rval: np.ndarray
+    tree_w: np.ndarray
+    match: np.ndarray
+    ideal_of: np.ndarray
+
+
+def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
+              el_q: np.ndarray, use_elements: bool, seen: str = "ancestor",
+              el_rsize: np.ndarray = _EMPTY_F) -> _Pass:
+    n = len(al.run_doc)
+    out = _Pass(
+        size=np.empty(n, _I64), covered=np.empty(n, _I64), contained=np.empty(n, _I64), rsize=np.empty(n, _I64),
+        novel_rel=np.empty(n, _I64), rval=np.empty(n), tree_w=np.empty(n),
+        match=np.empty(n, _I64), ideal_of=np.empty(n, _I64),
+    )
+    ntop = len(al.topics)
+    if use_elements:
+        el_off, el_doc, el_start, el_end, _ = al.el
+    else:
+        el_off, el_doc, el_start, el_end, el_q = np.zeros(ntop + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_F
+        el_rsize = _EMPTY_F
+    _check_key_range(al, ideal[0], el_off)
+    _xml.focused_pass(
+        al.run_off, al.run_doc, al.run_start, al.run_end,
+        al.hl[0], al.hl[1], al.hl[2], al.hl[3],
+        el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64),
+        np.ascontiguousarray(el_rsize, dtype=np.float64),
+        ideal[0], ideal[1], ideal[2], ideal[3],
+        al.ndocs, float(alpha_hix), float(alpha_xcg), 0 if seen == "overlap" else 1,
+        out.size, out.covered, out.contained, out.rsize, out.novel_rel, out.rval, out.tree_w, out.match, out.ideal_of,
+    )
+    return out
+
+
+def _check_key_range(al: _Aligned, id_off: np.ndarray, el_off: np.ndarray) -> None:
+    n = (np.diff(al.run_off) + np.diff(al.hl[0]) + np.diff(el_off) + np.diff(id_off)).astype(np.float64)
+    if n.size:
+        m = 2.0 * n + 3.0
+        worst = float(np.max(m * m * (np.maximum(np.diff(al.run_off), np.diff(el_off)) + 1.0)))
+        if worst >= 2.0 ** 62:
+            raise ValueError("a topic has too many spans for the 64-bit sort keys (about 10^6 per topic at most)")

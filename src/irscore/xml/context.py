@@ -1,0 +1,111 @@
+"""The evaluation context: everything one evaluation needs, computed once (alignment, ideal sets, gains)."""
+from __future__ import annotations
+
+from typing import Iterable, Tuple
+
+import numpy as np
+
+from irscore import _xml
+from irscore.xml.align import _Aligned, _Pass, _align, _gather, _run_pass
+from irscore.xml.ideal import _element_q, _ideal_arrays, quantise
+from irscore.xml.model import Quantisation, XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64
+
+
+# ---------------------------------------------------------------------------
+# per-family functions
+# ---------------------------------------------------------------------------
+
+
+def _validate_alpha(alpha: float, name: str = "alpha") -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)):
+        raise TypeError(f"{name} must be a number in [0, 1], got {alpha!r}")
+    a = float(alpha)
+    if not 0.0 <= a <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {alpha!r}")
+    return a
+
+
+def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisation: Quantisation,
+               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray, seen: str = "ancestor") -> np.ndarray:
+    size = ps.size.astype(np.float64)
+    safe = np.maximum(size, 1.0)
+    full = (ps.covered >= ps.size) if seen == "overlap" else (ps.contained > 0)
+    if qrels.has_elements:
+        matched = ps.match >= 0
+        r = np.where(matched, el_q[np.maximum(ps.match, 0)] if len(el_q) else 0.0, 0.0)
+        partial = ps.tree_w / safe
+        # a result that is not an assessed element (an arbitrary passage) is
+        # valued through the assessed elements inside it, seen or not
+        r_unseen = np.where(matched, r, partial)
+        w = np.where(ps.covered == 0, r_unseen, np.where(full, 0.0, partial))
+        gain = (1.0 - alpha) * r + alpha * w
+        # SPEC: an unseen result gains r(e_i) whatever alpha; for a passage that
+        # is not an assessed element, r(e_i) is the value of the elements inside it
+        gain = np.where((ps.covered == 0) & ~matched, partial, gain)
+    else:
+        spe = np.where(size > 0, ps.rsize / safe, 0.0)
+        exh = (ps.rsize > 0).astype(np.float64)
+        r = quantise(exh, spe, quantisation)
+        partial = ps.novel_rel / safe
+        w = np.where(ps.covered == 0, r, np.where(full, 0.0, partial))
+        gain = (1.0 - alpha) * r + alpha * w
+    gain = np.where(size > 0, gain, 0.0)
+    gain = np.ascontiguousarray(gain, dtype=np.float64)
+    if normalise:
+        _xml.xcg_cap(al.run_off, ps.ideal_of, np.ascontiguousarray(ideal_gain, dtype=np.float64), gain)
+    return gain
+
+
+def _sorted_ideal(ideal: Tuple[np.ndarray, ...], gains: np.ndarray) -> np.ndarray:
+    off = ideal[0]
+    t = np.repeat(np.arange(len(off) - 1), np.diff(off))
+    order = np.lexsort((-gains, t))
+    return np.ascontiguousarray(gains[order])
+
+
+class _Context:
+    """Everything one evaluation needs, computed once."""
+
+    def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
+                 quantisation: Quantisation, ideal_overlap: str, normalise: bool, complete: bool,
+                 use_elements: bool = True, seen: str = "ancestor") -> None:
+        if not isinstance(qrels, XmlQrels):
+            raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
+        if not isinstance(run, XmlRun):
+            raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
+        self.qrels, self.run = qrels, run
+        self.alpha = _validate_alpha(alpha)
+        if seen not in ("overlap", "ancestor"):
+            raise ValueError(f"seen must be 'overlap' or 'ancestor', got {seen!r}")
+        self.hix_alpha = _validate_alpha(hix_alpha, "hix_alpha")
+        if quantisation == "auto":
+            quantisation = "generalised" if qrels.has_elements else "inex2006"
+        self.quantisation = quantisation
+        self.al = _align(qrels, run, complete)
+        full_ideal = _ideal_arrays(qrels, quantisation, ideal_overlap)
+        g = _gather(full_ideal[0], self.al.qt, full_ideal[1], full_ideal[2], full_ideal[3], full_ideal[4])
+        self.ideal = (g[0], g[2], g[3], g[4])
+        self.ideal_gain = g[5]
+        self.el_q_aligned = _element_q(qrels, quantisation)[self.al.el_rows] if qrels.has_elements else _EMPTY_F
+        # element-only assessments (INEX 2005-06): HiXEval's rsize of a result is
+        # the rsize (= spe * size) of the assessed element it equals
+        only_el = qrels.has_elements and not qrels.has_passages
+        el_rsize = (qrels.el_spe * (qrels.el_end - qrels.el_start))[self.al.el_rows] if only_el else _EMPTY_F
+        self.ps = _run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
+                            qrels.has_elements and (use_elements or only_el), seen, el_rsize)
+        # match indexes the aligned el arrays; ideal_of indexes the aligned ideal arrays
+        self.gain = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation, self.el_q_aligned,
+                               normalise, self.ideal_gain, seen)
+        self.ideal_sorted = _sorted_ideal(self.ideal, self.ideal_gain)
+        trel = qrels.trel()
+        self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=_I64) if len(self.al.qt) else _EMPTY_I
+        self.n_ideal = np.diff(self.ideal[0])
+
+
+def _as_cutoffs(ks: Iterable[int]) -> np.ndarray:
+    out = []
+    for k in ks:
+        if isinstance(k, bool) or int(k) != k or int(k) < 1:
+            raise ValueError(f"cutoffs must be positive integers, got {k!r}")
+        out.append(int(k))
+    return np.asarray(out, dtype=_I64)

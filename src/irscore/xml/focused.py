@@ -1,0 +1,225 @@
+"""Focused-retrieval measures: overlap, XCG (nxCG, ep/gr, MAep), HiXEval, interpolated precision (iP, MAiP)."""
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from irscore import _xml
+from irscore.xml.align import _align, _run_pass
+from irscore.xml.context import _Context
+from irscore.xml.model import Quantisation, XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64
+from irscore.xml.names import _level, _match, _point_index, measure_family
+
+
+def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
+    """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
+    topic (0 for empty spans).  O(n log n) per topic."""
+    empty = XmlQrels.from_passages({t: [] for t in run.topics})
+    al = _align(empty, run, complete=False)
+    # keep the run's own topic order
+    ideal = (np.zeros(len(al.topics) + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I)
+    ps = _run_pass(al, ideal, 1.0, 1.0, _EMPTY_F, False)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ov = np.where(ps.size > 0, ps.covered / np.maximum(ps.size, 1), 0.0)
+    return {t: ov[al.run_off[k]:al.run_off[k + 1]].copy() for k, t in enumerate(al.topics)}
+
+
+def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50), alpha: float = 1.0,
+        quantisation: Quantisation = "auto", ideal_overlap: str = "ancestor", normalise: bool = True,
+        maep_denominator: str = "ideal", points: int = 100, seen: str = "ancestor",
+        complete: bool = False) -> Dict[str, Dict[str, float]]:
+    """The XCG family per topic: ``XCG@k``, ``nxCG@k``, ``MAep``, ``iep[x]``.
+
+    ``alpha``: 1 Focused (overlap costs everything), 0 Thorough (ignored).
+    ``quantisation``: ``"auto"`` = generalised for element assessments,
+    INEX 2006 (q = specificity) for passage assessments.  ``normalise``: cap the
+    gain collected under an ideal element at its ideal gain.  ``maep_denominator``:
+    ``"ideal"`` (|ideal set|, SPEC default) or ``"gain_ranks"`` (number of ranks
+    where gain was collected).  ``iep[x]`` = max ep at ranks with gr >= x on the
+    grid 0, 1/points, ..., 1.  ``seen``: when a result (or, in the recursion,
+    an assessed element) counts as completely seen: ``"ancestor"`` (default,
+    SPEC's rule: it or an ancestor was retrieved before; text covered only by
+    several descendants is then partially seen) or ``"overlap"`` (overlap = 1:
+    all its text was retrieved before, by whatever results).  Topics with an empty ideal set are left out.
+    """
+    ctx = _Context(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
+                   ideal_overlap=ideal_overlap, normalise=normalise, complete=complete, seen=seen)
+    names = {f"XCG@{k}" for k in cutoffs} | {f"nxCG@{k}" for k in cutoffs} | {"MAep"}
+    names |= {f"iep[{_level(p, points)}]" for p in range(points + 1)}
+    return _compute(ctx, sorted(names), maep_denominator=maep_denominator, points=points)
+
+
+def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10, 25, 50), alpha: float = 1.0,
+            trel: Union[str, Mapping[str, float]] = "highlighted", beta: float = 1.0,
+            complete: bool = False) -> Dict[str, Dict[str, float]]:
+    """HiXEval P@k, R@k and F@k per topic (``hixP@k``, ``hixR@k``, ``hixF@k``).
+
+    rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
+    rsize - alpha * sum of rval(j) over earlier results inside e_i.
+    P@k = sum rval / sum size(e_i); R@k = sum rval / Trel.  ``trel``:
+    ``"highlighted"`` (Focused: highlighted characters of the topic),
+    ``"thorough"`` (rsize summed over every assessed element; element
+    assessments) or a mapping topic -> Trel.  With element-only assessments
+    (INEX 2005-06) rsize(e_i) = spe * size of the assessed element equal to
+    e_i (0 for other spans).
+    F is the F-beta of P and R (``beta=1``: harmonic mean).
+    """
+    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
+                   ideal_overlap="ancestor", normalise=False, complete=complete, use_elements=False)
+    names = [f"hix{x}@{k}" for k in cutoffs for x in "PRF"]
+    return _compute(ctx, names, trel=trel, beta=beta)
+
+
+def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, bucketing: str = "exact",
+                           run_overlap: str = "novel", complete: bool = False) -> Dict[str, Dict[str, float]]:
+    """INEX 2007+ Focused: ``iP[x]`` for x = 0, 1/points, ..., 1 and ``AiP``.
+
+    P[r] = highlighted characters retrieved by rank r / characters retrieved
+    by rank r; R[r] = highlighted characters retrieved / Trel; iP[x] = max P[r]
+    with R[r] >= x; AiP = mean of iP over the points + 1 recall levels.
+    ``run_overlap``: ``"novel"`` (default) counts text retrieved twice once
+    (only the part not seen at earlier ranks counts, in both numerator and
+    denominator); ``"count"`` counts every span fully (relevant text still
+    once).  ``bucketing``: ``"exact"`` (R >= x tested exactly in integers) or
+    ``"inex_eval"`` (level floor(points * R) in floating point, as the official
+    tool).  Topics without highlighted text are left out.
+    """
+    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
+                   normalise=False, complete=complete, use_elements=False)
+    names = [f"iP[{_level(p, points)}]" for p in range(points + 1)] + ["AiP"]
+    return _compute(ctx, names, points=points, bucketing=bucketing, run_overlap=run_overlap)
+
+
+def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "ideal", points: int = 100,
+             bucketing: str = "exact", run_overlap: str = "novel", trel: Union[str, Mapping[str, float]] = "highlighted",
+             beta: float = 1.0, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, float]]:
+    al = ctx.al
+    ntop = len(al.topics)
+    fam = {n: measure_family(n) for n in names}
+    res: Dict[str, Dict[str, float]] = {}
+    if not isinstance(points, int) or isinstance(points, bool) or points < 1:
+        raise ValueError(f"points must be a positive integer, got {points!r}")
+    if maep_denominator not in ("ideal", "gain_ranks"):
+        raise ValueError(f"maep_denominator must be 'ideal' or 'gain_ranks', got {maep_denominator!r}")
+    if bucketing not in ("exact", "inex_eval"):
+        raise ValueError(f"bucketing must be 'exact' or 'inex_eval', got {bucketing!r}")
+    if run_overlap not in ("novel", "count"):
+        raise ValueError(f"run_overlap must be 'novel' or 'count', got {run_overlap!r}")
+    has_ideal = ctx.n_ideal > 0
+    has_trel = ctx.trel > 0
+
+    def emit(name: str, values: np.ndarray, mask: np.ndarray) -> None:
+        res[name] = {al.topics[t]: float(values[t]) for t in range(ntop) if mask[t]}
+
+    # XCG family
+    xcg_names = [n for n in names if fam[n] in ("xcg", "iep", "maep", "epgr")]
+    if xcg_names:
+        ks = sorted({int(_match("xcg", n).group(2)) for n in names if fam[n] == "xcg"} |
+                    {int(_match("epgr", n).group(2)) for n in names if fam[n] == "epgr"} | {1})
+        cut = np.asarray(ks, dtype=_I64)
+        o_xcg = np.zeros((ntop, len(ks)))
+        o_nx = np.zeros((ntop, len(ks)))
+        o_maep = np.zeros(ntop)
+        o_iep = np.zeros((ntop, points + 1))
+        _xml.xcg_measures(al.run_off, ctx.gain, ctx.ideal[0], ctx.ideal_sorted, cut, points,
+                          0 if maep_denominator == "ideal" else 1, o_xcg, o_nx, o_maep, o_iep)
+        for n in xcg_names:
+            f = fam[n]
+            if f == "xcg":
+                m = _match("xcg", n)
+                c = ks.index(int(m.group(2)))
+                emit(n, o_xcg[:, c] if m.group(1) == "XCG" else o_nx[:, c], has_ideal)
+            elif f == "maep":
+                emit(n, o_maep, has_ideal)
+            elif f == "iep":
+                emit(n, o_iep[:, _point_index(_match("iep", n).group(1), points, n)], has_ideal)
+            elif f == "epgr":
+                m = _match("epgr", n)
+                k = int(m.group(2))
+                vals = np.zeros(ntop)
+                for t in range(ntop):
+                    lo, hi = al.run_off[t], al.run_off[t + 1]
+                    g = ctx.gain[lo:hi]
+                    isl = ctx.ideal_sorted[ctx.ideal[0][t]:ctx.ideal[0][t + 1]]
+                    ep = np.zeros(len(g))
+                    gr = np.zeros(len(g))
+                    if len(g):
+                        _xml.ep_gr_curve(np.ascontiguousarray(g), np.ascontiguousarray(isl), ep, gr)
+                    r = min(k, len(g))
+                    if r == 0:
+                        continue
+                    if m.group(1) == "gr":
+                        vals[t] = gr[r - 1]
+                    else:
+                        # beyond the run the cumulated gain stays, effort grows
+                        vals[t] = ep[r - 1] * r / k if k > len(g) else ep[r - 1]
+                emit(n, vals, has_ideal)
+    # HiXEval
+    hix_names = [n for n in names if fam[n] == "hix"]
+    if hix_names:
+        ks = sorted({int(_match("hix", n).group(2)) for n in hix_names})
+        if isinstance(trel, str):
+            if trel not in ("highlighted", "thorough"):
+                raise ValueError(f"trel must be 'highlighted', 'thorough' or a mapping topic -> Trel, got {trel!r}")
+            tr = _hix_trel(ctx, trel)
+        elif isinstance(trel, Mapping):
+            tr = np.asarray([float(trel.get(t, 0.0)) for t in al.topics], dtype=np.float64)
+        else:
+            raise TypeError("trel must be 'highlighted' or a mapping topic -> Trel")
+        if not beta > 0:
+            raise ValueError(f"beta must be positive, got {beta!r}")
+        o_p = np.zeros((ntop, len(ks)))
+        o_r = np.zeros((ntop, len(ks)))
+        _xml.hixeval_at(al.run_off, ctx.ps.rval, ctx.ps.size, np.ascontiguousarray(tr), np.asarray(ks, dtype=_I64), o_p, o_r)
+        b2 = beta * beta
+        with np.errstate(invalid="ignore", divide="ignore"):
+            o_f = np.where(o_p + o_r > 0, (1 + b2) * o_p * o_r / np.maximum(b2 * o_p + o_r, 1e-300), 0.0)
+        for n in hix_names:
+            m = _match("hix", n)
+            c = ks.index(int(m.group(2)))
+            emit(n, {"P": o_p, "R": o_r, "F": o_f}[m.group(1)][:, c], tr > 0)
+    # iP / AiP
+    ip_names = [n for n in names if fam[n] in ("ip", "aip")]
+    if ip_names:
+        if run_overlap == "novel":
+            rel = ctx.ps.novel_rel
+            size = ctx.ps.size - ctx.ps.covered
+        else:
+            rel = ctx.ps.novel_rel
+            size = ctx.ps.size
+        o_ip = np.zeros((ntop, points + 1))
+        _xml.interpolated_precision(al.run_off, np.ascontiguousarray(rel), np.ascontiguousarray(size),
+                                    ctx.trel, points, 0 if bucketing == "exact" else 1, o_ip)
+        for n in ip_names:
+            if fam[n] == "aip":
+                emit(n, o_ip.mean(axis=1), has_trel)
+            else:
+                emit(n, o_ip[:, _point_index(_match("ip", n).group(1), points, n)], has_trel)
+    return res
+
+
+def _hix_trel(ctx: _Context, kind: str) -> np.ndarray:
+    """HiXEval Trel per aligned topic.  ``"highlighted"`` (Focused): highlighted
+    characters of the topic (passage assessments), or with element-only
+    assessments the rsize of the outermost assessed elements (their roots hold
+    all highlighted text of a document).  ``"thorough"``: rsize summed over
+    every assessed element (needs element assessments)."""
+    q = ctx.qrels
+    if kind == "highlighted" and q.has_passages:
+        return ctx.trel.astype(np.float64)
+    if not q.has_elements:
+        raise ValueError("trel='thorough' needs element assessments (rsize of every relevant element)")
+    rs = q.el_spe * (q.el_end - q.el_start)
+    t_of = np.repeat(np.arange(len(q.topics)), np.diff(q.el_off))
+    if kind == "highlighted":
+        keep = np.ones(len(rs), dtype=bool)
+        if len(rs) > 1:
+            same = (t_of[1:] == t_of[:-1]) & (q.el_doc[1:] == q.el_doc[:-1])
+            grp = np.concatenate([[0], np.cumsum(~same)]).astype(_I64)
+            big = int(q.el_end.max()) + 1
+            cm = np.maximum.accumulate(grp * big + q.el_end) - grp * big
+            keep[1:] = ~same | (q.el_start[1:] >= cm[:-1])
+        rs = np.where(keep, rs, 0.0)
+    per = np.bincount(t_of, weights=rs, minlength=len(q.topics)) if len(rs) else np.zeros(len(q.topics))
+    return np.ascontiguousarray(per[ctx.al.qt], dtype=np.float64)

@@ -1,0 +1,68 @@
+"""XML measure names: the name grammar and the family of each name."""
+from __future__ import annotations
+
+import re
+
+
+# ---------------------------------------------------------------------------
+# measure names and the shared computation
+# ---------------------------------------------------------------------------
+
+_RX = {
+    "xcg": re.compile(r"^(XCG|nxCG|MAnxCG)@(\d+)$"),
+    "epgr": re.compile(r"^(ep|gr)@(\d+)$"),
+    "iep": re.compile(r"^iep\[([0-9.]+)\]$"),
+    "maep": re.compile(r"^MAep$"),
+    "hix": re.compile(r"^hix([PRF])@(\d+)$"),
+    "ip": re.compile(r"^iP\[([0-9.]+)\]$"),
+    "aip": re.compile(r"^M?AiP$"),
+    "ng": re.compile(r"^ng([PR])_([os])@(\d+)$"),
+    "precall": re.compile(r"^Precall\[([0-9.]+)\]$"),
+    "inex_eval": re.compile(r"^inex_eval$"),
+    "gp": re.compile(r"^(gP|MAgP)_(RiC|BiC)(?:@(\d+))?$"),
+    "gr_model": re.compile(r"^GR@(\d+)$"),
+    "eprum": re.compile(r"^EPRUM\[([0-9.]+)\]$"),
+    "t2i": re.compile(r"^T2I([PR])@(\d+)$"),
+}
+
+DEFAULT_MEASURES = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP",
+                    "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep",
+                    "hixP@10", "hixR@10", "hixF@10"]
+
+
+def _match(family: str, name: str) -> "re.Match[str]":
+    m = _RX[family].match(name)
+    if m is None:
+        raise ValueError(f"{name!r} is not a {family} measure name")
+    return m
+
+
+def measure_family(name: str) -> str:
+    """The family of a measure name, or ValueError."""
+    for fam, rx in _RX.items():
+        if rx.match(name):
+            return fam
+    raise ValueError(
+        f"unknown XML measure {name!r}; known forms: XCG@k nxCG@k MAnxCG@k ep@k gr@k iep[x] MAep "
+        "hixP@k hixR@k hixF@k iP[x] AiP MAiP ngP_o@k ngR_o@k ngP_s@k ngR_s@k Precall[x] inex_eval "
+        "gP_RiC@k MAgP_RiC gP_BiC@k MAgP_BiC GR@k EPRUM[x] T2IP@k T2IR@k"
+    )
+
+
+def _level(k: int, points: int) -> str:
+    """Recall level k/points as it appears in a measure name: two decimals when
+    that is exact (``iP[0.01]``), otherwise enough digits to name the grid point."""
+    if (100 * k) % points == 0:
+        return f"{k / points:.2f}"
+    return f"{k / points:.12f}".rstrip("0")
+
+
+def _point_index(x: str, points: int, name: str) -> int:
+    try:
+        v = float(x)
+    except ValueError:
+        raise ValueError(f"{name}: bad recall level {x!r}") from None
+    k = v * points
+    if not (0.0 <= v <= 1.0) or abs(k - round(k)) > 1e-6:
+        raise ValueError(f"{name}: recall level {x} is not on the grid of {points} steps")
+    return int(round(k))
