@@ -22,7 +22,8 @@ from typing import List, Tuple
 import numpy as np
 
 from irscore import _organization as kernels
-from irscore.organization import Organization, _pair_arrays, reliability_sensitivity
+from irscore.organization import Organization, reliability_sensitivity
+from irscore.organization.align import _pair_arrays
 
 
 def one_topic(n_occ: int, n_levels: int, rng: np.random.Generator, multi: float) -> Tuple[list, list]:

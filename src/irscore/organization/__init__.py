@@ -1,0 +1,57 @@
+"""Reliability & Sensitivity for document organization (Amigó, Gonzalo, Verdejo, SIGIR 2013).
+
+An *organization* of one topic is a list of priority levels (top first), each a list
+of clusters, each a collection of document ids.  A document may occur in several
+clusters and levels; each (document, cluster) membership is an *occurrence*.
+Documents that are not listed form the long tail, below every level.  Ranking,
+filtering and clustering are special cases.
+
+Reliability (R) is the weighted precision of the relations a system output states
+(priority: "d above d'"; relatedness: "d and d' in one cluster") against the gold
+standard; Sensitivity (S) is their recall.  The definitions and the readings chosen
+where the paper is garbled are ``SPEC.md`` section 4; in short:
+
+- ranking weights (``weights="ranking"``, parameters ``n``, ``w_n``): the first ``n``
+  occurrences carry the fraction ``w_n`` of the total weight; with
+  ``c = (1 - w_n) n / w_n`` the occurrence at position ``i`` weighs
+  ``c (1/(c+i-1) - 1/(c+i))``, occurrences of one level share their interval, and the
+  long tail weighs ``c / (c + |occ|)``;
+- ``weights="uniform"``: every occurrence weighs ``1/|occ|`` and there is no tail
+  (filtering, flat clustering);
+- relation counts follow extended BCubed: ``P(r in G) = min(|r_G|, |r_X|) / |r_X|``;
+- ``foreign="tail"`` (default): a document listed on one side only is placed in the
+  other side's tail, below all its levels; ``foreign="absent"`` counts every priority
+  relation of such a document as wrong;
+- with ``weights="uniform"`` and a single level there is no priority relation and
+  R/S priority are 0 (as SPEC's filtering convention: an empty factor is 0);
+- F is the harmonic mean ``2RS/(R+S)`` (0 when both are 0), computed per topic; the
+  averages are arithmetic means of the per-topic values.
+
+Architecture
+------------
+The package imports only :mod:`irscore.core` and the compiled kernel
+:mod:`irscore._organization`, never another family.  Layers (each imports
+only those above it):
+
+- ``model``     :class:`Organization`, its checks, the result type :class:`RSResult`
+- ``align``     gold/system topic alignment and the pair arrays of the kernel
+- ``measures``  position weights, :func:`reliability_sensitivity`,
+                :func:`filtering_rs`, :func:`bcubed`, :func:`extended_bcubed`
+- ``readers``   :func:`read_organization` (TSV, JSON, clusters, labels)
+
+This ``__init__`` only re-exports the public names.
+"""
+from irscore.organization.model import DocId, Cluster, Levels, OrganizationLike, PathLike, DEFAULT_TOPIC, RS_MEASURES, RSResult, Organization
+from irscore.organization.measures import position_weights, reliability_sensitivity, filtering_rs, bcubed, extended_bcubed
+from irscore.organization.readers import read_organization
+
+__all__ = [
+    "Organization",
+    "RSResult",
+    "reliability_sensitivity",
+    "read_organization",
+    "filtering_rs",
+    "bcubed",
+    "extended_bcubed",
+    "position_weights",
+]
