@@ -68,8 +68,10 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore import _batch
-from irscore.core.measures import EXTERNAL, FAMILIES, Measure, compile_plan
+from irscore import _batch, _ranking
+from irscore.core.joined import MAX_GRADE, Joined, ResultCache
+from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
+from irscore.core.registry import EXTERNAL, family_values
 
 __all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall",
            "reciprocal_rank", "r_precision", "success", "TIES"]
@@ -231,8 +233,6 @@ def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
         p, key = None, None
     if p is not None:
         return p
-    from irscore.classic import resolve
-
     items = resolve(measures)
     p = _Plan()
     kinds, ks, thrs, gains, discs = [], [], [], [], []
@@ -494,9 +494,6 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
                     nrel_mode: int, nrel1: np.ndarray, nrel2: np.ndarray) -> Dict[str, np.ndarray]:
     """trec_eval families without a batch kernel and registered families: ranked
     relevance lists (irscore.core.joined.Joined) through the same code as evaluate()."""
-    from irscore import _ranking
-    from irscore.classic import MAX_GRADE, Joined
-
     level = 1 if relevance_level is None else relevance_level
     if float(level) != int(level):
         raise ValueError(f"relevance_level: {plan.other[0][1]} needs an integer level, got {level}")
@@ -545,11 +542,10 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
                          np.asarray(cplan.kinds, dtype=np.int32), np.asarray(cplan.levels, dtype=np.int64),
                          np.asarray(cplan.cols, dtype=np.int64), np.asarray(cplan.par_off, dtype=np.int64),
                          np.asarray(cplan.params, dtype=np.float64), matrix)
+    cache = ResultCache()
     for o in cplan.outputs:
         if o.measure.family in EXTERNAL:
-            v = np.asarray(EXTERNAL[o.measure.family].compute(joined, o.measure, level), dtype=np.float64)
-            if v.shape != (nq,):
-                raise RuntimeError(f"measure {o.key}: expected {nq} values, got shape {v.shape}")
+            v = family_values(joined, o.measure, level, cache)
             result[o.key] = np.ascontiguousarray(v)
         elif o.column >= 0:
             v = matrix[:, o.column].copy()

@@ -2,6 +2,7 @@
 aggregate as trec_eval does."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
@@ -9,68 +10,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore import _join, _ranking
+from irscore import _ranking
 from irscore.core import parallel as _parallel
-from irscore.core.data import Qrels, Run, as_qrels, as_run
-from irscore.core.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
-
-MAX_GRADE = 1_000_000
-
-
-@dataclass
-class Joined:
-    """Relevance lists of the evaluated queries (the input of every kernel)."""
-
-    query_ids: List[str]        # evaluated queries, trec_eval order
-    rel: np.ndarray             # int32 grades in rank order (-1 unjudged, -2 judged < 0)
-    scores: np.ndarray          # float64 scores in rank order
-    offsets: np.ndarray         # int64 CSR offsets, len = n_queries + 1
-    levels: np.ndarray          # int64 (n_queries, max_grade + 1) judgments per grade
-    missing: List[str]          # qrels queries without a ranking
-    bogus: np.ndarray           # bool per evaluated query: stand-in ranking (-c)
-    n_duplicates: int
-    # Batch API only: per query, the number of candidates (the whole collection
-    # as far as the batch knows; Rocchio's default N there).  None for TREC input.
-    n_candidates: Optional[np.ndarray] = None
-    # trec_eval's -N (number of documents in the collection) when given: the
-    # default N of Rocchio's measures.
-    num_docs_in_coll: Optional[int] = None
-
-
-def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
-         max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
-    """Pair queries and build the relevance lists (trec_eval's form_res_rels)."""
-    if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
-        raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
-    max_grade = qrels.max_grade
-    if max_grade > MAX_GRADE:
-        raise ValueError(f"qrels grade {max_grade} is too large (at most {MAX_GRADE})")
-    ridx = run._index()
-    pair_q: List[int] = []
-    pair_r: List[int] = []
-    missing: List[str] = []
-    for q, qid in enumerate(qrels.query_ids):
-        r = ridx.get(qid, -1)
-        if r < 0:
-            missing.append(qid)
-            if not complete:
-                continue
-        pair_q.append(q)
-        pair_r.append(r)
-    if not pair_q:
-        raise ValueError("no queries with both results and relevance judgments "
-                         f"(qrels queries e.g. {qrels.query_ids[:3]}, run queries e.g. {run.query_ids[:3]})")
-    j = _join.Join(
-        qrels.offsets, qrels.doc_start, qrels.doc_len, qrels.doc_hash, qrels.grades, qrels.doc_buf,
-        run.offsets, run.doc_start, run.doc_len, run.doc_hash, run.scores, run.doc_buf,
-        np.asarray(pair_q, dtype=np.int64), np.asarray(pair_r, dtype=np.int64),
-        max(max_grade, 0), -1 if max_docs is None else int(max_docs), judged_only, complete)
-    threads = _parallel.n_threads(n_jobs, run.n_entries)
-    _parallel.run(j.run, _parallel.ranges(len(pair_q), threads))
-    rel, sc, off, levels, n_dup = j.result()
-    qids = [qrels.query_ids[q] for q in pair_q]
-    return Joined(qids, rel, sc, off, levels, missing, np.asarray(pair_r) < 0, int(n_dup))
-
+from irscore.core.data import Qrels, Run
+from irscore.core.io import as_qrels, as_run
+from irscore.core.joined import Joined, ResultCache, join
+from irscore.core.measures import Measure, Output, compile_plan, resolve
+from irscore.core.registry import EXTERNAL, family_values
 
 @dataclass
 class Evaluation:
@@ -126,7 +72,7 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
     plan = compile_plan(items, relevance_level, num_docs_in_coll)
     joined = join(qrels, run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
     if num_docs_in_coll and num_docs_in_coll > 0:
-        joined.num_docs_in_coll = int(num_docs_in_coll)
+        joined = dataclasses.replace(joined, num_docs_in_coll=int(num_docs_in_coll))
     nq = len(joined.query_ids)
     matrix = np.zeros((nq, plan.ncols), dtype=np.float64)
     ops = (np.asarray(plan.kinds, dtype=np.int32), np.asarray(plan.levels, dtype=np.int64),
@@ -145,49 +91,13 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
     ext = [o for o in plan.outputs if o.measure.family in EXTERNAL]
     if ext:
         cols: List[np.ndarray] = [matrix]
+        cache = ResultCache()
         for k, o in enumerate(ext):
-            fam = EXTERNAL[o.measure.family]
-            level = relevance_level
-            values = np.asarray(fam.compute(joined, o.measure, level), dtype=np.float64)
-            if values.shape != (nq,):
-                raise RuntimeError(f"measure {o.key}: expected {nq} values, got shape {values.shape}")
+            values = family_values(joined, o.measure, relevance_level, cache)
             o.column = plan.ncols + k
             cols.append(values[:, None])
         matrix = np.hstack(cols)
     return Evaluation(joined, plan.outputs, matrix, run.run_id, qrels, complete)
-
-
-def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
-    """(key, Measure) for each requested name; trec_eval specs may expand."""
-    if isinstance(measures, str):
-        measures = [measures]
-    items: List[Tuple[str, Measure]] = []
-    seen = set()
-    for name in measures:
-        if not isinstance(name, str) and type(name).__module__.startswith("ir_measures"):
-            name = str(name)  # an ir_measures measure object, e.g. nDCG@10
-        if not isinstance(name, str):
-            raise TypeError(f"measure names must be str, got {name!r}")
-        if "." in name and name.split(".", 1)[0] in FAMILIES and not _is_single(name):
-            pairs = expand_spec(name)
-        else:
-            pairs = [(name, parse_measure(name))]
-        for key, m in pairs:
-            if m.family in FAMILIES and FAMILIES[m.family].kind < 0:
-                raise ValueError(f"measure {name!r} is not numeric; it is printed by `irscore eval`")
-            if key not in seen:
-                seen.add(key)
-                items.append((key, m))
-    if not items:
-        raise ValueError("no measures requested")
-    return items
-
-
-def _is_single(name: str) -> bool:
-    try:
-        return len(expand_spec(name)) == 1
-    except ValueError:
-        return False
 
 
 def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,

@@ -39,23 +39,21 @@ Curves: :func:`crp_curves` (TREC input) and :func:`from_arrays` /
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from irscore import _crp
-from irscore.core.measures import ExtFamily, Measure, register_family
-from irscore.rocchio import _check_level, _check_ranked, _parse_int, _pool, _sort_arrays, ranked_lists
-
-if TYPE_CHECKING:  # pragma: no cover
-    from irscore.classic import Joined
+from irscore.core.checks import check_level, check_ranked, parse_int
+from irscore.core.io import as_qrels, as_run
+from irscore.core.joined import Joined, ResultCache, join, judged_counts, ranked_lists, sort_arrays
+from irscore.core.registry import CRP_MEASURES
 
 __all__ = ["MEASURES", "CRPCurve", "crp_curves", "from_arrays", "from_ranked", "curves_from_ranked"]
 
-MEASURES: Tuple[str, ...] = ("CRP_loss", "CRP_worst_loss", "CRP_recovery", "CRP_balance", "CRP_turnaround")
+MEASURES: Tuple[str, ...] = CRP_MEASURES
 VARIANTS: Tuple[str, ...] = ("default", "matters")
 UNJUDGED: Tuple[str, ...] = ("nonrel", "condensed")
-_PARAMS = ("variant", "unjudged", "pad_to", "rel")
 
 
 @dataclass(frozen=True)
@@ -77,7 +75,7 @@ def _check_options(unjudged: str, pad_to: Optional[Any], variant: str) -> Tuple[
         raise ValueError(f"unjudged must be one of {', '.join(UNJUDGED)}; got {unjudged!r}")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
-    pad = 0 if pad_to is None else _parse_int(pad_to, "pad_to")
+    pad = 0 if pad_to is None else parse_int(pad_to, "pad_to")
     if pad < 0:
         raise ValueError(f"pad_to must not be negative, got {pad}")
     return unjudged == "condensed", pad, variant == "matters"
@@ -91,10 +89,10 @@ def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, rel
     unjudged, -2 judged negative; CSR ``offsets``; ``levels`` (n_queries,
     max_grade + 1) judged documents per grade).  Returns ``{name: float64
     array (n_queries,)}`` for :data:`MEASURES`."""
-    level = _check_level(relevance_level)
+    level = check_level(relevance_level)
     condensed, pad, matters = _check_options(unjudged, pad_to, variant)
     if check_inputs:
-        rel, _, offsets, levels = _check_ranked(rel, offsets, levels, None)
+        rel, _, offsets, levels = check_ranked(rel, offsets, levels, None)
     nq = offsets.shape[0] - 1
     out = np.empty((nq, len(MEASURES)), dtype=np.float64)
     _crp.scalars(rel, offsets, levels, level, condensed, pad, matters, out)
@@ -107,10 +105,10 @@ def curves_from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray,
     """RP and CRP of every query as flat int64 arrays with CSR offsets:
     query q's curve is ``crp[curve_offsets[q]:curve_offsets[q + 1]]``.
     Returns ``(rp, crp, curve_offsets)``."""
-    level = _check_level(relevance_level)
+    level = check_level(relevance_level)
     condensed, pad, _ = _check_options(unjudged, pad_to, "default")
     if check_inputs:
-        rel, _, offsets, levels = _check_ranked(rel, offsets, levels, None)
+        rel, _, offsets, levels = check_ranked(rel, offsets, levels, None)
     nq = offsets.shape[0] - 1
     lengths = np.empty(nq, dtype=np.int64)
     _crp.curve_lengths(rel, offsets, condensed, pad, lengths)
@@ -148,10 +146,7 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     adds qrels queries without a ranking as empty rankings (empty curves
     unless ``pad_to``).
     """
-    from irscore.core.data import as_qrels, as_run
-    from irscore.classic import join
-
-    level = _check_level(relevance_level)
+    level = check_level(relevance_level)
     _check_options(unjudged, pad_to, variant)
     j = join(as_qrels(qrels), as_run(run), complete=complete, max_docs=max_docs)
     rel, _, offsets = ranked_lists(j)
@@ -173,10 +168,10 @@ def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, pool
     :data:`MEASURES`, or with ``curves=True`` a list of :class:`CRPCurve`
     (one per query).
     """
-    rel, _, off, _ = _sort_arrays(scores, labels, offsets, ties)
-    levels = _pool(rel, off, pool)
+    rel, _, off, _ = sort_arrays(scores, labels, offsets, ties)
+    levels = judged_counts(rel, off, pool)
     if curves:
-        level = _check_level(relevance_level)
+        level = check_level(relevance_level)
         return list(_split(rel, off, levels, range(off.shape[0] - 1), level, "nonrel", pad_to, variant).values())
     return from_ranked(rel, off, levels, relevance_level=relevance_level, pad_to=pad_to, variant=variant,
                        check_inputs=False)
@@ -184,46 +179,28 @@ def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, pool
 
 # ---------------------------------------------------------- evaluate() hook
 
-def _options(measure: Measure, level: int) -> Tuple[int, str, Optional[int], str]:
-    kw = dict(measure.extra)
-    unknown = set(kw) - set(_PARAMS)
-    if unknown:
-        raise ValueError(f"measure {measure.family}: unknown parameter(s) {sorted(unknown)}")
-    lv = _check_level(kw["rel"]) if "rel" in kw else level
-    pad = _parse_int(kw["pad_to"], f"{measure.family}: pad_to") if "pad_to" in kw else None
-    unjudged = kw.get("unjudged", "nonrel")
-    variant = kw.get("variant", "default")
-    try:
-        _check_options(unjudged, pad, variant)
-    except ValueError as exc:
-        raise ValueError(f"measure {measure.family}: {exc}") from None
-    return lv, unjudged, pad, variant
-
-
-def compute_joined(joined: "Joined", *, relevance_level: int = 1, unjudged: str = "nonrel",
-                   pad_to: Optional[int] = None, variant: str = "default") -> Dict[str, np.ndarray]:
-    """All CRP scalars for the queries of a :class:`Joined` (one kernel pass;
-    cached on the object for the other measures of the same call)."""
-    key = ("crp", relevance_level, unjudged, pad_to or 0, variant)
-    cache = joined.__dict__.setdefault("_irscore_ext_cache", {})
-    hit = cache.get(key)
-    if hit is None:
+def compute_joined(joined: Joined, *, relevance_level: int = 1, unjudged: str = "nonrel",
+                   pad_to: Optional[int] = None, variant: str = "default", cache: Optional[ResultCache] = None
+                   ) -> Dict[str, np.ndarray]:
+    """All CRP scalars for the queries of a :class:`~irscore.core.joined.Joined`
+    (one kernel pass; kept in ``cache``, when given, for the other measures of
+    the same evaluation)."""
+    def compute() -> Dict[str, np.ndarray]:
         rel, _, offsets = ranked_lists(joined)
-        hit = from_ranked(rel, offsets, joined.levels, relevance_level=relevance_level,
-                          unjudged=unjudged, pad_to=pad_to, variant=variant)
-        cache[key] = hit
-    return hit
+        return from_ranked(rel, offsets, joined.levels, relevance_level=relevance_level,
+                           unjudged=unjudged, pad_to=pad_to, variant=variant)
+
+    if cache is None:
+        return compute()
+    result: Dict[str, np.ndarray] = cache.get(("crp", relevance_level, unjudged, pad_to or 0, variant), compute)
+    return result
 
 
-def _family(name: str) -> ExtFamily:
-    def compute(joined: "Joined", measure: Measure, level: int) -> np.ndarray:
-        lv, unjudged, pad, variant = _options(measure, level)
-        return compute_joined(joined, relevance_level=lv, unjudged=unjudged, pad_to=pad, variant=variant)[name]
-
-    compute.__name__ = f"compute_{name}"
-    return ExtFamily(name, compute, params=_PARAMS, agg="nanmean")
-
-
-for _name in MEASURES:
-    register_family(_family(_name))
-del _name
+def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
+                    ) -> np.ndarray:
+    """One CRP scalar per query of ``joined``: the hook through which
+    :func:`irscore.evaluate` and :func:`irscore.batch.evaluate` compute the
+    names this family declares in :mod:`irscore.core.registry`."""
+    lv = level if params["rel"] is None else params["rel"]
+    return compute_joined(joined, relevance_level=lv, unjudged=params["unjudged"], pad_to=params["pad_to"],
+                          variant=params["variant"], cache=cache)[name]

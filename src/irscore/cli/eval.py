@@ -14,6 +14,7 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
+from irscore.classic import run_plan
 from irscore.core.io import read_qrels, read_run
 from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
 from irscore.core.report import format_line
@@ -81,8 +82,6 @@ def _relstring(rel: np.ndarray, length: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from irscore.classic import run_plan
-
     if args.M is not None and args.M < 0:
         raise ValueError(f"-M must be non-negative, got {args.M}")
     items = requested(args.m)

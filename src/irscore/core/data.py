@@ -205,24 +205,3 @@ def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, An
                        df[value_col].tolist()):
         out.setdefault(q, {})[d] = v
     return out
-
-
-def _coerce(x: Any, cls: Any, reader: str) -> Any:
-    """A dict, a DataFrame or a path as a ``cls`` (Qrels or Run)."""
-    if isinstance(x, Mapping):
-        return cls.from_dict(x)
-    if hasattr(x, "columns"):
-        return cls.from_pandas(x)
-    from irscore.core import io
-
-    return getattr(io, reader)(x)
-
-
-def as_qrels(x: Any) -> Qrels:
-    """Accept a Qrels, a dict, a DataFrame or a path."""
-    return x if isinstance(x, Qrels) else _coerce(x, Qrels, "read_qrels")
-
-
-def as_run(x: Any) -> Run:
-    """Accept a Run, a dict, a DataFrame or a path."""
-    return x if isinstance(x, Run) else _coerce(x, Run, "read_run")

@@ -9,7 +9,7 @@ import gzip
 import mmap
 import os
 import sys
-from typing import IO, Any, Dict, Union
+from typing import IO, Any, Dict, Mapping, Union
 
 from irscore import _trec_io
 from irscore.core.data import Qrels, Run
@@ -94,3 +94,25 @@ def read_run(path: PathLike) -> Run:
     """Read a TREC run ``qid Q0 docno rank score run_id`` (extra fields ignored);
     ``"-"`` reads standard input, as trec_eval does."""
     return Run(_parse(path, "run"), source=os.fspath(path))
+
+
+def _coerce(x: Any, cls: Any, reader: str) -> Any:
+    """A dict, a DataFrame or a path as a ``cls`` (Qrels or Run)."""
+    if isinstance(x, Mapping):
+        return cls.from_dict(x)
+    if hasattr(x, "columns"):
+        return cls.from_pandas(x)
+    return _READERS[reader](x)
+
+
+def as_qrels(x: Any) -> Qrels:
+    """Accept a Qrels, a dict, a DataFrame or a path."""
+    return x if isinstance(x, Qrels) else _coerce(x, Qrels, "read_qrels")
+
+
+def as_run(x: Any) -> Run:
+    """Accept a Run, a dict, a DataFrame or a path."""
+    return x if isinstance(x, Run) else _coerce(x, Run, "read_run")
+
+
+_READERS = {"read_qrels": read_qrels, "read_run": read_run}

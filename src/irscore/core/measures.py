@@ -20,7 +20,9 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from irscore.core.registry import EXTERNAL
 
 # Op kinds of irscore._ranking.compute (keep in sync with csrc/irscore/_ranking.pyx)
 K = dict(
@@ -415,59 +417,10 @@ def expand_set(name: str) -> List[str]:
     return list(MEASURE_SETS[name])
 
 
-# ------------------------------------------------------- other measure families
-
-@dataclass(frozen=True)
-class ExtFamily:
-    """A measure family computed outside the trec_eval kernel (Rocchio, CRP, ...).
-
-    ``compute(joined, measure, level)`` receives the evaluated queries'
-    relevance lists (:class:`irscore.core.joined.Joined`) and returns one float64
-    value per query (NaN where undefined).  ``agg``: ``"nanmean"`` (mean over the
-    queries where the value is defined) or ``"mean"``.  ``params`` lists the
-    keyword parameters the name may carry, e.g. ``Rnorm(N=1000)``.
-    """
-
-    name: str
-    compute: Callable[..., Any]
-    params: Tuple[str, ...] = ()
-    agg: str = "nanmean"
-    cutoff: bool = False
-
-
-EXTERNAL: Dict[str, ExtFamily] = {}
-
-
-def register_family(fam: ExtFamily, aliases: Sequence[str] = ()) -> None:
-    """Make a measure family usable by name in evaluate() and `irscore eval -m`."""
-    EXTERNAL[fam.name] = fam
-    for a in aliases:
-        EXTERNAL[a] = fam
-
-
-_FAMILY_MODULES = ("irscore.rocchio", "irscore.crp")
-
-
-def _load_external() -> None:
-    """Import every module that registers families (once each, on first need)."""
-    import importlib
-    import sys
-
-    for mod in _FAMILY_MODULES:
-        if mod in sys.modules:
-            continue
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
-
-
 def _parse_external(name: str) -> Optional[Measure]:
     m = _IRM.match(name)
     if not m:
         return None
-    _load_external()
     fam = EXTERNAL.get(m.group("base"))
     if fam is None:
         return None
@@ -478,9 +431,10 @@ def _parse_external(name: str) -> Optional[Measure]:
             k, v = k.strip(), v.strip()
             if not eq or not k:
                 raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
-            if k not in fam.params:
-                raise ValueError(f"measure {name!r}: unknown parameter {k!r} (known: {', '.join(fam.params)})")
+            if k not in fam.param_names:
+                raise ValueError(f"measure {name!r}: unknown parameter {k!r} (known: {', '.join(fam.param_names)})")
             kw.append((k, v))
+    fam.parse_params(kw, m.group("base"))       # typed check of the values, at parse time
     cut: Optional[float] = None
     if m.group("cut") is not None:
         if not fam.cutoff:
@@ -567,3 +521,36 @@ def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_i
         plan.outputs.append(Output(key, f, plan.ncols, m))
         plan.ncols += width
     return plan
+
+
+def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
+    """(key, Measure) for each requested name; trec_eval specs may expand."""
+    if isinstance(measures, str):
+        measures = [measures]
+    items: List[Tuple[str, Measure]] = []
+    seen = set()
+    for name in measures:
+        if not isinstance(name, str) and type(name).__module__.startswith("ir_measures"):
+            name = str(name)  # an ir_measures measure object, e.g. nDCG@10
+        if not isinstance(name, str):
+            raise TypeError(f"measure names must be str, got {name!r}")
+        if "." in name and name.split(".", 1)[0] in FAMILIES and not _is_single(name):
+            pairs = expand_spec(name)
+        else:
+            pairs = [(name, parse_measure(name))]
+        for key, m in pairs:
+            if m.family in FAMILIES and FAMILIES[m.family].kind < 0:
+                raise ValueError(f"measure {name!r} is not numeric; it is printed by `irscore eval`")
+            if key not in seen:
+                seen.add(key)
+                items.append((key, m))
+    if not items:
+        raise ValueError("no measures requested")
+    return items
+
+
+def _is_single(name: str) -> bool:
+    try:
+        return len(expand_spec(name)) == 1
+    except ValueError:
+        return False

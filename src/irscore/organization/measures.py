@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
+from irscore import _organization
 from irscore.organization.align import _aligned_topics, _pair_arrays
-from irscore.organization.model import DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, _as_org, _check_doc, _check_label, _kernel, _result
+from irscore.organization.model import DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, _as_org, _check_doc, _check_label, _result
 
 
 # ---------------------------------------------------------------------------
@@ -75,7 +76,7 @@ def reliability_sensitivity(
     topics = _aligned_topics(g, s)
     g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs = _pair_arrays(g, s, topics)
     nt = len(topics)
-    k = _kernel()
+    k = _organization
     r_pr = np.zeros(nt)
     r_re = np.zeros(nt)
     s_pr = np.zeros(nt)
@@ -253,7 +254,7 @@ def bcubed(gold: Any, system: Any) -> RSResult:
     """
     topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
-    k = _kernel()
+    k = _organization
     pr = np.zeros(nt)
     P = np.zeros(nt)
     R = np.zeros(nt)
@@ -271,7 +272,7 @@ def extended_bcubed(gold: Any, system: Any) -> RSResult:
     """
     topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
-    k = _kernel()
+    k = _organization
     P = np.zeros(nt)
     R = np.zeros(nt)
     k.extended_bcubed_side(s_ptr, s_doc, s_cl, g_ptr, g_doc, g_cl, n_docs, P)

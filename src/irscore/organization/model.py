@@ -32,12 +32,6 @@ RS_MEASURES: Tuple[str, ...] = (
 _Topic = Tuple[Tuple[Tuple[DocId, ...], ...], ...]
 
 
-def _kernel() -> Any:
-    from irscore import _organization
-
-    return _organization
-
-
 # ---------------------------------------------------------------------------
 # results
 # ---------------------------------------------------------------------------

@@ -15,6 +15,9 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from irscore.core.io import as_qrels, as_run
+from irscore.crp import crp_curves, curves_from_ranked
+
 __all__ = ["crp", "crp_worst_curve"]
 
 
@@ -32,8 +35,6 @@ def crp_worst_curve(levels: np.ndarray, length: int, relevance_level: int = 1) -
     (non-relevant first, the highest grade last), padded with non-relevant
     documents to ``max(length, pool size, 2R)``.  ``levels``: judged documents
     per grade of one query (1-D or shape (1, n_grades))."""
-    from irscore.crp import curves_from_ranked
-
     lv = np.ascontiguousarray(np.atleast_2d(levels), dtype=np.int64)
     rel_grades = [g for g in range(relevance_level, lv.shape[1]) for _ in range(int(lv[0, g]))]
     R = len(rel_grades)
@@ -57,9 +58,6 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     saves the figure (PNG, SVG, PDF by extension).
     """
     import matplotlib.pyplot as plt
-
-    from irscore.crp import crp_curves
-    from irscore.core.data import as_qrels, as_run
 
     q = as_qrels(qrels)
     levels = _query_levels(q, query, int(relevance_level))

@@ -1,0 +1,198 @@
+"""Rank-ordered relevance lists: what every measure family consumes.
+
+:class:`Joined` holds the relevance lists of the evaluated queries (CSR layout,
+rank order); :func:`join` builds it from a :class:`~irscore.core.data.Qrels` and
+a :class:`~irscore.core.data.Run` (trec_eval's form_res_rels);
+:func:`sort_arrays` builds rank-ordered lists from score/label arrays (the
+array entry points of the families); :func:`ranked_lists` gives a Joined's
+lists with the stand-in rankings of ``complete=True`` emptied;
+:class:`ResultCache` holds what several measures of one evaluation share.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Hashable, List, Optional, Tuple
+
+import numpy as np
+
+from irscore import _join
+from irscore.core import parallel as _parallel
+from irscore.core.data import Qrels, Run
+
+__all__ = ["MAX_GRADE", "Joined", "join", "ranked_lists", "TIES", "sort_arrays", "judged_counts", "ResultCache"]
+
+MAX_GRADE = 1_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Joined:
+    """Relevance lists of the evaluated queries (the input of every kernel).
+
+    Frozen: built once by :func:`join` (or by the batch API from arrays) and
+    only read afterwards.  Results that several measures share are kept in a
+    :class:`ResultCache` owned by the evaluation, not on this object.
+    """
+
+    query_ids: List[str]        # evaluated queries, trec_eval order
+    rel: np.ndarray             # int32 grades in rank order (-1 unjudged, -2 judged < 0)
+    scores: np.ndarray          # float64 scores in rank order
+    offsets: np.ndarray         # int64 CSR offsets, len = n_queries + 1
+    levels: np.ndarray          # int64 (n_queries, max_grade + 1) judgments per grade
+    missing: List[str]          # qrels queries without a ranking
+    bogus: np.ndarray           # bool per evaluated query: stand-in ranking (-c)
+    n_duplicates: int
+    # Batch API only: per query, the number of candidates (the whole collection
+    # as far as the batch knows; Rocchio's default N there).  None for TREC input.
+    n_candidates: Optional[np.ndarray] = None
+    # trec_eval's -N (number of documents in the collection) when given: the
+    # default N of Rocchio's measures.
+    num_docs_in_coll: Optional[int] = None
+
+
+def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
+         max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
+    """Pair queries and build the relevance lists (trec_eval's form_res_rels)."""
+    if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
+        raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
+    max_grade = qrels.max_grade
+    if max_grade > MAX_GRADE:
+        raise ValueError(f"qrels grade {max_grade} is too large (at most {MAX_GRADE})")
+    ridx = run._index()
+    pair_q: List[int] = []
+    pair_r: List[int] = []
+    missing: List[str] = []
+    for q, qid in enumerate(qrels.query_ids):
+        r = ridx.get(qid, -1)
+        if r < 0:
+            missing.append(qid)
+            if not complete:
+                continue
+        pair_q.append(q)
+        pair_r.append(r)
+    if not pair_q:
+        raise ValueError("no queries with both results and relevance judgments "
+                         f"(qrels queries e.g. {qrels.query_ids[:3]}, run queries e.g. {run.query_ids[:3]})")
+    j = _join.Join(
+        qrels.offsets, qrels.doc_start, qrels.doc_len, qrels.doc_hash, qrels.grades, qrels.doc_buf,
+        run.offsets, run.doc_start, run.doc_len, run.doc_hash, run.scores, run.doc_buf,
+        np.asarray(pair_q, dtype=np.int64), np.asarray(pair_r, dtype=np.int64),
+        max(max_grade, 0), -1 if max_docs is None else int(max_docs), judged_only, complete)
+    threads = _parallel.n_threads(n_jobs, run.n_entries)
+    _parallel.run(j.run, _parallel.ranges(len(pair_q), threads))
+    rel, sc, off, levels, n_dup = j.result()
+    qids = [qrels.query_ids[q] for q in pair_q]
+    return Joined(qids, rel, sc, off, levels, missing, np.asarray(pair_r) < 0, int(n_dup))
+
+
+TIES: Tuple[str, ...] = ("trec", "input")
+
+
+def sort_arrays(scores: Any, labels: Any, offsets: Optional[Any], ties: str = "trec"
+                 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(rel int32, scores float64, offsets, candidates per query) in rank
+    order: score descending; equal scores by column descending (``trec``, as
+    :mod:`irscore.batch`: the column index plays the document id) or in input
+    order (``input``).  2-D input: NaN scores mark padding."""
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")
+    s = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(labels)
+    off: np.ndarray
+    if y.dtype.kind not in "iub":
+        if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+            y = y.astype(np.int64)
+        else:
+            raise TypeError(f"labels must be integer grades, got dtype {y.dtype}")
+    if s.shape != y.shape:
+        raise ValueError(f"scores and labels must have the same shape; got {s.shape} and {y.shape}")
+    if s.ndim == 2:
+        if offsets is not None:
+            raise ValueError("offsets apply to 1-D (ragged) input only; got 2-D scores")
+        nq, nd = s.shape
+        valid = ~np.isnan(s)
+        if ties == "trec":       # reversed columns + stable sort = column descending among ties
+            order = (nd - 1) - np.argsort(-s[:, ::-1], axis=1, kind="stable")
+        else:
+            order = np.argsort(-s, axis=1, kind="stable")     # NaN (padding) sorts last
+        s_sorted = np.take_along_axis(s, order, axis=1)
+        y_sorted = np.take_along_axis(y, order, axis=1)
+        counts = valid.sum(axis=1).astype(np.int64)
+        off = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(counts, out=off[1:])
+        keep = np.arange(nd)[None, :] < counts[:, None]
+        s_flat, y_flat = s_sorted[keep], y_sorted[keep]
+    elif s.ndim == 1:
+        if offsets is None:
+            off = np.asarray([0, s.shape[0]], dtype=np.int64)
+        else:
+            off = np.ascontiguousarray(offsets, dtype=np.int64)
+            if off.ndim != 1 or off.shape[0] < 1 or off[0] != 0 or off[-1] != s.shape[0] or np.any(np.diff(off) < 0):
+                raise ValueError(f"offsets must run from 0 to len(scores)={s.shape[0]}, non-decreasing")
+        if np.isnan(s).any():
+            raise ValueError("scores contain NaN (only 2-D input may mark padding with NaN)")
+        nq = off.shape[0] - 1
+        counts = np.diff(off)
+        qidx = np.repeat(np.arange(nq, dtype=np.int64), counts)
+        pos = np.arange(s.shape[0], dtype=np.int64)
+        order = np.lexsort((-pos if ties == "trec" else pos, -s, qidx))
+        s_flat, y_flat = s[order], y[order]
+    else:
+        raise ValueError(f"scores must be 1-D (with offsets) or 2-D, got shape {s.shape}")
+    if s_flat.size and not np.all(np.isfinite(s_flat)):
+        raise ValueError("scores must be finite")
+    rel = np.where(y_flat < 0, -2, y_flat).astype(np.int32)
+    return rel, np.ascontiguousarray(s_flat), off, counts
+
+
+def judged_counts(rel: np.ndarray, offsets: np.ndarray, pool: Optional[Any]) -> np.ndarray:
+    nq = offsets.shape[0] - 1
+    G = int(rel.max()) + 1 if rel.size and rel.max() >= 0 else 1
+    qidx = np.repeat(np.arange(nq, dtype=np.int64), np.diff(offsets))
+    ok = rel >= 0
+    counts = np.bincount(qidx[ok] * G + rel[ok], minlength=nq * G).reshape(nq, G).astype(np.int64)
+    if pool is None:
+        return counts
+    p = np.asarray(pool)
+    if p.ndim != 2 or p.shape[0] != nq or p.dtype.kind not in "iu":
+        raise ValueError(f"pool must be an integer array (n_queries={nq}, n_grades); got {p.shape} {p.dtype}")
+    width = max(G, p.shape[1])
+    full = np.zeros((nq, width), dtype=np.int64)
+    full[:, :p.shape[1]] = p
+    if np.any(full[:, :G] < counts):
+        q = int(np.flatnonzero((full[:, :G] < counts).any(axis=1))[0])
+        raise ValueError(f"pool[{q}] counts fewer judged documents of some grade than the candidates hold")
+    return full
+
+
+def ranked_lists(joined: "Joined") -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rel, scores, offsets) of a Joined; a query without a ranking (the
+    stand-in of ``complete=True``) gets an empty one."""
+    bogus = getattr(joined, "bogus", None)
+    if bogus is None or not np.any(bogus):
+        return joined.rel, joined.scores, joined.offsets
+    off = joined.offsets
+    counts = np.diff(off)
+    keep = np.repeat(~np.asarray(bogus, dtype=bool), counts)
+    counts = np.where(bogus, 0, counts)
+    new_off = np.zeros_like(off)
+    np.cumsum(counts, out=new_off[1:])
+    return (np.ascontiguousarray(joined.rel[keep]), np.ascontiguousarray(joined.scores[keep]), new_off)
+
+
+class ResultCache:
+    """Values shared by several measures of one evaluation (e.g. every Rocchio
+    index comes out of one kernel pass).  Keys are hashable descriptions of
+    the computation; the evaluation that owns the cache drops it when done."""
+
+    __slots__ = ("_store",)
+
+    def __init__(self) -> None:
+        self._store: Dict[Hashable, Any] = {}
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value stored under ``key``, computed by ``compute()`` on first use."""
+        try:
+            return self._store[key]
+        except KeyError:
+            value = self._store[key] = compute()
+            return value
