@@ -23,7 +23,7 @@ import numpy as np
 
 from irscore import _organization as kernels
 from irscore.organization import Organization, reliability_sensitivity
-from irscore.organization.align import _pair_arrays
+from irscore.organization.align import pair_arrays
 
 
 def one_topic(n_occ: int, n_levels: int, rng: np.random.Generator, multi: float) -> Tuple[list, list]:
@@ -86,7 +86,7 @@ def bench_one_topic(quick: bool) -> None:
             gold, system = Organization(gold_l), Organization(sys_l)
             build = time.perf_counter() - t0
             first, best = timed(lambda: reliability_sensitivity(gold, system, n=30, w_n=0.8), 5)
-            a = _pair_arrays(gold, system, gold.topics)
+            a = pair_arrays(gold, system, gold.topics)
             o1, o2 = np.zeros(1), np.zeros(1)
             c = (1 - 0.8) * 30 / 0.8
 

@@ -329,7 +329,7 @@ def test_read_only_arrays():
     k = pytest.importorskip("irscore._organization")
     g = Organization(TABLE9_GOLD)
     s = Organization(TABLE9_SYSTEMS[4])
-    arrs = org_align._pair_arrays(g, s, g.topics)
+    arrs = org_align.pair_arrays(g, s, g.topics)
     for a in arrs[:-1]:
         a.setflags(write=False)
     out_p, out_r = np.zeros(1), np.zeros(1)

@@ -55,9 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _detect(path: str) -> str:
-    from irscore.xml.readers import _open_text
+    from irscore.xml.readers import open_text
 
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for line in fh:
             toks = line.split("#", 1)[0].split()
             if not toks:
@@ -72,7 +72,7 @@ def _detect(path: str) -> str:
 
 def run(args: Any) -> int:
     from irscore import xml as X
-    from irscore.xml.align import _topic_key
+    from irscore.xml.align import topic_key
     from irscore.core.report import format_line
 
     fmt = args.qrels_format
@@ -106,7 +106,7 @@ def run(args: Any) -> int:
                      run_overlap=args.run_overlap, seen=args.seen, trel=args.trel, complete=args.c, **options)
     out = sys.stdout
     if args.q:
-        topics = sorted({t for n in names for t in res[n]}, key=_topic_key)
+        topics = sorted({t for n in names for t in res[n]}, key=topic_key)
         for t in topics:
             for n in names:
                 if t in res[n]:

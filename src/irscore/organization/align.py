@@ -11,7 +11,7 @@ from irscore.organization.model import DocId, Organization
 # ---------------------------------------------------------------------------
 # pairing gold and system for the kernels
 # ---------------------------------------------------------------------------
-def _aligned_topics(gold: Organization, system: Organization) -> List[str]:
+def aligned_topics(gold: Organization, system: Organization) -> List[str]:
     only_g = [t for t in gold.topics if t not in system]
     only_s = [t for t in system.topics if t not in gold]
     if only_s:
@@ -41,7 +41,7 @@ def _reorder(enc: Tuple[Any, ...], topics: Sequence[str]) -> Tuple[np.ndarray, n
     return new_ptr, docs[idx], levels[idx], clusters[idx]
 
 
-def _pair_arrays(gold: Organization, system: Organization, topics: Sequence[str]) -> Tuple[Any, ...]:
+def pair_arrays(gold: Organization, system: Organization, topics: Sequence[str]) -> Tuple[Any, ...]:
     genc = gold._encoded()
     senc = system._encoded()
     g_ptr, g_doc, g_lev, g_cl = _reorder(genc, topics)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 
 from irscore import _organization
-from irscore.organization.align import _aligned_topics, _pair_arrays
-from irscore.organization.model import DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, _as_org, _check_doc, _check_label, _result
+from irscore.organization.align import aligned_topics, pair_arrays
+from irscore.organization.model import DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, as_org, check_doc, check_label, rs_result
 
 
 # ---------------------------------------------------------------------------
@@ -71,10 +71,10 @@ def reliability_sensitivity(
         raise ValueError(f"foreign must be 'tail' or 'absent', got {foreign!r}")
     uniform = weights == "uniform"
     c = _weight_constant(n, w_n)
-    g = _as_org(gold, "gold")
-    s = _as_org(system, "system")
-    topics = _aligned_topics(g, s)
-    g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs = _pair_arrays(g, s, topics)
+    g = as_org(gold, "gold")
+    s = as_org(system, "system")
+    topics = aligned_topics(g, s)
+    g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs = pair_arrays(g, s, topics)
     nt = len(topics)
     k = _organization
     r_pr = np.zeros(nt)
@@ -86,7 +86,7 @@ def reliability_sensitivity(
     k.rs_side(g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs, c, uniform, tail, s_pr, s_re)
     f_pr = _harmonic_arr(r_pr, s_pr)
     f_re = _harmonic_arr(r_re, s_re)
-    return _result(
+    return rs_result(
         topics,
         {
             "R_priority": r_pr,
@@ -146,7 +146,7 @@ def _labels_per_topic(x: Any, name: str) -> Dict[str, Dict[DocId, int]]:
         arr = list(x)
         if not arr:
             raise ValueError(f"{name}: no labels")
-        return {DEFAULT_TOPIC: {i: _check_label(v, f"{name}: position {i}") for i, v in enumerate(arr)}}
+        return {DEFAULT_TOPIC: {i: check_label(v, f"{name}: position {i}") for i, v in enumerate(arr)}}
     raise TypeError(f"{name}: expected labels {{doc: 0|1}}, a 0/1 sequence or an Organization, got {type(x).__name__}")
 
 
@@ -195,7 +195,7 @@ def filtering_rs(gold: Any, system: Any) -> RSResult:
                 tn += 1
         R[i] = _ratio(tp, tp + fp) * _ratio(tn, tn + fn)
         S[i] = _ratio(tp, tp + fn) * _ratio(tn, tn + fp)
-    return _result(topics, {"R": R, "S": S, "F": _harmonic_arr(R, S)})
+    return rs_result(topics, {"R": R, "S": S, "F": _harmonic_arr(R, S)})
 
 
 # ---------------------------------------------------------------------------
@@ -209,7 +209,7 @@ def _as_clustering(x: Any, name: str) -> Organization:
         # the bcubed package's layout: {item: set of cluster labels}
         clusters: Dict[Any, List[DocId]] = {}
         for d, labels in x.items():
-            doc = _check_doc(d, name)
+            doc = check_doc(d, name)
             if not labels:
                 raise ValueError(f"{name}: document {doc!r} has no cluster")
             for lab in labels:
@@ -234,9 +234,9 @@ def _clusterings(gold: Any, system: Any) -> Tuple[List[str], Tuple[Any, ...]]:
     """Both flat clusterings as aligned kernel arrays (same documents required)."""
     g = _as_clustering(gold, "gold")
     s = _as_clustering(system, "system")
-    topics = _aligned_topics(g, s)
+    topics = aligned_topics(g, s)
     _same_documents(g, s, topics)
-    return topics, _pair_arrays(g, s, topics)
+    return topics, pair_arrays(g, s, topics)
 
 
 def bcubed(gold: Any, system: Any) -> RSResult:
@@ -260,7 +260,7 @@ def bcubed(gold: Any, system: Any) -> RSResult:
     R = np.zeros(nt)
     k.rs_side(s_ptr, s_doc, s_lev, s_cl, g_ptr, g_doc, g_lev, g_cl, n_docs, 1.0, True, True, pr, P)
     k.rs_side(g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs, 1.0, True, True, pr, R)
-    return _result(topics, {"precision": P, "recall": R, "F": _harmonic_arr(P, R)})
+    return rs_result(topics, {"precision": P, "recall": R, "F": _harmonic_arr(P, R)})
 
 
 def extended_bcubed(gold: Any, system: Any) -> RSResult:
@@ -277,4 +277,4 @@ def extended_bcubed(gold: Any, system: Any) -> RSResult:
     R = np.zeros(nt)
     k.extended_bcubed_side(s_ptr, s_doc, s_cl, g_ptr, g_doc, g_cl, n_docs, P)
     k.extended_bcubed_side(g_ptr, g_doc, g_cl, s_ptr, s_doc, s_cl, n_docs, R)
-    return _result(topics, {"precision": P, "recall": R, "F": _harmonic_arr(P, R)})
+    return rs_result(topics, {"precision": P, "recall": R, "F": _harmonic_arr(P, R)})

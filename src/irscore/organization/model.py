@@ -63,7 +63,7 @@ def _harmonic(r: float, s: float) -> float:
     return 2.0 * r * s / (r + s) if (r + s) > 0.0 else 0.0
 
 
-def _result(topics: Sequence[str], columns: Dict[str, np.ndarray]) -> RSResult:
+def rs_result(topics: Sequence[str], columns: Dict[str, np.ndarray]) -> RSResult:
     per_topic = {
         t: {name: float(col[i]) for name, col in columns.items()} for i, t in enumerate(topics)
     }
@@ -74,7 +74,7 @@ def _result(topics: Sequence[str], columns: Dict[str, np.ndarray]) -> RSResult:
 # ---------------------------------------------------------------------------
 # the Organization type
 # ---------------------------------------------------------------------------
-def _check_doc(doc: Any, where: str) -> DocId:
+def check_doc(doc: Any, where: str) -> DocId:
     if type(doc) is str or type(doc) is int:
         return doc  # type: ignore[no-any-return]
     if isinstance(doc, bool) or not isinstance(doc, (str, int, np.integer)):
@@ -112,7 +112,7 @@ def _check_topic(name: str, topic: Any, levels: Any) -> _Topic:
                 )
             docs = tuple(cluster)
             if not _PLAIN_TYPES.issuperset(map(type, docs)):
-                docs = tuple(_check_doc(d, where) for d in docs)
+                docs = tuple(check_doc(d, where) for d in docs)
             if not docs:
                 raise ValueError(f"{where} is empty")
             if len(set(docs)) != len(docs):
@@ -216,8 +216,8 @@ class Organization:
                 raise ValueError(f"{name}: topic {key!r} has no labelled document")
             lab2 = {}
             for d, v in lab.items():
-                doc = _check_doc(d, f"{name}: topic {key!r}")
-                lab2[doc] = _check_label(v, f"{name}: topic {key!r} document {doc!r}")
+                doc = check_doc(d, f"{name}: topic {key!r}")
+                lab2[doc] = check_label(v, f"{name}: topic {key!r} document {doc!r}")
             pos = [[d] for d, v in lab2.items() if v == 1]
             neg = [[d] for d, v in lab2.items() if v == 0]
             levels[key] = [lv for lv in (pos, neg) if lv]
@@ -304,7 +304,7 @@ class Organization:
         return self._key_cache
 
 
-def _check_label(v: Any, where: str) -> int:
+def check_label(v: Any, where: str) -> int:
     if isinstance(v, (bool, np.bool_)):
         return int(v)
     if isinstance(v, (int, np.integer)) and int(v) in (0, 1):
@@ -314,7 +314,7 @@ def _check_label(v: Any, where: str) -> int:
     raise ValueError(f"{where}: label must be 0 or 1, got {v!r}")
 
 
-def _as_org(x: Any, name: str) -> Organization:
+def as_org(x: Any, name: str) -> Organization:
     if isinstance(x, Organization):
         return x
     return Organization(x, name=name)

@@ -12,8 +12,9 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from irscore import _xml
 from irscore import xml as X
-from irscore.xml.context import _Context
+from irscore.xml.context import EvalContext
 
 
 def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = None, **xcg_options: Any
@@ -26,10 +27,10 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
         grid = np.arange(points + 1) / points
         ep = np.asarray([np.mean(list(res[f"iep[{p / points:.2f}]"].values()) or [0.0]) for p in range(points + 1)])
         return grid, ep
-    ctx = _Context(qrels, run, alpha=xcg_options.get("alpha", 1.0), hix_alpha=1.0,
-                     quantisation=xcg_options.get("quantisation", "auto"),
-                     ideal_overlap=xcg_options.get("ideal_overlap", "ancestor"),
-                     normalise=xcg_options.get("normalise", True), complete=False)
+    ctx = EvalContext(qrels, run, alpha=xcg_options.get("alpha", 1.0), hix_alpha=1.0,
+                      quantisation=xcg_options.get("quantisation", "auto"),
+                      ideal_overlap=xcg_options.get("ideal_overlap", "ancestor"),
+                      normalise=xcg_options.get("normalise", True), complete=False)
     if topic not in ctx.al.topics:
         raise ValueError(f"topic {topic!r} is not in both the qrels and the run")
     t = ctx.al.topics.index(topic)
@@ -39,8 +40,6 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
     ep = np.zeros(hi - lo)
     gr = np.zeros(hi - lo)
     if hi > lo:
-        from irscore import _xml
-
         _xml.ep_gr_curve(gain, ideal, ep, gr)
     return gr, ep
 

@@ -7,7 +7,7 @@ from typing import List, Tuple
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.model import XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64, _csr
+from irscore.xml.model import XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64, csr
 
 
 # ---------------------------------------------------------------------------
@@ -16,7 +16,7 @@ from irscore.xml.model import XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64, _csr
 
 
 @dataclass
-class _Aligned:
+class Aligned:
     topics: List[str]
     run_off: np.ndarray
     run_doc: np.ndarray
@@ -29,20 +29,20 @@ class _Aligned:
     qt: np.ndarray  # qrels topic index per aligned topic
 
 
-def _gather(off: np.ndarray, sel: np.ndarray, *arrays: np.ndarray):
+def gather(off: np.ndarray, sel: np.ndarray, *arrays: np.ndarray):
     """Concatenate CSR slices ``sel`` of ``arrays``; returns (new_off, rows, *arrays)."""
     lo = off[sel]
     hi = off[sel + 1]
     counts = hi - lo
-    new_off = _csr(counts.tolist())
+    new_off = csr(counts.tolist())
     total = int(new_off[-1])
-    rows: np.ndarray = _EMPTY_I
+    rows: np.ndarray = EMPTY_I
     if total:
-        rows = np.repeat(lo - new_off[:-1], counts) + np.arange(total, dtype=_I64)
+        rows = np.repeat(lo - new_off[:-1], counts) + np.arange(total, dtype=I64)
     return (new_off, rows) + tuple(np.ascontiguousarray(a[rows]) for a in arrays)
 
 
-def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
+def align_run(qrels: XmlQrels, run: XmlRun, complete: bool) -> Aligned:
     if not isinstance(qrels, XmlQrels):
         raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
     if not isinstance(run, XmlRun):
@@ -51,21 +51,21 @@ def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
         topics = list(qrels.topics)
     else:
         topics = [t for t in qrels.topics if t in run.topic_index]
-    topics.sort(key=_topic_key)
-    qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=_I64)
+    topics.sort(key=topic_key)
+    qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=I64)
     # run rows of each aligned topic (missing topic -> empty)
-    rt = np.asarray([run.topic_index.get(t, -1) for t in topics], dtype=_I64)
+    rt = np.asarray([run.topic_index.get(t, -1) for t in topics], dtype=I64)
     has = rt >= 0
-    lo = np.zeros(len(rt), dtype=_I64)
-    hi = np.zeros(len(rt), dtype=_I64)
+    lo = np.zeros(len(rt), dtype=I64)
+    hi = np.zeros(len(rt), dtype=I64)
     lo[has] = run.off[rt[has]]
     hi[has] = run.off[rt[has] + 1]
     counts = hi - lo
-    run_off = _csr(counts.tolist())
+    run_off = csr(counts.tolist())
     total = int(run_off[-1])
-    rows = (np.repeat(lo - run_off[:-1], counts) + np.arange(total, dtype=_I64)) if total else _EMPTY_I
+    rows = (np.repeat(lo - run_off[:-1], counts) + np.arange(total, dtype=I64)) if total else EMPTY_I
     # translate run document codes into the qrels space (unknown -> new codes)
-    trans = np.empty(len(run.docs), dtype=_I64)
+    trans = np.empty(len(run.docs), dtype=I64)
     nq = len(qrels.docs)
     extra = nq
     for i, d in enumerate(run.docs):
@@ -74,13 +74,13 @@ def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
             c = extra
             extra += 1
         trans[i] = c
-    run_doc = trans[run.doc[rows]] if total else _EMPTY_I
-    hl = _gather(qrels.hl_off, qt, qrels.hl_doc, qrels.hl_start, qrels.hl_end)
-    el = _gather(qrels.el_off, qt, qrels.el_doc, qrels.el_start, qrels.el_end)
-    return _Aligned(
+    run_doc = trans[run.doc[rows]] if total else EMPTY_I
+    hl = gather(qrels.hl_off, qt, qrels.hl_doc, qrels.hl_start, qrels.hl_end)
+    el = gather(qrels.el_off, qt, qrels.el_doc, qrels.el_start, qrels.el_end)
+    return Aligned(
         topics=topics,
         run_off=run_off,
-        run_doc=np.ascontiguousarray(run_doc, dtype=_I64),
+        run_doc=np.ascontiguousarray(run_doc, dtype=I64),
         run_start=np.ascontiguousarray(run.start[rows]),
         run_end=np.ascontiguousarray(run.end[rows]),
         hl=(hl[0], hl[2], hl[3], hl[4]),
@@ -91,12 +91,12 @@ def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
     )
 
 
-def _topic_key(t: str):
+def topic_key(t: str):
     return (0, int(t), t) if t.isdigit() else (1, 0, t)
 
 
 @dataclass
-class _Pass:
+class Pass:
     size: np.ndarray
     covered: np.ndarray
     contained: np.ndarray
@@ -108,21 +108,21 @@ class _Pass:
     ideal_of: np.ndarray
 
 
-def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
+def run_pass(al: Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha_xcg: float,
               el_q: np.ndarray, use_elements: bool, seen: str = "ancestor",
-              el_rsize: np.ndarray = _EMPTY_F) -> _Pass:
+              el_rsize: np.ndarray = EMPTY_F) -> Pass:
     n = len(al.run_doc)
-    out = _Pass(
-        size=np.empty(n, _I64), covered=np.empty(n, _I64), contained=np.empty(n, _I64), rsize=np.empty(n, _I64),
-        novel_rel=np.empty(n, _I64), rval=np.empty(n), tree_w=np.empty(n),
-        match=np.empty(n, _I64), ideal_of=np.empty(n, _I64),
+    out = Pass(
+        size=np.empty(n, I64), covered=np.empty(n, I64), contained=np.empty(n, I64), rsize=np.empty(n, I64),
+        novel_rel=np.empty(n, I64), rval=np.empty(n), tree_w=np.empty(n),
+        match=np.empty(n, I64), ideal_of=np.empty(n, I64),
     )
     ntop = len(al.topics)
     if use_elements:
         el_off, el_doc, el_start, el_end, _ = al.el
     else:
-        el_off, el_doc, el_start, el_end, el_q = np.zeros(ntop + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I, _EMPTY_F
-        el_rsize = _EMPTY_F
+        el_off, el_doc, el_start, el_end, el_q = np.zeros(ntop + 1, I64), EMPTY_I, EMPTY_I, EMPTY_I, EMPTY_F
+        el_rsize = EMPTY_F
     _check_key_range(al, ideal[0], el_off)
     _xml.focused_pass(
         al.run_off, al.run_doc, al.run_start, al.run_end,
@@ -136,7 +136,7 @@ def _run_pass(al: _Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alp
     return out
 
 
-def _check_key_range(al: _Aligned, id_off: np.ndarray, el_off: np.ndarray) -> None:
+def _check_key_range(al: Aligned, id_off: np.ndarray, el_off: np.ndarray) -> None:
     n = (np.diff(al.run_off) + np.diff(al.hl[0]) + np.diff(el_off) + np.diff(id_off)).astype(np.float64)
     if n.size:
         m = 2.0 * n + 3.0

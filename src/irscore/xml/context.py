@@ -6,9 +6,9 @@ from typing import Iterable, Tuple
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.align import _Aligned, _Pass, _align, _gather, _run_pass
-from irscore.xml.ideal import _element_q, _ideal_arrays, quantise
-from irscore.xml.model import Quantisation, XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64
+from irscore.xml.align import Aligned, Pass, align_run, gather, run_pass
+from irscore.xml.ideal import element_q, ideal_arrays, quantise
+from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
 
 
 # ---------------------------------------------------------------------------
@@ -25,7 +25,7 @@ def _validate_alpha(alpha: float, name: str = "alpha") -> float:
     return a
 
 
-def _xcg_gains(qrels: XmlQrels, al: _Aligned, ps: _Pass, alpha: float, quantisation: Quantisation,
+def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisation: Quantisation,
                el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray, seen: str = "ancestor") -> np.ndarray:
     size = ps.size.astype(np.float64)
     safe = np.maximum(size, 1.0)
@@ -63,7 +63,7 @@ def _sorted_ideal(ideal: Tuple[np.ndarray, ...], gains: np.ndarray) -> np.ndarra
     return np.ascontiguousarray(gains[order])
 
 
-class _Context:
+class EvalContext:
     """Everything one evaluation needs, computed once."""
 
     def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
@@ -81,24 +81,24 @@ class _Context:
         if quantisation == "auto":
             quantisation = "generalised" if qrels.has_elements else "inex2006"
         self.quantisation = quantisation
-        self.al = _align(qrels, run, complete)
-        full_ideal = _ideal_arrays(qrels, quantisation, ideal_overlap)
-        g = _gather(full_ideal[0], self.al.qt, full_ideal[1], full_ideal[2], full_ideal[3], full_ideal[4])
+        self.al = align_run(qrels, run, complete)
+        full_ideal = ideal_arrays(qrels, quantisation, ideal_overlap)
+        g = gather(full_ideal[0], self.al.qt, full_ideal[1], full_ideal[2], full_ideal[3], full_ideal[4])
         self.ideal = (g[0], g[2], g[3], g[4])
         self.ideal_gain = g[5]
-        self.el_q_aligned = _element_q(qrels, quantisation)[self.al.el_rows] if qrels.has_elements else _EMPTY_F
+        self.el_q_aligned = element_q(qrels, quantisation)[self.al.el_rows] if qrels.has_elements else EMPTY_F
         # element-only assessments (INEX 2005-06): HiXEval's rsize of a result is
         # the rsize (= spe * size) of the assessed element it equals
         only_el = qrels.has_elements and not qrels.has_passages
-        el_rsize = (qrels.el_spe * (qrels.el_end - qrels.el_start))[self.al.el_rows] if only_el else _EMPTY_F
-        self.ps = _run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
+        el_rsize = (qrels.el_spe * (qrels.el_end - qrels.el_start))[self.al.el_rows] if only_el else EMPTY_F
+        self.ps = run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
                             qrels.has_elements and (use_elements or only_el), seen, el_rsize)
         # match indexes the aligned el arrays; ideal_of indexes the aligned ideal arrays
         self.gain = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation, self.el_q_aligned,
                                normalise, self.ideal_gain, seen)
         self.ideal_sorted = _sorted_ideal(self.ideal, self.ideal_gain)
         trel = qrels.trel()
-        self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=_I64) if len(self.al.qt) else _EMPTY_I
+        self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=I64) if len(self.al.qt) else EMPTY_I
         self.n_ideal = np.diff(self.ideal[0])
 
 
@@ -108,4 +108,4 @@ def _as_cutoffs(ks: Iterable[int]) -> np.ndarray:
         if isinstance(k, bool) or int(k) != k or int(k) < 1:
             raise ValueError(f"cutoffs must be positive integers, got {k!r}")
         out.append(int(k))
-    return np.asarray(out, dtype=_I64)
+    return np.asarray(out, dtype=I64)

@@ -5,9 +5,9 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from irscore.xml.context import _Context
-from irscore.xml.focused import _compute
-from irscore.xml.inex import _compute_extra
+from irscore.xml.context import EvalContext
+from irscore.xml.focused import compute_focused
+from irscore.xml.inex import compute_extra
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 
@@ -55,15 +55,15 @@ def evaluate(
     if isinstance(measures, str):
         raise TypeError("measures must be a list of names, not a string")
     fams = {n: measure_family(n) for n in names}
-    ctx = _Context(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
+    ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
                    quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
                    complete=complete, seen=seen)
     core = [n for n in names if fams[n] in ("xcg", "iep", "maep", "epgr", "hix", "ip", "aip")]
-    res = _compute(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
+    res = compute_focused(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
                    run_overlap=run_overlap, trel=trel, beta=beta) if core else {}
     rest = [n for n in names if n not in res]
     if rest:
-        res.update(_compute_extra(ctx, rest, fams, options))
+        res.update(compute_extra(ctx, rest, fams, options))
     elif options:
         raise TypeError(f"unexpected options {sorted(options)!r}")
     if per_query:

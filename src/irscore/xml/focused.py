@@ -6,20 +6,20 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.align import _align, _run_pass
-from irscore.xml.context import _Context
-from irscore.xml.model import Quantisation, XmlQrels, XmlRun, _EMPTY_F, _EMPTY_I, _I64
-from irscore.xml.names import _level, _match, _point_index, measure_family
+from irscore.xml.align import align_run, run_pass
+from irscore.xml.context import EvalContext
+from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
+from irscore.xml.names import level_name, match_name, point_index, measure_family
 
 
 def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
     """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
     topic (0 for empty spans).  O(n log n) per topic."""
     empty = XmlQrels.from_passages({t: [] for t in run.topics})
-    al = _align(empty, run, complete=False)
+    al = align_run(empty, run, complete=False)
     # keep the run's own topic order
-    ideal = (np.zeros(len(al.topics) + 1, _I64), _EMPTY_I, _EMPTY_I, _EMPTY_I)
-    ps = _run_pass(al, ideal, 1.0, 1.0, _EMPTY_F, False)
+    ideal = (np.zeros(len(al.topics) + 1, I64), EMPTY_I, EMPTY_I, EMPTY_I)
+    ps = run_pass(al, ideal, 1.0, 1.0, EMPTY_F, False)
     with np.errstate(invalid="ignore", divide="ignore"):
         ov = np.where(ps.size > 0, ps.covered / np.maximum(ps.size, 1), 0.0)
     return {t: ov[al.run_off[k]:al.run_off[k + 1]].copy() for k, t in enumerate(al.topics)}
@@ -43,11 +43,11 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     several descendants is then partially seen) or ``"overlap"`` (overlap = 1:
     all its text was retrieved before, by whatever results).  Topics with an empty ideal set are left out.
     """
-    ctx = _Context(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
+    ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
                    ideal_overlap=ideal_overlap, normalise=normalise, complete=complete, seen=seen)
     names = {f"XCG@{k}" for k in cutoffs} | {f"nxCG@{k}" for k in cutoffs} | {"MAep"}
-    names |= {f"iep[{_level(p, points)}]" for p in range(points + 1)}
-    return _compute(ctx, sorted(names), maep_denominator=maep_denominator, points=points)
+    names |= {f"iep[{level_name(p, points)}]" for p in range(points + 1)}
+    return compute_focused(ctx, sorted(names), maep_denominator=maep_denominator, points=points)
 
 
 def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10, 25, 50), alpha: float = 1.0,
@@ -65,10 +65,10 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     e_i (0 for other spans).
     F is the F-beta of P and R (``beta=1``: harmonic mean).
     """
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
                    ideal_overlap="ancestor", normalise=False, complete=complete, use_elements=False)
     names = [f"hix{x}@{k}" for k in cutoffs for x in "PRF"]
-    return _compute(ctx, names, trel=trel, beta=beta)
+    return compute_focused(ctx, names, trel=trel, beta=beta)
 
 
 def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, bucketing: str = "exact",
@@ -85,13 +85,13 @@ def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, b
     ``"inex_eval"`` (level floor(points * R) in floating point, as the official
     tool).  Topics without highlighted text are left out.
     """
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)
-    names = [f"iP[{_level(p, points)}]" for p in range(points + 1)] + ["AiP"]
-    return _compute(ctx, names, points=points, bucketing=bucketing, run_overlap=run_overlap)
+    names = [f"iP[{level_name(p, points)}]" for p in range(points + 1)] + ["AiP"]
+    return compute_focused(ctx, names, points=points, bucketing=bucketing, run_overlap=run_overlap)
 
 
-def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "ideal", points: int = 100,
+def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator: str = "ideal", points: int = 100,
              bucketing: str = "exact", run_overlap: str = "novel", trel: Union[str, Mapping[str, float]] = "highlighted",
              beta: float = 1.0, extra: Optional[Dict[str, Any]] = None) -> Dict[str, Dict[str, float]]:
     al = ctx.al
@@ -115,9 +115,9 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
     # XCG family
     xcg_names = [n for n in names if fam[n] in ("xcg", "iep", "maep", "epgr")]
     if xcg_names:
-        ks = sorted({int(_match("xcg", n).group(2)) for n in names if fam[n] == "xcg"} |
-                    {int(_match("epgr", n).group(2)) for n in names if fam[n] == "epgr"} | {1})
-        cut = np.asarray(ks, dtype=_I64)
+        ks = sorted({int(match_name("xcg", n).group(2)) for n in names if fam[n] == "xcg"} |
+                    {int(match_name("epgr", n).group(2)) for n in names if fam[n] == "epgr"} | {1})
+        cut = np.asarray(ks, dtype=I64)
         o_xcg = np.zeros((ntop, len(ks)))
         o_nx = np.zeros((ntop, len(ks)))
         o_maep = np.zeros(ntop)
@@ -127,15 +127,15 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
         for n in xcg_names:
             f = fam[n]
             if f == "xcg":
-                m = _match("xcg", n)
+                m = match_name("xcg", n)
                 c = ks.index(int(m.group(2)))
                 emit(n, o_xcg[:, c] if m.group(1) == "XCG" else o_nx[:, c], has_ideal)
             elif f == "maep":
                 emit(n, o_maep, has_ideal)
             elif f == "iep":
-                emit(n, o_iep[:, _point_index(_match("iep", n).group(1), points, n)], has_ideal)
+                emit(n, o_iep[:, point_index(match_name("iep", n).group(1), points, n)], has_ideal)
             elif f == "epgr":
-                m = _match("epgr", n)
+                m = match_name("epgr", n)
                 k = int(m.group(2))
                 vals = np.zeros(ntop)
                 for t in range(ntop):
@@ -158,7 +158,7 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
     # HiXEval
     hix_names = [n for n in names if fam[n] == "hix"]
     if hix_names:
-        ks = sorted({int(_match("hix", n).group(2)) for n in hix_names})
+        ks = sorted({int(match_name("hix", n).group(2)) for n in hix_names})
         if isinstance(trel, str):
             if trel not in ("highlighted", "thorough"):
                 raise ValueError(f"trel must be 'highlighted', 'thorough' or a mapping topic -> Trel, got {trel!r}")
@@ -171,12 +171,12 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
             raise ValueError(f"beta must be positive, got {beta!r}")
         o_p = np.zeros((ntop, len(ks)))
         o_r = np.zeros((ntop, len(ks)))
-        _xml.hixeval_at(al.run_off, ctx.ps.rval, ctx.ps.size, np.ascontiguousarray(tr), np.asarray(ks, dtype=_I64), o_p, o_r)
+        _xml.hixeval_at(al.run_off, ctx.ps.rval, ctx.ps.size, np.ascontiguousarray(tr), np.asarray(ks, dtype=I64), o_p, o_r)
         b2 = beta * beta
         with np.errstate(invalid="ignore", divide="ignore"):
             o_f = np.where(o_p + o_r > 0, (1 + b2) * o_p * o_r / np.maximum(b2 * o_p + o_r, 1e-300), 0.0)
         for n in hix_names:
-            m = _match("hix", n)
+            m = match_name("hix", n)
             c = ks.index(int(m.group(2)))
             emit(n, {"P": o_p, "R": o_r, "F": o_f}[m.group(1)][:, c], tr > 0)
     # iP / AiP
@@ -195,11 +195,11 @@ def _compute(ctx: _Context, names: Sequence[str], *, maep_denominator: str = "id
             if fam[n] == "aip":
                 emit(n, o_ip.mean(axis=1), has_trel)
             else:
-                emit(n, o_ip[:, _point_index(_match("ip", n).group(1), points, n)], has_trel)
+                emit(n, o_ip[:, point_index(match_name("ip", n).group(1), points, n)], has_trel)
     return res
 
 
-def _hix_trel(ctx: _Context, kind: str) -> np.ndarray:
+def _hix_trel(ctx: EvalContext, kind: str) -> np.ndarray:
     """HiXEval Trel per aligned topic.  ``"highlighted"`` (Focused): highlighted
     characters of the topic (passage assessments), or with element-only
     assessments the rsize of the outermost assessed elements (their roots hold
@@ -216,7 +216,7 @@ def _hix_trel(ctx: _Context, kind: str) -> np.ndarray:
         keep = np.ones(len(rs), dtype=bool)
         if len(rs) > 1:
             same = (t_of[1:] == t_of[:-1]) & (q.el_doc[1:] == q.el_doc[:-1])
-            grp = np.concatenate([[0], np.cumsum(~same)]).astype(_I64)
+            grp = np.concatenate([[0], np.cumsum(~same)]).astype(I64)
             big = int(q.el_end.max()) + 1
             cm = np.maximum.accumulate(grp * big + q.el_end) - grp * big
             keep[1:] = ~same | (q.el_start[1:] >= cm[:-1])

@@ -6,7 +6,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.model import Quantisation, XmlQrels, _I64, _csr
+from irscore.xml.model import Quantisation, XmlQrels, I64, csr
 
 
 # ---------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def ideal_recall_base(qrels: XmlQrels, quantisation: Quantisation = "generalised
     (``"descendant"``).  Passage assessments: the highlighted passages, each
     with gain q(exh=1, spe=1).
     """
-    ioff, idoc, istart, iend, igain = _ideal_arrays(qrels, quantisation, ideal_overlap)
+    ioff, idoc, istart, iend, igain = ideal_arrays(qrels, quantisation, ideal_overlap)
     out: Dict[str, List[Tuple[str, int, int, float]]] = {}
     for t, topic in enumerate(qrels.topics):
         sl = slice(ioff[t], ioff[t + 1])
@@ -77,11 +77,11 @@ def ideal_recall_base(qrels: XmlQrels, quantisation: Quantisation = "generalised
     return out
 
 
-def _element_q(qrels: XmlQrels, quantisation: Quantisation) -> np.ndarray:
+def element_q(qrels: XmlQrels, quantisation: Quantisation) -> np.ndarray:
     return quantise(qrels.el_exh, qrels.el_spe, quantisation, qrels.el_small)
 
 
-def _ideal_arrays(qrels: XmlQrels, quantisation: Quantisation, ideal_overlap: str):
+def ideal_arrays(qrels: XmlQrels, quantisation: Quantisation, ideal_overlap: str):
     if ideal_overlap not in ("ancestor", "descendant"):
         raise ValueError(f"ideal_overlap must be 'ancestor' or 'descendant', got {ideal_overlap!r}")
     key = (quantisation, ideal_overlap) if isinstance(quantisation, str) else None
@@ -89,14 +89,14 @@ def _ideal_arrays(qrels: XmlQrels, quantisation: Quantisation, ideal_overlap: st
     if key is not None and key in cache:
         return cache[key]
     if qrels.has_elements:
-        q = _element_q(qrels, quantisation)
-        keep = np.zeros(len(q), dtype=_I64)
+        q = element_q(qrels, quantisation)
+        keep = np.zeros(len(q), dtype=I64)
         _xml.ideal_elements(qrels.el_off, qrels.el_doc, qrels.el_start, qrels.el_end,
                             np.ascontiguousarray(q), 0 if ideal_overlap == "ancestor" else 1, keep)
         rows = np.flatnonzero(keep)
         t_of = np.repeat(np.arange(len(qrels.topics)), np.diff(qrels.el_off))
-        counts = np.bincount(t_of[rows], minlength=len(qrels.topics)) if len(rows) else np.zeros(len(qrels.topics), _I64)
-        out = (_csr(counts), qrels.el_doc[rows], qrels.el_start[rows], qrels.el_end[rows], q[rows])
+        counts = np.bincount(t_of[rows], minlength=len(qrels.topics)) if len(rows) else np.zeros(len(qrels.topics), I64)
+        out = (csr(counts), qrels.el_doc[rows], qrels.el_start[rows], qrels.el_end[rows], q[rows])
     else:
         one = float(quantise(np.ones(1), np.ones(1), quantisation)[0])
         n = len(qrels.hl_doc)

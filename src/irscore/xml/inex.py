@@ -5,10 +5,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from irscore.xml.context import _Context
-from irscore.xml.ideal import _element_q, quantise
-from irscore.xml.model import Quantisation, Span, XmlQrels, XmlRun, _EMPTY_F, _I64
-from irscore.xml.names import _level, _match, _point_index, measure_family
+from irscore.xml.context import EvalContext
+from irscore.xml.ideal import element_q, quantise
+from irscore.xml.model import Quantisation, Span, XmlQrels, XmlRun, EMPTY_F, I64
+from irscore.xml.names import level_name, match_name, point_index, measure_family
 
 
 # ---------------------------------------------------------------------------
@@ -20,7 +20,7 @@ def _topic_slices(off: np.ndarray) -> List[slice]:
     return [slice(int(off[t]), int(off[t + 1])) for t in range(len(off) - 1)]
 
 
-def _retrieved_grades(ctx: _Context) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _retrieved_grades(ctx: EvalContext) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(q, exh, spe) of every retrieved span: the assessed element it equals
     (element assessments; unassessed spans are 0) or, for passage
     assessments, spe = highlighted fraction and exh = 1 if any highlighted."""
@@ -28,7 +28,7 @@ def _retrieved_grades(ctx: _Context) -> Tuple[np.ndarray, np.ndarray, np.ndarray
     if ctx.qrels.has_elements:
         m = ps.match
         ok = m >= 0
-        rows = ctx.al.el_rows[np.maximum(m, 0)] if len(ctx.al.el_rows) else np.zeros(len(m), _I64)
+        rows = ctx.al.el_rows[np.maximum(m, 0)] if len(ctx.al.el_rows) else np.zeros(len(m), I64)
         exh = np.where(ok, ctx.qrels.el_exh[rows] if len(ctx.qrels.el_exh) else 0.0, 0.0)
         spe = np.where(ok, ctx.qrels.el_spe[rows] if len(ctx.qrels.el_spe) else 0.0, 0.0)
         q = np.where(ok, ctx.el_q_aligned[np.maximum(m, 0)] if len(ctx.el_q_aligned) else 0.0, 0.0)
@@ -94,10 +94,10 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
     final tie group of that many units; ``None`` (default): recall levels the
     run does not reach score 0.
     """
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap="ancestor",
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap="ancestor",
                    normalise=False, complete=complete)
-    names = [f"Precall[{_level(k, points)}]" for k in range(1, points + 1)] + ["inex_eval"]
-    return _compute_extra(ctx, names, {n: measure_family(n) for n in names},
+    names = [f"Precall[{level_name(k, points)}]" for k in range(1, points + 1)] + ["inex_eval"]
+    return compute_extra(ctx, names, {n: measure_family(n) for n in names},
                           {"precall_points": points, "collection_size": collection_size, "ties": ties})
 
 
@@ -110,10 +110,10 @@ def inex_eval_ng(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 1
     R(k) = sum exh (1 - overlap) / sum of exh over every assessed element.
     Needs element assessments.
     """
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="generalised", ideal_overlap="ancestor",
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="generalised", ideal_overlap="ancestor",
                    normalise=False, complete=complete)
     names = [f"ng{x}_{v}@{k}" for v in "os" for k in cutoffs for x in "PR"]
-    return _compute_extra(ctx, names, {n: measure_family(n) for n in names}, {})
+    return compute_extra(ctx, names, {n: measure_family(n) for n in names}, {})
 
 
 def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cutoffs: Sequence[int] = (5, 10, 25, 50),
@@ -131,10 +131,10 @@ def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cu
     """
     if task not in ("RiC", "BiC"):
         raise ValueError(f"task must be 'RiC' or 'BiC', got {task!r}")
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)
     names = [f"gP_{task}@{k}" for k in cutoffs] + [f"MAgP_{task}"]
-    return _compute_extra(ctx, names, {n: measure_family(n) for n in names},
+    return compute_extra(ctx, names, {n: measure_family(n) for n in names},
                           {"beta_ric": beta, "bep_distance": bep_distance})
 
 
@@ -180,10 +180,10 @@ def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = No
     l sum g (infinite, i.e. ratio 0, if never); the expectation is exact, by
     dynamic programming over the independent discovery events.
     """
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap=ideal_overlap,
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap=ideal_overlap,
                    normalise=False, complete=complete)
-    names = [f"GR@{k}" for k in cutoffs] + [f"EPRUM[{_level(k, points)}]" for k in range(1, points + 1)]
-    return _compute_extra(ctx, names, {n: measure_family(n) for n in names},
+    names = [f"GR@{k}" for k in cutoffs] + [f"EPRUM[{level_name(k, points)}]" for k in range(1, points + 1)]
+    return compute_extra(ctx, names, {n: measure_family(n) for n in names},
                           {"navigation": navigation, "eprum_points": points})
 
 
@@ -199,17 +199,17 @@ def t2i(qrels: XmlQrels, run: XmlRun, *, tolerance: int = 500, cutoffs: Sequence
     ``T2IP@k`` = cumulated gain / cumulated effort, ``T2IR@k`` = cumulated
     gain / Trel.
     """
-    ctx = _Context(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)
     names = [f"T2I{x}@{k}" for k in cutoffs for x in "PR"]
-    return _compute_extra(ctx, names, {n: measure_family(n) for n in names}, {"tolerance": tolerance})
+    return compute_extra(ctx, names, {n: measure_family(n) for n in names}, {"tolerance": tolerance})
 
 
 _EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "beta_ric", "bep_distance",
                   "navigation", "eprum_points", "tolerance"}
 
 
-def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
+def compute_extra(ctx: EvalContext, names: Sequence[str], fams: Mapping[str, str],
                    options: Mapping[str, Any]) -> Dict[str, Dict[str, float]]:
     bad = set(options) - _EXTRA_OPTIONS
     if bad:
@@ -224,12 +224,12 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
     run_score = None
 
     def scores() -> np.ndarray:
-        rt = np.asarray([ctx.run.topic_index.get(t, -1) for t in al.topics], dtype=_I64)
+        rt = np.asarray([ctx.run.topic_index.get(t, -1) for t in al.topics], dtype=I64)
         parts = []
         for t, r in enumerate(rt):
             if r >= 0:
                 parts.append(ctx.run.score[ctx.run.off[r]:ctx.run.off[r + 1]])
-        return np.concatenate(parts) if parts else _EMPTY_F
+        return np.concatenate(parts) if parts else EMPTY_F
 
     # -- inex_eval ------------------------------------------------------------
     if "precall" in by_fam or "inex_eval" in by_fam:
@@ -242,7 +242,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
         ties = bool(options.get("ties", True))
         q, _, _ = _retrieved_grades(ctx)
         sc = scores()
-        qall = _element_q(ctx.qrels, ctx.quantisation)
+        qall = element_q(ctx.qrels, ctx.quantisation)
         totals = np.asarray([qall[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
         pre = np.zeros((ntop, points))
         for t, sl in enumerate(sls):
@@ -250,7 +250,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
             pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
         mask = totals > 0
         for n in by_fam.get("precall", []):
-            k = _point_index(_match("precall", n).group(1), points, n)
+            k = point_index(match_name("precall", n).group(1), points, n)
             if k == 0:
                 raise ValueError(f"{n}: Precall is defined for recall levels above 0")
             res[n] = {al.topics[t]: float(pre[t, k - 1]) for t in range(ntop) if mask[t]}
@@ -265,7 +265,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
         ov = np.where(size > 0, ctx.ps.covered / np.maximum(size, 1.0), 0.0)
         tot_exh = np.asarray([ctx.qrels.el_exh[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
         for n in by_fam["ng"]:
-            m = _match("ng", n)
+            m = match_name("ng", n)
             k = int(m.group(3))
             w = (1.0 - ov) if m.group(2) == "o" else np.ones_like(ov)
             vals = {}
@@ -292,7 +292,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
         nrel = ctx.ps.novel_rel.astype(np.float64)
         hl_lens = ctx.al.hl
         for task in ("RiC", "BiC"):
-            tn = [n for n in by_fam["gp"] if _match("gp", n).group(2) == task]
+            tn = [n for n in by_fam["gp"] if match_name("gp", n).group(2) == task]
             if not tn:
                 continue
             per: Dict[str, Dict[str, float]] = {n: {} for n in tn}
@@ -342,7 +342,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
                 gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
                 isrel = np.asarray([d in rel_chars for d in order], dtype=bool)
                 for n in tn:
-                    m = _match("gp", n)
+                    m = match_name("gp", n)
                     if m.group(1) == "MAgP":
                         per[n][topic] = float(gp[isrel].sum()) / nrel_docs
                     else:
@@ -393,14 +393,14 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
                 F[j] = 1.0 - notseen
             topic = al.topics[t]
             for n in gr_names:
-                k = int(_match("gr_model", n).group(1))
+                k = int(match_name("gr_model", n).group(1))
                 row = F[min(k, n_r) - 1] if n_r else np.zeros(len(xs))
                 res[n][topic] = float((row * g).sum() / G)
             if ep_names:
                 gs = np.sort(g)[::-1]
                 xci = np.cumsum(gs)
                 for n in ep_names:
-                    lvl = _point_index(_match("eprum", n).group(1), epts, n) / epts
+                    lvl = point_index(match_name("eprum", n).group(1), epts, n) / epts
                     if lvl <= 0:
                         raise ValueError(f"{n}: EPRUM is defined for recall levels above 0")
                     need = lvl * G * (1 - 1e-12)
@@ -442,7 +442,7 @@ def _compute_extra(ctx: _Context, names: Sequence[str], fams: Mapping[str, str],
             cg = np.cumsum(gains)
             ce = np.cumsum(efforts)
             for n in tn:
-                m = _match("t2i", n)
+                m = match_name("t2i", n)
                 k = min(int(m.group(2)), len(cg))
                 if k == 0:
                     res[n][al.topics[t]] = 0.0

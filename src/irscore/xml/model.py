@@ -13,9 +13,9 @@ from irscore import _xml
 Span = Tuple[str, int, int]
 Quantisation = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray], Mapping[Tuple[float, float], float]]
 
-_I64 = np.int64
-_EMPTY_I = np.zeros(0, dtype=_I64)
-_EMPTY_F = np.zeros(0, dtype=np.float64)
+I64 = np.int64
+EMPTY_I = np.zeros(0, dtype=I64)
+EMPTY_F = np.zeros(0, dtype=np.float64)
 
 
 # ---------------------------------------------------------------------------
@@ -23,14 +23,14 @@ _EMPTY_F = np.zeros(0, dtype=np.float64)
 # ---------------------------------------------------------------------------
 
 
-def _csr(counts: Any) -> np.ndarray:
-    off = np.zeros(len(counts) + 1, dtype=_I64)
+def csr(counts: Any) -> np.ndarray:
+    off = np.zeros(len(counts) + 1, dtype=I64)
     if len(counts):
-        np.cumsum(np.asarray(counts, dtype=_I64), out=off[1:])
+        np.cumsum(np.asarray(counts, dtype=I64), out=off[1:])
     return off
 
 
-class _DocIndex:
+class DocIndex:
     """Document ids <-> integer codes."""
 
     def __init__(self) -> None:
@@ -99,7 +99,7 @@ class XmlQrels:
                     raise ValueError(f"passages[{topic!r}]: {sp!r} ends past the length {dl[doc]} of document {doc}")
                 rows.append((str(topic), doc, start, end))
         topics = list(dict.fromkeys(str(t) for t in passages))
-        return _build_qrels(topics, rows, [], doclens or {}, dict(beps or {}), True, False)
+        return build_qrels(topics, rows, [], doclens or {}, dict(beps or {}), True, False)
 
     @classmethod
     def from_elements(
@@ -119,7 +119,7 @@ class XmlQrels:
                 _check_grade(exh, spe, f"elements[{topic!r}] {el!r}")
                 rows.append((str(topic), doc, start, end, exh, spe, False))
         topics = list(dict.fromkeys(str(t) for t in elements))
-        return _build_qrels(topics, [], rows, doclens or {}, {}, False, True)
+        return build_qrels(topics, [], rows, doclens or {}, {}, False, True)
 
     def topic_passages(self, topic: str) -> List[Span]:
         t = self.topic_index[topic]
@@ -129,7 +129,7 @@ class XmlQrels:
     def trel(self) -> np.ndarray:
         """Highlighted characters per topic (the Focused Trel)."""
         lens = self.hl_end - self.hl_start
-        cs = np.concatenate([[0], np.cumsum(lens)]).astype(_I64)
+        cs = np.concatenate([[0], np.cumsum(lens)]).astype(I64)
         return cs[self.hl_off[1:]] - cs[self.hl_off[:-1]]
 
 
@@ -157,7 +157,7 @@ class XmlRun:
         allow_overlap: bool = True,
     ) -> "XmlRun":
         """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1)."""
-        di = _DocIndex()
+        di = DocIndex()
         topics, counts, docs, starts, ends = [], [], [], [], []
         for topic, lst in spans.items():
             topics.append(str(topic))
@@ -171,15 +171,15 @@ class XmlRun:
         run = cls(
             topics,
             di.names,
-            _csr(counts),
-            np.asarray(docs, dtype=_I64).reshape(n),
-            np.asarray(starts, dtype=_I64).reshape(n),
-            np.asarray(ends, dtype=_I64).reshape(n),
+            csr(counts),
+            np.asarray(docs, dtype=I64).reshape(n),
+            np.asarray(starts, dtype=I64).reshape(n),
+            np.asarray(ends, dtype=I64).reshape(n),
             -np.arange(n, dtype=np.float64),
             runid,
         )
         if not allow_overlap:
-            _check_no_overlap(run, None, None)
+            check_no_overlap(run, None, None)
         return run
 
     def topic_spans(self, topic: str) -> List[Span]:
@@ -213,7 +213,7 @@ def _check_grade(exh: float, spe: float, where: str) -> None:
         raise ValueError(f"{where}: exhaustivity and specificity must lie in [0, 1]")
 
 
-def _build_qrels(
+def build_qrels(
     topics: List[str],
     hl_rows: List[Tuple[str, str, int, int]],
     el_rows: List[Tuple[str, str, int, int, float, float, bool]],
@@ -223,7 +223,7 @@ def _build_qrels(
     has_elements: bool,
     where: Optional[Dict[Tuple[str, str, int, int], str]] = None,
 ) -> XmlQrels:
-    di = _DocIndex()
+    di = DocIndex()
     for dname in doclens:
         di.code(str(dname))
     tindex = {t: i for i, t in enumerate(topics)}
@@ -244,21 +244,21 @@ def _build_qrels(
                 cs, ce = ps_, pe_
         hl.append((tk, dk, cs, ce))
     hl.sort()
-    hl_arr = np.asarray(hl, dtype=_I64).reshape(len(hl), 4)
-    hl_off = _csr(np.bincount(hl_arr[:, 0], minlength=len(topics)).tolist() if len(hl) else [0] * len(topics))
+    hl_arr = np.asarray(hl, dtype=I64).reshape(len(hl), 4)
+    hl_off = csr(np.bincount(hl_arr[:, 0], minlength=len(topics)).tolist() if len(hl) else [0] * len(topics))
     # elements: sorted by (topic, doc, start, -end), must nest
     ne = len(el_rows)
-    el_t = np.fromiter((tindex[r[0]] for r in el_rows), dtype=_I64, count=ne)
-    el_doc = np.fromiter((di.code(r[1]) for r in el_rows), dtype=_I64, count=ne)
-    el_start = np.fromiter((r[2] for r in el_rows), dtype=_I64, count=ne)
-    el_end = np.fromiter((r[3] for r in el_rows), dtype=_I64, count=ne)
+    el_t = np.fromiter((tindex[r[0]] for r in el_rows), dtype=I64, count=ne)
+    el_doc = np.fromiter((di.code(r[1]) for r in el_rows), dtype=I64, count=ne)
+    el_start = np.fromiter((r[2] for r in el_rows), dtype=I64, count=ne)
+    el_end = np.fromiter((r[3] for r in el_rows), dtype=I64, count=ne)
     el_exh = np.fromiter((r[4] for r in el_rows), dtype=np.float64, count=ne)
     el_spe = np.fromiter((r[5] for r in el_rows), dtype=np.float64, count=ne)
     el_small = np.fromiter((r[6] for r in el_rows), dtype=bool, count=ne)
     order = np.lexsort((-el_end, el_start, el_doc, el_t))
     el_t, el_doc, el_start, el_end = el_t[order], el_doc[order], el_start[order], el_end[order]
     el_exh, el_spe, el_small = el_exh[order], el_spe[order], el_small[order]
-    el_off = _csr(np.bincount(el_t, minlength=len(topics)) if ne else np.zeros(len(topics), _I64))
+    el_off = csr(np.bincount(el_t, minlength=len(topics)) if ne else np.zeros(len(topics), I64))
     bi, bj, kind = _xml.check_nesting(el_off, el_doc, el_start, el_end)
     if kind:
         t = int(el_t[bi])
@@ -275,7 +275,7 @@ def _build_qrels(
                 f"{di.names[d]} [{s},{e}) crosses [{int(el_start[bj])},{int(el_end[bj])}) (topic {topics[t]})"
             )
         raise ValueError(f"{loc + ': ' if loc else ''}element {di.names[d]} [{s},{e}) assessed twice for topic {topics[t]}")
-    doclen = np.full(len(di.names), -1, dtype=_I64)
+    doclen = np.full(len(di.names), -1, dtype=I64)
     for dname, n in doclens.items():
         doclen[di.index[str(dname)]] = int(n)
     return XmlQrels(
@@ -304,7 +304,7 @@ def _loc_key(loc: str) -> Tuple[str, int]:
     return (head, int(tail)) if tail.isdigit() else (loc, 0)
 
 
-def _check_no_overlap(run: XmlRun, path: Optional[str], lines: Optional[np.ndarray]) -> None:
+def check_no_overlap(run: XmlRun, path: Optional[str], lines: Optional[np.ndarray]) -> None:
     n = len(run.doc)
     if n == 0:
         return
@@ -321,8 +321,8 @@ def _check_no_overlap(run: XmlRun, path: Optional[str], lines: Optional[np.ndarr
         grp = np.concatenate([[0], np.cumsum(~same)])
         # group-wise cumulative maximum of the end offsets
         big = int(ee.max()) + 1
-        key = grp.astype(_I64) * big + ee
-        cm = np.maximum.accumulate(key) - grp.astype(_I64) * big
+        key = grp.astype(I64) * big + ee
+        cm = np.maximum.accumulate(key) - grp.astype(I64) * big
         bad[1:] = same & (ss[1:] < cm[:-1])
     if bad.any():
         k = int(np.flatnonzero(bad)[0])

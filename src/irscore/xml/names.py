@@ -30,7 +30,7 @@ DEFAULT_MEASURES = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP",
                     "hixP@10", "hixR@10", "hixF@10"]
 
 
-def _match(family: str, name: str) -> "re.Match[str]":
+def match_name(family: str, name: str) -> "re.Match[str]":
     m = _RX[family].match(name)
     if m is None:
         raise ValueError(f"{name!r} is not a {family} measure name")
@@ -49,7 +49,7 @@ def measure_family(name: str) -> str:
     )
 
 
-def _level(k: int, points: int) -> str:
+def level_name(k: int, points: int) -> str:
     """Recall level k/points as it appears in a measure name: two decimals when
     that is exact (``iP[0.01]``), otherwise enough digits to name the grid point."""
     if (100 * k) % points == 0:
@@ -57,7 +57,7 @@ def _level(k: int, points: int) -> str:
     return f"{k / points:.12f}".rstrip("0")
 
 
-def _point_index(x: str, points: int, name: str) -> int:
+def point_index(x: str, points: int, name: str) -> int:
     try:
         v = float(x)
     except ValueError:

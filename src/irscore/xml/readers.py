@@ -6,7 +6,7 @@ import gzip
 
 import numpy as np
 
-from irscore.xml.model import Span, XmlQrels, XmlRun, _DocIndex, _I64, _build_qrels, _check_no_overlap, _csr
+from irscore.xml.model import Span, XmlQrels, XmlRun, DocIndex, I64, build_qrels, check_no_overlap, csr
 
 
 # ---------------------------------------------------------------------------
@@ -14,7 +14,7 @@ from irscore.xml.model import Span, XmlQrels, XmlRun, _DocIndex, _I64, _build_qr
 # ---------------------------------------------------------------------------
 
 
-def _open_text(path: Any):
+def open_text(path: Any):
     p = str(path)
     if p.endswith(".gz"):
         return gzip.open(p, "rt", encoding="utf-8")
@@ -42,7 +42,7 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
     beps: Dict[Tuple[str, str], int] = {}
     topics: Dict[str, None] = {}
     seen: Dict[Tuple[str, str], str] = {}
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for ln, line in enumerate(fh, 1):
             toks = line.split()
             if not toks:
@@ -99,7 +99,7 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
                     raise ValueError(f"{loc}: passages cover {tot} characters but relchars says {relchars} (check_relchars=False to accept)")
             for s, e in spans:
                 rows.append((topic, doc, s, e))
-    return _build_qrels(list(topics), rows, [], doclens, beps, True, False)
+    return build_qrels(list(topics), rows, [], doclens, beps, True, False)
 
 
 def read_fol_run(
@@ -125,14 +125,14 @@ def read_fol_run(
         raise ValueError(f"unknown_docs must be 'ignore' or 'error', got {unknown_docs!r}")
     if order not in ("trec", "rank", "score", "input"):
         raise ValueError(f"order must be 'trec', 'rank', 'score' or 'input', got {order!r}")
-    di = _DocIndex()
+    di = DocIndex()
     topics: Dict[str, int] = {}
     t_l, d_l, s_l, e_l, r_l, sc_l, ln_l = [], [], [], [], [], [], []
     runid = None
     doclen_of = None
     if qrels is not None:
         doclen_of = {qrels.docs[i]: int(n) for i, n in enumerate(qrels.doclen)}
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for ln, line in enumerate(fh, 1):
             toks = line.split()
             if not toks:
@@ -167,15 +167,15 @@ def read_fol_run(
             r_l.append(rank)
             sc_l.append(rsv)
             ln_l.append(ln)
-    t = np.asarray(t_l, dtype=_I64)
+    t = np.asarray(t_l, dtype=I64)
     idx = np.arange(len(t_l))
     if order == "trec":
         # document ids in byte order: rank of each document code, descending
         names = di.names
         by_name = sorted(range(len(names)), key=lambda i: names[i].encode("utf-8"))
-        name_rank = np.empty(len(names), dtype=_I64)
-        name_rank[np.asarray(by_name, dtype=_I64)] = np.arange(len(names), dtype=_I64)
-        d_rank = name_rank[np.asarray(d_l, dtype=_I64)] if len(d_l) else np.zeros(0, dtype=_I64)
+        name_rank = np.empty(len(names), dtype=I64)
+        name_rank[np.asarray(by_name, dtype=I64)] = np.arange(len(names), dtype=I64)
+        d_rank = name_rank[np.asarray(d_l, dtype=I64)] if len(d_l) else np.zeros(0, dtype=I64)
         perm = np.lexsort((idx, -d_rank, -np.asarray(sc_l, dtype=np.float64), t))
     elif order == "rank":
         perm = np.lexsort((idx, np.asarray(r_l, dtype=np.float64), t))
@@ -186,15 +186,15 @@ def read_fol_run(
     run = XmlRun(
         list(topics),
         di.names,
-        _csr(np.bincount(t, minlength=len(topics)).tolist() if len(t) else [0] * len(topics)),
-        np.asarray(d_l, dtype=_I64)[perm],
-        np.asarray(s_l, dtype=_I64)[perm],
-        np.asarray(e_l, dtype=_I64)[perm],
+        csr(np.bincount(t, minlength=len(topics)).tolist() if len(t) else [0] * len(topics)),
+        np.asarray(d_l, dtype=I64)[perm],
+        np.asarray(s_l, dtype=I64)[perm],
+        np.asarray(e_l, dtype=I64)[perm],
         np.asarray(sc_l, dtype=np.float64)[perm],
         runid or "run",
     )
     if not allow_overlap:
-        _check_no_overlap(run, str(path), np.asarray(ln_l, dtype=_I64)[perm])
+        check_no_overlap(run, str(path), np.asarray(ln_l, dtype=I64)[perm])
     return run
 
 
@@ -211,7 +211,7 @@ def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
     rows = []
     where: Dict[Tuple[str, str, int, int], str] = {}
     topics: Dict[str, None] = {}
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for ln, line in enumerate(fh, 1):
             line = line.split("#", 1)[0]
             toks = line.split()
@@ -240,7 +240,7 @@ def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
             topics[topic] = None
             where[(topic, doc, s, e)] = loc
             rows.append((topic, doc, s, e, exh, spe, small))
-    return _build_qrels(list(topics), [], rows, dict(doclens or {}), {}, False, True, where)
+    return build_qrels(list(topics), [], rows, dict(doclens or {}), {}, False, True, where)
 
 
 # -- INEX 2005-2006 XML files -------------------------------------------------
@@ -401,7 +401,7 @@ def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> Xm
             rows.append((topic, doc, s, e, exh, spe, small))
 
     _expat_walk(path, start)
-    return _build_qrels(list(topics), [], rows, {}, {}, False, True, where)
+    return build_qrels(list(topics), [], rows, {}, {}, False, True, where)
 
 
 def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
