@@ -2,6 +2,23 @@
 
 The public surface is re-exported here.  Submodules are imported lazily, on
 first use of a name, so ``import irscore`` stays cheap.
+
+Architecture
+------------
+- :mod:`irscore.core`: data model, TREC readers, measure names and the family
+  table, ranked lists (:class:`~irscore.core.joined.Joined`), checks, the
+  thread pool.  It imports only itself and the compiled kernels.
+- families, each importing only the core: :mod:`irscore.classic`
+  (trec_eval's measures, :func:`evaluate`), :mod:`irscore.batch` (arrays of
+  a training loop), :mod:`irscore.rocchio`, :mod:`irscore.crp`,
+  :mod:`irscore.organization` (Reliability & Sensitivity), :mod:`irscore.xml`.
+- front ends: :mod:`irscore.cli` (the ``irscore`` command) and
+  :mod:`irscore.plot`.
+- compiled kernels ``irscore._<name>`` (``csrc/irscore/<name>.pyx``, a ``.pyi``
+  stub beside each), shared native declarations in ``csrc/irscore/*.pxd``.
+
+The measure definitions are in the documentation (``docs/``, one page per
+family); ``CONTRIBUTING.md`` tells how to add a measure.
 """
 from __future__ import annotations
 

@@ -6,6 +6,15 @@ Each subcommand lives in its own module, which provides ``HELP`` (one line),
 - ``irscore eval``  classic ranked retrieval, trec_eval 10 compatible (``irscore.cli.eval``)
 - ``irscore rs``    Reliability & Sensitivity for document organizations (``irscore.cli.organization``)
 - ``irscore xml``   XML / focused retrieval measures (``irscore.cli.xml``)
+
+Architecture
+------------
+A front end: the subcommand modules may import any family and the core.
+:data:`SUBCOMMANDS` maps each subcommand to its module, imported when the
+parser is built; a subcommand module imports its family when it runs, so
+``irscore eval`` does not load the XML family.  Output lines come from
+:func:`irscore.core.report.format_line`.  User errors print one line and
+exit with status 2.
 """
 from __future__ import annotations
 

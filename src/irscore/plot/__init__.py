@@ -7,6 +7,13 @@
 The XML retrieval plots of :mod:`irscore.plot.xml` (``ep_gr_curve``,
 ``ip_curve``, ``ep_gr_points``, ``ip_points``) are re-exported here on first
 use.
+
+Architecture
+------------
+A front end: ``irscore.plot`` (this module: CRP plots) and ``irscore.plot.xml``
+(XML plots) may import any family and the core.  matplotlib, an optional
+dependency, is imported inside the functions that draw; ``irscore.plot.xml``
+is loaded on first use of one of its names (module ``__getattr__``).
 """
 from __future__ import annotations
 
