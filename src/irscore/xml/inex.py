@@ -209,247 +209,292 @@ _EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "beta_ric", "bep_
                   "navigation", "eprum_points", "tolerance"}
 
 
+def _run_scores(ctx: EvalContext) -> np.ndarray:
+    """The run's scores in aligned order (the evaluated topics' results)."""
+    al = ctx.al
+    rt = np.asarray([ctx.run.topic_index.get(t, -1) for t in al.topics], dtype=I64)
+    parts = []
+    for t, r in enumerate(rt):
+        if r >= 0:
+            parts.append(ctx.run.score[ctx.run.off[r]:ctx.run.off[r + 1]])
+    return np.concatenate(parts) if parts else EMPTY_F
+
+
+def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
+                      sls: List[slice]) -> Dict[str, Dict[str, float]]:
+    """Inex_eval and Precall[x] (element runs)."""
+    al = ctx.al
+    ntop = len(al.topics)
+    res: Dict[str, Dict[str, float]] = {}
+    if not ctx.qrels.has_elements:
+        raise ValueError("inex_eval needs element assessments (exhaustivity/specificity per element)")
+    points = int(options.get("precall_points", 100))
+    if points < 1:
+        raise ValueError("precall_points must be a positive integer")
+    cs_opt = options.get("collection_size")
+    ties = bool(options.get("ties", True))
+    q, _, _ = _retrieved_grades(ctx)
+    sc = _run_scores(ctx)
+    qall = element_q(ctx.qrels, ctx.quantisation)
+    totals = np.asarray([qall[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
+    pre = np.zeros((ntop, points))
+    for t, sl in enumerate(sls):
+        cs = cs_opt.get(al.topics[t]) if isinstance(cs_opt, Mapping) else cs_opt
+        pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
+    mask = totals > 0
+    for n in by_fam.get("precall", []):
+        k = point_index(match_name("precall", n).group(1), points, n)
+        if k == 0:
+            raise ValueError(f"{n}: Precall is defined for recall levels above 0")
+        res[n] = {al.topics[t]: float(pre[t, k - 1]) for t in range(ntop) if mask[t]}
+    for n in by_fam.get("inex_eval", []):
+        res[n] = {al.topics[t]: float(pre[t].mean()) for t in range(ntop) if mask[t]}
+    return res
+
+
+def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
+               sls: List[slice]) -> Dict[str, Dict[str, float]]:
+    """Inex_eval_ng precision/recall (with or without overlap)."""
+    al = ctx.al
+    res: Dict[str, Dict[str, float]] = {}
+    if not ctx.qrels.has_elements:
+        raise ValueError("inex_eval_ng needs element assessments (exhaustivity/specificity per element)")
+    _, exh, spe = _retrieved_grades(ctx)
+    size = ctx.ps.size.astype(np.float64)
+    ov = np.where(size > 0, ctx.ps.covered / np.maximum(size, 1.0), 0.0)
+    tot_exh = np.asarray([ctx.qrels.el_exh[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
+    for n in by_fam["ng"]:
+        m = match_name("ng", n)
+        k = int(m.group(3))
+        w = (1.0 - ov) if m.group(2) == "o" else np.ones_like(ov)
+        vals = {}
+        for t, sl in enumerate(sls):
+            if tot_exh[t] <= 0:
+                continue
+            lo = sl.start
+            hi = min(sl.stop, lo + k)
+            if m.group(1) == "P":
+                den = float((size[lo:hi] * w[lo:hi]).sum())
+                vals[al.topics[t]] = float((spe[lo:hi] * size[lo:hi] * w[lo:hi]).sum()) / den if den > 0 else 0.0
+            else:
+                vals[al.topics[t]] = float((exh[lo:hi] * w[lo:hi]).sum()) / float(tot_exh[t])
+        res[n] = vals
+    return res
+
+
+def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
+               sls: List[slice]) -> Dict[str, Dict[str, float]]:
+    """Generalized precision gP/MAgP (RiC, BiC)."""
+    al = ctx.al
+    res: Dict[str, Dict[str, float]] = {}
+    beta = float(options.get("beta_ric", 0.25))
+    nbep = options.get("bep_distance", 500)
+    if not beta > 0:
+        raise ValueError(f"beta must be positive, got {beta!r}")
+    if isinstance(nbep, bool) or not isinstance(nbep, (int, np.integer)) or nbep <= 0:
+        raise ValueError(f"bep_distance must be a positive integer, got {nbep!r}")
+    novel = (ctx.ps.size - ctx.ps.covered).astype(np.float64)
+    nrel = ctx.ps.novel_rel.astype(np.float64)
+    hl_lens = ctx.al.hl
+    for task in ("RiC", "BiC"):
+        tn = [n for n in by_fam["gp"] if match_name("gp", n).group(2) == task]
+        if not tn:
+            continue
+        per: Dict[str, Dict[str, float]] = {n: {} for n in tn}
+        for t, sl in enumerate(sls):
+            topic = al.topics[t]
+            # relevant articles: highlighted characters per document
+            h0, h1 = int(hl_lens[0][t]), int(hl_lens[0][t + 1])
+            rel_chars: Dict[int, int] = {}
+            for d, s, e in zip(hl_lens[1][h0:h1], hl_lens[2][h0:h1], hl_lens[3][h0:h1]):
+                rel_chars[int(d)] = rel_chars.get(int(d), 0) + int(e - s)
+            nrel_docs = len(rel_chars)
+            if nrel_docs == 0:
+                continue
+            order: List[int] = []
+            ret: Dict[int, float] = {}
+            relret: Dict[int, float] = {}
+            entry: Dict[int, int] = {}
+            for i in range(sl.start, sl.stop):
+                d = int(al.run_doc[i])
+                if d not in ret:
+                    order.append(d)
+                    ret[d] = 0.0
+                    relret[d] = 0.0
+                    entry[d] = int(al.run_start[i])
+                ret[d] += novel[i]
+                relret[d] += nrel[i]
+            scores_d: List[float] = []
+            for d in order:
+                if task == "RiC":
+                    rc = rel_chars.get(d, 0)
+                    if rc == 0 or ret[d] <= 0 or relret[d] <= 0:
+                        scores_d.append(0.0)
+                        continue
+                    p = relret[d] / ret[d]
+                    r = relret[d] / rc
+                    b2 = beta * beta
+                    scores_d.append((1 + b2) * p * r / (b2 * p + r))
+                else:
+                    docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
+                    bep = ctx.qrels.bep.get((topic, docname)) if docname is not None else None
+                    if bep is None:
+                        scores_d.append(0.0)
+                        continue
+                    dist = abs(entry[d] - bep)
+                    scores_d.append(float(1.0 - dist / nbep) if dist < nbep else 0.0)
+            sc_arr = np.asarray(scores_d, dtype=np.float64)
+            gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
+            isrel = np.asarray([d in rel_chars for d in order], dtype=bool)
+            for n in tn:
+                m = match_name("gp", n)
+                if m.group(1) == "MAgP":
+                    per[n][topic] = float(gp[isrel].sum()) / nrel_docs
+                else:
+                    if m.group(3) is None:
+                        raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
+                    k = int(m.group(3))
+                    per[n][topic] = float(sc_arr[:k].sum()) / k
+        res.update(per)
+    return res
+
+
+def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
+                  sls: List[slice]) -> Dict[str, Dict[str, float]]:
+    """GR and EPRUM under a navigation model."""
+    al = ctx.al
+    res: Dict[str, Dict[str, float]] = {}
+    nav = options.get("navigation") or default_navigation()
+    if not callable(nav):
+        raise TypeError("navigation must be a callable (result_span, ideal_span) -> probability")
+    epts = int(options.get("eprum_points", 10))
+    ideal = ctx.ideal
+    docs = ctx.qrels.docs
+    gr_names = by_fam.get("gr_model", [])
+    ep_names = by_fam.get("eprum", [])
+    for n in gr_names + ep_names:
+        res[n] = {}
+    for t, sl in enumerate(sls):
+        i0, i1 = int(ideal[0][t]), int(ideal[0][t + 1])
+        if i1 == i0:
+            continue
+        xs = [(docs[int(ideal[1][k])], int(ideal[2][k]), int(ideal[3][k])) for k in range(i0, i1)]
+        g = ctx.ideal_gain[i0:i1].astype(np.float64)
+        G = float(g.sum())
+        if G <= 0:
+            continue
+        by_doc: Dict[str, List[int]] = {}
+        for k, x in enumerate(xs):
+            by_doc.setdefault(x[0], []).append(k)
+        n_r = sl.stop - sl.start
+        # F[j, x] = P(x seen by rank j+1)
+        notseen = np.ones(len(xs))
+        F = np.zeros((n_r, len(xs)))
+        for j in range(n_r):
+            i = sl.start + j
+            dcode = int(al.run_doc[i])
+            dname = docs[dcode] if dcode < len(docs) else None
+            if dname is not None and dname in by_doc:
+                res_span = (dname, int(al.run_start[i]), int(al.run_end[i]))
+                for k in by_doc[dname]:
+                    p = float(nav(res_span, xs[k]))
+                    if not 0.0 <= p <= 1.0:
+                        raise ValueError(f"navigation returned {p!r}, not a probability")
+                    notseen[k] *= (1.0 - p)
+            F[j] = 1.0 - notseen
+        topic = al.topics[t]
+        for n in gr_names:
+            k = int(match_name("gr_model", n).group(1))
+            row = F[min(k, n_r) - 1] if n_r else np.zeros(len(xs))
+            res[n][topic] = float((row * g).sum() / G)
+        if ep_names:
+            gs = np.sort(g)[::-1]
+            xci = np.cumsum(gs)
+            for n in ep_names:
+                lvl = point_index(match_name("eprum", n).group(1), epts, n) / epts
+                if lvl <= 0:
+                    raise ValueError(f"{n}: EPRUM is defined for recall levels above 0")
+                need = lvl * G * (1 - 1e-12)
+                mstar = int(np.searchsorted(xci, need, side="left")) + 1
+                prev = 0.0
+                acc = 0.0
+                for j in range(n_r):
+                    cdf = _prob_at_least(F[j], g, need)
+                    acc += (cdf - prev) * mstar / (j + 1)
+                    prev = cdf
+                res[n][topic] = acc
+    return res
+
+
+def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
+                sls: List[slice]) -> Dict[str, Dict[str, float]]:
+    """T2I precision/recall (tolerance to irrelevance)."""
+    al = ctx.al
+    res: Dict[str, Dict[str, float]] = {}
+    tol = options.get("tolerance", 500)
+    if isinstance(tol, bool) or not isinstance(tol, (int, np.integer)) or tol <= 0:
+        raise ValueError(f"tolerance must be a positive integer, got {tol!r}")
+    tn = by_fam["t2i"]
+    for n in tn:
+        res[n] = {}
+    hl = ctx.al.hl
+    for t, sl in enumerate(sls):
+        h0, h1 = int(hl[0][t]), int(hl[0][t + 1])
+        trel = int((hl[3][h0:h1] - hl[2][h0:h1]).sum())
+        if trel <= 0:
+            continue
+        per_doc: Dict[int, List[Tuple[int, int]]] = {}
+        for d, s, e in zip(hl[1][h0:h1], hl[2][h0:h1], hl[3][h0:h1]):
+            per_doc.setdefault(int(d), []).append((int(s), int(e)))
+        read: Dict[int, List[Tuple[int, int]]] = {}
+        gains, efforts = [], []
+        for i in range(sl.start, sl.stop):
+            d = int(al.run_doc[i])
+            s = int(al.run_start[i])
+            dl = int(ctx.qrels.doclen[d]) if d < len(ctx.qrels.doclen) and ctx.qrels.doclen[d] >= 0 else int(al.run_end[i])
+            stop = _t2i_stop(per_doc.get(d, []), s, dl, int(tol))
+            new = _add_read(read.setdefault(d, []), s, stop, per_doc.get(d, []))
+            gains.append(new)
+            efforts.append(stop - s)
+        cg = np.cumsum(gains)
+        ce = np.cumsum(efforts)
+        for n in tn:
+            m = match_name("t2i", n)
+            k = min(int(m.group(2)), len(cg))
+            if k == 0:
+                res[n][al.topics[t]] = 0.0
+            elif m.group(1) == "P":
+                res[n][al.topics[t]] = float(cg[k - 1] / ce[k - 1]) if ce[k - 1] > 0 else 0.0
+            else:
+                res[n][al.topics[t]] = float(cg[k - 1] / trel)
+    return res
+
+
+# family keys of :func:`irscore.xml.names.measure_family` -> the function computing them
+EXTRA_FAMILIES: Tuple[Tuple[Tuple[str, ...], Callable[..., Dict[str, Dict[str, float]]]], ...] = (
+    (("precall", "inex_eval"), _inex_eval_values),
+    (("ng",), _ng_values),
+    (("gp",), _gp_values),
+    (("gr_model", "eprum"), _eprum_values),
+    (("t2i",), _t2i_values),
+)
+
+
 def compute_extra(ctx: EvalContext, names: Sequence[str], fams: Mapping[str, str],
-                   options: Mapping[str, Any]) -> Dict[str, Dict[str, float]]:
+                  options: Mapping[str, Any]) -> Dict[str, Dict[str, float]]:
+    """Values of the INEX-family measures ``names`` (``fams``: name -> family
+    key), one function per family (:data:`EXTRA_FAMILIES`)."""
     bad = set(options) - _EXTRA_OPTIONS
     if bad:
         raise TypeError(f"unexpected options {sorted(bad)!r}")
-    al = ctx.al
-    ntop = len(al.topics)
-    sls = _topic_slices(al.run_off)
+    sls = _topic_slices(ctx.al.run_off)
     res: Dict[str, Dict[str, float]] = {}
     by_fam: Dict[str, List[str]] = {}
     for n in names:
         by_fam.setdefault(fams[n], []).append(n)
-    run_score = None
-
-    def scores() -> np.ndarray:
-        rt = np.asarray([ctx.run.topic_index.get(t, -1) for t in al.topics], dtype=I64)
-        parts = []
-        for t, r in enumerate(rt):
-            if r >= 0:
-                parts.append(ctx.run.score[ctx.run.off[r]:ctx.run.off[r + 1]])
-        return np.concatenate(parts) if parts else EMPTY_F
-
-    # -- inex_eval ------------------------------------------------------------
-    if "precall" in by_fam or "inex_eval" in by_fam:
-        if not ctx.qrels.has_elements:
-            raise ValueError("inex_eval needs element assessments (exhaustivity/specificity per element)")
-        points = int(options.get("precall_points", 100))
-        if points < 1:
-            raise ValueError("precall_points must be a positive integer")
-        cs_opt = options.get("collection_size")
-        ties = bool(options.get("ties", True))
-        q, _, _ = _retrieved_grades(ctx)
-        sc = scores()
-        qall = element_q(ctx.qrels, ctx.quantisation)
-        totals = np.asarray([qall[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
-        pre = np.zeros((ntop, points))
-        for t, sl in enumerate(sls):
-            cs = cs_opt.get(al.topics[t]) if isinstance(cs_opt, Mapping) else cs_opt
-            pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
-        mask = totals > 0
-        for n in by_fam.get("precall", []):
-            k = point_index(match_name("precall", n).group(1), points, n)
-            if k == 0:
-                raise ValueError(f"{n}: Precall is defined for recall levels above 0")
-            res[n] = {al.topics[t]: float(pre[t, k - 1]) for t in range(ntop) if mask[t]}
-        for n in by_fam.get("inex_eval", []):
-            res[n] = {al.topics[t]: float(pre[t].mean()) for t in range(ntop) if mask[t]}
-    # -- inex_eval_ng -----------------------------------------------------------
-    if "ng" in by_fam:
-        if not ctx.qrels.has_elements:
-            raise ValueError("inex_eval_ng needs element assessments (exhaustivity/specificity per element)")
-        _, exh, spe = _retrieved_grades(ctx)
-        size = ctx.ps.size.astype(np.float64)
-        ov = np.where(size > 0, ctx.ps.covered / np.maximum(size, 1.0), 0.0)
-        tot_exh = np.asarray([ctx.qrels.el_exh[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
-        for n in by_fam["ng"]:
-            m = match_name("ng", n)
-            k = int(m.group(3))
-            w = (1.0 - ov) if m.group(2) == "o" else np.ones_like(ov)
-            vals = {}
-            for t, sl in enumerate(sls):
-                if tot_exh[t] <= 0:
-                    continue
-                lo = sl.start
-                hi = min(sl.stop, lo + k)
-                if m.group(1) == "P":
-                    den = float((size[lo:hi] * w[lo:hi]).sum())
-                    vals[al.topics[t]] = float((spe[lo:hi] * size[lo:hi] * w[lo:hi]).sum()) / den if den > 0 else 0.0
-                else:
-                    vals[al.topics[t]] = float((exh[lo:hi] * w[lo:hi]).sum()) / float(tot_exh[t])
-            res[n] = vals
-    # -- gP / MAgP ------------------------------------------------------------
-    if "gp" in by_fam:
-        beta = float(options.get("beta_ric", 0.25))
-        nbep = options.get("bep_distance", 500)
-        if not beta > 0:
-            raise ValueError(f"beta must be positive, got {beta!r}")
-        if isinstance(nbep, bool) or not isinstance(nbep, (int, np.integer)) or nbep <= 0:
-            raise ValueError(f"bep_distance must be a positive integer, got {nbep!r}")
-        novel = (ctx.ps.size - ctx.ps.covered).astype(np.float64)
-        nrel = ctx.ps.novel_rel.astype(np.float64)
-        hl_lens = ctx.al.hl
-        for task in ("RiC", "BiC"):
-            tn = [n for n in by_fam["gp"] if match_name("gp", n).group(2) == task]
-            if not tn:
-                continue
-            per: Dict[str, Dict[str, float]] = {n: {} for n in tn}
-            for t, sl in enumerate(sls):
-                topic = al.topics[t]
-                # relevant articles: highlighted characters per document
-                h0, h1 = int(hl_lens[0][t]), int(hl_lens[0][t + 1])
-                rel_chars: Dict[int, int] = {}
-                for d, s, e in zip(hl_lens[1][h0:h1], hl_lens[2][h0:h1], hl_lens[3][h0:h1]):
-                    rel_chars[int(d)] = rel_chars.get(int(d), 0) + int(e - s)
-                nrel_docs = len(rel_chars)
-                if nrel_docs == 0:
-                    continue
-                order: List[int] = []
-                ret: Dict[int, float] = {}
-                relret: Dict[int, float] = {}
-                entry: Dict[int, int] = {}
-                for i in range(sl.start, sl.stop):
-                    d = int(al.run_doc[i])
-                    if d not in ret:
-                        order.append(d)
-                        ret[d] = 0.0
-                        relret[d] = 0.0
-                        entry[d] = int(al.run_start[i])
-                    ret[d] += novel[i]
-                    relret[d] += nrel[i]
-                scores_d: List[float] = []
-                for d in order:
-                    if task == "RiC":
-                        rc = rel_chars.get(d, 0)
-                        if rc == 0 or ret[d] <= 0 or relret[d] <= 0:
-                            scores_d.append(0.0)
-                            continue
-                        p = relret[d] / ret[d]
-                        r = relret[d] / rc
-                        b2 = beta * beta
-                        scores_d.append((1 + b2) * p * r / (b2 * p + r))
-                    else:
-                        docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
-                        bep = ctx.qrels.bep.get((topic, docname)) if docname is not None else None
-                        if bep is None:
-                            scores_d.append(0.0)
-                            continue
-                        dist = abs(entry[d] - bep)
-                        scores_d.append(float(1.0 - dist / nbep) if dist < nbep else 0.0)
-                sc_arr = np.asarray(scores_d, dtype=np.float64)
-                gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
-                isrel = np.asarray([d in rel_chars for d in order], dtype=bool)
-                for n in tn:
-                    m = match_name("gp", n)
-                    if m.group(1) == "MAgP":
-                        per[n][topic] = float(gp[isrel].sum()) / nrel_docs
-                    else:
-                        if m.group(3) is None:
-                            raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
-                        k = int(m.group(3))
-                        per[n][topic] = float(sc_arr[:k].sum()) / k
-            res.update(per)
-    # -- GR / EPRUM ---------------------------------------------------------------
-    if "gr_model" in by_fam or "eprum" in by_fam:
-        nav = options.get("navigation") or default_navigation()
-        if not callable(nav):
-            raise TypeError("navigation must be a callable (result_span, ideal_span) -> probability")
-        epts = int(options.get("eprum_points", 10))
-        ideal = ctx.ideal
-        docs = ctx.qrels.docs
-        gr_names = by_fam.get("gr_model", [])
-        ep_names = by_fam.get("eprum", [])
-        for n in gr_names + ep_names:
-            res[n] = {}
-        for t, sl in enumerate(sls):
-            i0, i1 = int(ideal[0][t]), int(ideal[0][t + 1])
-            if i1 == i0:
-                continue
-            xs = [(docs[int(ideal[1][k])], int(ideal[2][k]), int(ideal[3][k])) for k in range(i0, i1)]
-            g = ctx.ideal_gain[i0:i1].astype(np.float64)
-            G = float(g.sum())
-            if G <= 0:
-                continue
-            by_doc: Dict[str, List[int]] = {}
-            for k, x in enumerate(xs):
-                by_doc.setdefault(x[0], []).append(k)
-            n_r = sl.stop - sl.start
-            # F[j, x] = P(x seen by rank j+1)
-            notseen = np.ones(len(xs))
-            F = np.zeros((n_r, len(xs)))
-            for j in range(n_r):
-                i = sl.start + j
-                dcode = int(al.run_doc[i])
-                dname = docs[dcode] if dcode < len(docs) else None
-                if dname is not None and dname in by_doc:
-                    res_span = (dname, int(al.run_start[i]), int(al.run_end[i]))
-                    for k in by_doc[dname]:
-                        p = float(nav(res_span, xs[k]))
-                        if not 0.0 <= p <= 1.0:
-                            raise ValueError(f"navigation returned {p!r}, not a probability")
-                        notseen[k] *= (1.0 - p)
-                F[j] = 1.0 - notseen
-            topic = al.topics[t]
-            for n in gr_names:
-                k = int(match_name("gr_model", n).group(1))
-                row = F[min(k, n_r) - 1] if n_r else np.zeros(len(xs))
-                res[n][topic] = float((row * g).sum() / G)
-            if ep_names:
-                gs = np.sort(g)[::-1]
-                xci = np.cumsum(gs)
-                for n in ep_names:
-                    lvl = point_index(match_name("eprum", n).group(1), epts, n) / epts
-                    if lvl <= 0:
-                        raise ValueError(f"{n}: EPRUM is defined for recall levels above 0")
-                    need = lvl * G * (1 - 1e-12)
-                    mstar = int(np.searchsorted(xci, need, side="left")) + 1
-                    prev = 0.0
-                    acc = 0.0
-                    for j in range(n_r):
-                        cdf = _prob_at_least(F[j], g, need)
-                        acc += (cdf - prev) * mstar / (j + 1)
-                        prev = cdf
-                    res[n][topic] = acc
-    # -- T2I ------------------------------------------------------------------
-    if "t2i" in by_fam:
-        tol = options.get("tolerance", 500)
-        if isinstance(tol, bool) or not isinstance(tol, (int, np.integer)) or tol <= 0:
-            raise ValueError(f"tolerance must be a positive integer, got {tol!r}")
-        tn = by_fam["t2i"]
-        for n in tn:
-            res[n] = {}
-        hl = ctx.al.hl
-        for t, sl in enumerate(sls):
-            h0, h1 = int(hl[0][t]), int(hl[0][t + 1])
-            trel = int((hl[3][h0:h1] - hl[2][h0:h1]).sum())
-            if trel <= 0:
-                continue
-            per_doc: Dict[int, List[Tuple[int, int]]] = {}
-            for d, s, e in zip(hl[1][h0:h1], hl[2][h0:h1], hl[3][h0:h1]):
-                per_doc.setdefault(int(d), []).append((int(s), int(e)))
-            read: Dict[int, List[Tuple[int, int]]] = {}
-            gains, efforts = [], []
-            for i in range(sl.start, sl.stop):
-                d = int(al.run_doc[i])
-                s = int(al.run_start[i])
-                dl = int(ctx.qrels.doclen[d]) if d < len(ctx.qrels.doclen) and ctx.qrels.doclen[d] >= 0 else int(al.run_end[i])
-                stop = _t2i_stop(per_doc.get(d, []), s, dl, int(tol))
-                new = _add_read(read.setdefault(d, []), s, stop, per_doc.get(d, []))
-                gains.append(new)
-                efforts.append(stop - s)
-            cg = np.cumsum(gains)
-            ce = np.cumsum(efforts)
-            for n in tn:
-                m = match_name("t2i", n)
-                k = min(int(m.group(2)), len(cg))
-                if k == 0:
-                    res[n][al.topics[t]] = 0.0
-                elif m.group(1) == "P":
-                    res[n][al.topics[t]] = float(cg[k - 1] / ce[k - 1]) if ce[k - 1] > 0 else 0.0
-                else:
-                    res[n][al.topics[t]] = float(cg[k - 1] / trel)
+    for keys, compute in EXTRA_FAMILIES:
+        if any(k in by_fam for k in keys):
+            res.update(compute(ctx, by_fam, options, sls))
     missing = [n for n in names if n not in res]
     if missing:
         raise ValueError(f"measures not computed: {missing}")
