@@ -12,6 +12,8 @@ import argparse
 import sys
 from typing import Any, List
 
+from irscore.core.files import open_text
+
 HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, ...) of a FOL run"
 
 
@@ -55,8 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _detect(path: str) -> str:
-    from irscore.xml.readers import open_text
-
     with open_text(path) as fh:
         for line in fh:
             toks = line.split("#", 1)[0].split()

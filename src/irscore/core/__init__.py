@@ -14,6 +14,8 @@ Modules of the core (each imports only the core and the compiled kernels):
 - ``data``      :class:`Qrels` and :class:`Run`, columnar (CSR) qrels and runs
 - ``io``        TREC qrels/run readers (:func:`read_qrels`, :func:`read_run`),
                 ``as_qrels``/``as_run`` (objects, dicts, DataFrames, paths)
+- ``files``     one way to open a file: gzip detected by its magic bytes,
+                errors naming the path (every reader of every family uses it)
 - ``measures``  measure names (trec_eval, ir_measures, ranx spellings),
                 :class:`Measure`, trec_eval's families, the kernel plan
 - ``registry``  the families computed outside the trec_eval kernel (Rocchio,

@@ -13,19 +13,11 @@ from typing import IO, Any, Dict, Mapping, Union
 
 from irscore import _trec_io
 from irscore.core.data import Qrels, Run
+from irscore.core.files import is_gzip, open_binary
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 _CHUNK = 1 << 24
-
-
-def _open(path: PathLike) -> IO[bytes]:
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb", buffering=0)
 
 
 def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
@@ -45,7 +37,7 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
         raise IsADirectoryError(f"{kind} path is a directory: {name}")
     parser = _trec_io.TrecParser(kind, name)
     size = os.path.getsize(name)
-    if size >= _CHUNK and not _is_gzip(name):
+    if size >= _CHUNK and not is_gzip(name):
         # plain file: parse straight from a memory map (no read copies); the first
         # megabyte sizes the columns for the rest
         with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
@@ -60,7 +52,7 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     first = True
-    with _open(name) as f:
+    with open_binary(name, kind) as f:
         while True:
             n = f.readinto(buf)  # type: ignore[attr-defined]
             if not n:
@@ -71,11 +63,6 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
                 if n == _CHUNK and not isinstance(f, gzip.GzipFile):
                     parser.reserve(size)
     return _finish(parser, name, kind)
-
-
-def _is_gzip(path: str) -> bool:
-    with open(path, "rb") as f:
-        return f.read(2) == b"\x1f\x8b"
 
 
 def _finish(parser: Any, name: str, kind: str) -> Dict[str, Any]:

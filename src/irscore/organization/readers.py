@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 from typing import Dict, Iterator, List, Optional, Tuple
-import gzip
-import io
 import json
 import os
 
+from irscore.core.files import open_text
 from irscore.organization.model import Organization, PathLike
 
 
@@ -16,19 +15,12 @@ from irscore.organization.model import Organization, PathLike
 _FORMATS = ("auto", "tsv", "json", "clusters", "labels")
 
 
-def _open_text(path: PathLike) -> io.TextIOBase:
-    p = os.fspath(path)
-    if p.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")  # type: ignore[return-value]
-    return open(p, "r", encoding="utf-8")  # type: ignore[return-value]
-
-
 def _fields(line: str) -> List[str]:
     return line.rstrip("\r\n").split("\t") if "\t" in line else line.split()
 
 
 def _data_lines(path: PathLike) -> Iterator[Tuple[int, List[str]]]:
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for lineno, line in enumerate(fh, 1):
             s = line.strip()
             if not s or s.startswith("#"):
@@ -67,7 +59,7 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
 def _detect(p: str) -> str:
     if p.endswith(".json") or p.endswith(".json.gz"):
         return "json"
-    with _open_text(p) as fh:
+    with open_text(p) as fh:
         head = fh.read(4096)
     if head.lstrip().startswith("{"):
         return "json"
@@ -84,7 +76,7 @@ def _detect(p: str) -> str:
 
 
 def _read_json(p: str, label: str) -> Organization:
-    with _open_text(p) as fh:
+    with open_text(p) as fh:
         try:
             data = json.load(fh)
         except json.JSONDecodeError as exc:

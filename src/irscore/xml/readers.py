@@ -2,23 +2,16 @@
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
-import gzip
 
 import numpy as np
 
+from irscore.core.files import open_binary, open_text
 from irscore.xml.model import Span, XmlQrels, XmlRun, DocIndex, I64, build_qrels, check_no_overlap, csr
 
 
 # ---------------------------------------------------------------------------
 # readers
 # ---------------------------------------------------------------------------
-
-
-def open_text(path: Any):
-    p = str(path)
-    if p.endswith(".gz"):
-        return gzip.open(p, "rt", encoding="utf-8")
-    return open(p, "r", encoding="utf-8")
 
 
 def _int(tok: str, what: str, loc: str) -> int:
@@ -337,8 +330,7 @@ def _expat_walk(path: Any, start: Callable[[str, Dict[str, str], int], None],
     parser.StartElementHandler = _start
     parser.EndElementHandler = _end
     parser.CharacterDataHandler = _chars
-    opener = gzip.open if src.endswith(".gz") else open
-    with opener(src, "rb") as fh:
+    with open_binary(src) as fh:
         try:
             parser.ParseFile(fh)
         except expat.ExpatError as exc:
