@@ -69,7 +69,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _batch, _ranking
-from irscore.core.joined import MAX_GRADE, Joined, ResultCache
+from irscore.core.joined import MAX_GRADE, Joined, ResultCache, rank_order, relevance_codes
 from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
 from irscore.core.registry import EXTERNAL, family_values
 
@@ -511,10 +511,9 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
         raise ValueError(f"labels: grade {int(lab.max())} is too large (at most {MAX_GRADE})")
     col = idx - np.repeat(starts, np.bincount(q, minlength=nq))
     s = sc[idx].astype(np.float64)
-    tie = -col if ties == "trec" else col
-    order = np.lexsort((tie, -s, q))
+    order = rank_order(q, s, col, ties)
     q, lab, s = q[order], lab[order], s[order]
-    rel = np.where(lab >= 0, lab, -2).astype(np.int32)
+    rel = relevance_codes(lab)
     counts = np.bincount(q, minlength=nq).astype(np.int64)
     off = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(counts, out=off[1:])

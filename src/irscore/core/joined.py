@@ -19,7 +19,8 @@ from irscore import _join
 from irscore.core import parallel as _parallel
 from irscore.core.data import Qrels, Run
 
-__all__ = ["MAX_GRADE", "Joined", "join", "ranked_lists", "TIES", "sort_arrays", "judged_counts", "ResultCache"]
+__all__ = ["MAX_GRADE", "Joined", "join", "ranked_lists", "TIES", "sort_arrays", "rank_order", "relevance_codes",
+           "judged_counts", "ResultCache"]
 
 MAX_GRADE = 1_000_000
 
@@ -134,14 +135,26 @@ def sort_arrays(scores: Any, labels: Any, offsets: Optional[Any], ties: str = "t
         counts = np.diff(off)
         qidx = np.repeat(np.arange(nq, dtype=np.int64), counts)
         pos = np.arange(s.shape[0], dtype=np.int64)
-        order = np.lexsort((-pos if ties == "trec" else pos, -s, qidx))
+        order = rank_order(qidx, s, pos, ties)
         s_flat, y_flat = s[order], y[order]
     else:
         raise ValueError(f"scores must be 1-D (with offsets) or 2-D, got shape {s.shape}")
     if s_flat.size and not np.all(np.isfinite(s_flat)):
         raise ValueError("scores must be finite")
-    rel = np.where(y_flat < 0, -2, y_flat).astype(np.int32)
-    return rel, np.ascontiguousarray(s_flat), off, counts
+    return relevance_codes(y_flat), np.ascontiguousarray(s_flat), off, counts
+
+
+def rank_order(qidx: np.ndarray, scores: np.ndarray, position: np.ndarray, ties: str) -> np.ndarray:
+    """The permutation that puts candidates in rank order: query ascending,
+    score descending, equal scores by ``position`` descending (``ties="trec"``:
+    the position plays trec_eval's document id) or ascending (``"input"``)."""
+    return np.lexsort((-position if ties == "trec" else position, -scores, qidx))
+
+
+def relevance_codes(labels: np.ndarray) -> np.ndarray:
+    """int32 relevance of candidates that are all judged: the grade, or -2
+    (judged negative) for a negative label."""
+    return np.where(labels < 0, -2, labels).astype(np.int32)
 
 
 def judged_counts(rel: np.ndarray, offsets: np.ndarray, pool: Optional[Any]) -> np.ndarray:
