@@ -2,6 +2,9 @@
 
 Every ``csrc/irscore/<name>.pyx`` becomes the extension ``irscore.<name>``
 (by convention kernel modules start with an underscore, e.g. ``_ranking``).
+Shared native declarations are ``.pxd`` files beside them: ``_common.pxd``
+(gain/discount, the Fenwick tree; cimported, no module of its own) and
+``<name>.pxd`` (the codes a kernel exports to Python as ``cpdef enum``).
 Compiler directives live here and only here.  Set ``IRSCORE_DEBUG=1`` to build
 with bounds checking and initialisation checks switched on (the tests are run
 in that mode too).
@@ -56,7 +59,10 @@ setup(
     ext_modules=cythonize(
         extensions,
         compiler_directives=directives,
-        include_path=[os.path.join("csrc", "irscore")],
+        # csrc: ``cimport irscore._common`` and each kernel's own ``irscore/<name>.pxd``
+        # (cpdef enums exported to Python) resolve there; cythonize tracks the .pxd
+        # dependencies of every .pyx itself.
+        include_path=["csrc", os.path.join("csrc", "irscore")],
         build_dir="build/cython-debug" if DEBUG else "build/cython",
     ),
 )

@@ -147,3 +147,19 @@ def test_every_package_documents_its_architecture():
     for init in [PKG / "__init__.py"] + sorted(PKG.glob("*/__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc and "Architecture" in doc, f"{init.relative_to(SRC)} needs an architecture docstring"
+
+
+def test_native_codes_are_defined_once_and_the_stubs_match():
+    """Op/tie/error codes come from the kernels (cpdef enums of the .pxd files);
+    the .pyi stubs list the same members with the same values."""
+    import importlib
+
+    for path in sorted(PKG.glob("_*.pyi")):
+        module = importlib.import_module(f"irscore.{path.stem}")
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "enum.IntEnum" for b in node.bases):
+                stub = {t.targets[0].id: t.value.value for t in node.body if isinstance(t, ast.Assign)}
+                native = {k: int(v) for k, v in getattr(module, node.name).__members__.items()}
+                assert stub == native, f"{path.name}: {node.name}"
+    native_src = "\n".join(p.read_text(encoding="utf-8") for p in (PKG.parent.parent / "csrc").rglob("*.p*"))
+    assert "\nDEF " not in native_src

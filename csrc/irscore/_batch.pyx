@@ -6,23 +6,30 @@ NaN score marks padding.  Every query is sorted once (``batch_sort.h``: a bucket
 pass over the score range, exact inside buckets; or only its top k when every
 requested measure is a small cutoff) and all ops are computed from that order.
 
-Ties (``tie_mode``): 0 = trec (score descending, then column descending),
-1 = input (column ascending), 2 = average: the expected value over all orders
-of tied candidates (McSherry & Najork 2008), computed per tie group in closed
-form, never by enumeration.
+Ties (``tie_mode``, the enum ``Ties`` of ``_batch.pxd``): TIES_TREC (score
+descending, then column descending), TIES_INPUT (column ascending),
+TIES_AVERAGE: the expected value over all orders of tied candidates (McSherry
+& Najork 2008), computed per tie group in closed form, never by enumeration.
 
-Op kinds (keep in sync with ``irscore/batch.py``): see the ``DEF`` block.
+Op kinds and error codes: the enums ``Op`` and ``Error`` of ``_batch.pxd``,
+exported to Python (``irscore.batch`` reads them from this module).
 """
 from libc.stdint cimport int32_t, int64_t, uint8_t, int8_t, int16_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.math cimport log2, pow, INFINITY
 
+from irscore._common cimport gain_of, disc_of, GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2, DISCOUNT_JARVELIN
+
 cdef extern from "irs_common.h":
     int IRSCORE_BOUNDSCHECK
 
 #: True when the kernels were built with bounds checks (IRSCORE_DEBUG=1)
 BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
+
+#: codes of the gain and discount kinds (``op_gain``, ``op_disc``)
+GAIN_KINDS = {"linear": GAIN_LINEAR, "exp": GAIN_EXP}
+DISCOUNT_KINDS = {"log2": DISCOUNT_LOG2, "jarvelin": DISCOUNT_JARVELIN}
 
 cdef extern from "batch_sort.h" nogil:
     ctypedef struct bs_item:
@@ -36,24 +43,10 @@ cdef extern from "batch_sort.h" nogil:
     void bs_cmp_sort(bs_item *a, int64_t n)
     int64_t bs_topk(const bs_item *a, int64_t n, int64_t k, bs_item *out)
 
-DEF K_NDCG = 0        # nDCG@k (k < 0: whole ranking)
-DEF K_DCG = 1
-DEF K_AP = 2          # AP, AP@k
-DEF K_P = 3
-DEF K_R = 4
-DEF K_RR = 5
-DEF K_RPREC = 6
-DEF K_SUCCESS = 7
-DEF K_NUM_RET = 8
-DEF K_NUM_REL = 9
-DEF K_NUM_REL_RET = 10
+# op kinds, tie modes and error codes: the cpdef enums of _batch.pxd
 
-DEF TOPK_MAX = 32     # partial selection only for cutoffs up to this
-
-# error codes (the row is reported beside)
-DEF E_OK = 0
-DEF E_LABEL = 1       # NaN/inf label at a valid position
-DEF E_NREL = 2        # n_relevant below the relevant candidates
+cdef enum:
+    TOPK_MAX = 32     # partial selection only for cutoffs up to this
 
 ctypedef fused score_t:
     float
@@ -113,7 +106,7 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc) noexcept nogil:
     for i in range(c):
         w.inv[i] = 1.0 / <double> (i + 1)
     for i in range(w.ndisc):
-        w.idisc[i] = 1.0 / log2(<double> (i + 2))
+        w.idisc[i] = 1.0 / disc_of(i + 1, DISCOUNT_LOG2)
     return 0
 
 
@@ -134,21 +127,11 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.ghist)
 
 
-cdef inline double gain_of(double lab, int gk) noexcept nogil:
-    if lab <= 0.0:
-        return 0.0
-    if gk == 1:
-        return pow(2.0, lab) - 1.0
-    return lab
-
-
 cdef inline double idisc_of(const Work *w, int64_t i, int dk) noexcept nogil:
     """1 / discount of 0-based position i."""
-    if dk == 1:
-        return 1.0 / log2(<double> (i + 1 if i + 1 > 2 else 2))
-    if i < w.ndisc:
+    if dk == DISCOUNT_LOG2 and i < w.ndisc:
         return w.idisc[i]
-    return 1.0 / log2(<double> (i + 2))
+    return 1.0 / disc_of(i + 1, dk)
 
 
 cdef struct Row:
@@ -541,7 +524,7 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
         hi = s if s > hi else hi
         w.items[t].s = s
         w.items[t].t = <int32_t> t
-        w.items[t].tb = <int32_t> (-j if tie_mode == 0 else j)
+        w.items[t].tb = <int32_t> (-j if tie_mode == TIES_TREC else j)
         w.vl[t] = v
         t += 1
     r.lo = lo
@@ -582,7 +565,7 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
         raise ValueError("evaluate_rows: n_relevant must have one value per query")
     if nrel_mode == 2 and nrel2.shape[0] != nq:
         raise ValueError("evaluate_rows: n_relevant must have one row per query")
-    if tie_mode < 0 or tie_mode > 2:
+    if tie_mode < TIES_TREC or tie_mode > TIES_AVERAGE:
         raise ValueError("evaluate_rows: bad tie mode")
     for q in range(q0, q1):
         if starts[q] < 0 or lens[q] < 0 or starts[q] > N or lens[q] > N - starts[q]:
@@ -601,7 +584,7 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
             partial = 0
         if op_k[o] > kmax:
             kmax = op_k[o]
-    if tie_mode == 2 or kmax > TOPK_MAX:
+    if tie_mode == TIES_AVERAGE or kmax > TOPK_MAX:
         partial = 0
     # discount table: as deep as the deepest nDCG/DCG op reads (whole rows without a cutoff)
     ndisc = 0
@@ -646,7 +629,7 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
                 r.ns = n
                 for i in range(n):
                     w.rl[i] = w.vl[srt[i].t]
-                if tie_mode == 2:
+                if tie_mode == TIES_AVERAGE:
                     r.ng = 0
                     for i in range(n):
                         if i == 0 or srt[i].s != srt[i - 1].s:
@@ -654,7 +637,7 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
                             r.ng += 1
                     w.gb[r.ng] = n
             for o in range(nops):
-                if tie_mode == 2:
+                if tie_mode == TIES_AVERAGE:
                     out[q, o] = op_average(&w, &r, op_kind[o], op_k[o], op_thr[o], op_gain[o], op_disc[o],
                                            nrel_mode, n1, n2, G, default_thr, extra_label)
                 else:

@@ -18,12 +18,13 @@ from libc.stdlib cimport malloc, free
 from libc.math cimport NAN
 
 # output columns of ``scalars``
-DEF C_LOSS = 0
-DEF C_WORST = 1
-DEF C_RECOVERY = 2
-DEF C_BALANCE = 3
-DEF C_TURN = 4
-DEF N_COLS = 5
+cdef enum:
+    C_LOSS = 0
+    C_WORST = 1
+    C_RECOVERY = 2
+    C_BALANCE = 3
+    C_TURN = 4
+    N_COLS = 5
 
 
 cdef inline int64_t blocks(const int64_t[:, ::1] levels, Py_ssize_t q, int64_t level,

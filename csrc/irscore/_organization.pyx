@@ -29,6 +29,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.math cimport NAN, isnan
 
+from irscore._common cimport fenwick_add, fenwick_prefix
+
 
 cdef struct Topic:
     # local view of one topic: documents renumbered 0..D-1
@@ -164,22 +166,6 @@ cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
         w.loc[w.gid[k]] = -1
 
 
-cdef inline double _fen_prefix(const double *fen, int32_t pos) noexcept nogil:
-    # sum of entries 0..pos-1 (tree is 1-indexed)
-    cdef double s = 0.0
-    while pos > 0:
-        s += fen[pos]
-        pos -= pos & (-pos)
-    return s
-
-
-cdef inline void _fen_add(double *fen, int32_t size, int32_t pos, double v) noexcept nogil:
-    pos += 1
-    while pos <= size:
-        fen[pos] += v
-        pos += pos & (-pos)
-
-
 cdef inline int64_t _count_above(const int32_t *occ_a, int32_t na, const int32_t *occ_b,
                                  int32_t nb, const int32_t *level, int64_t base,
                                  int32_t tail_a, int32_t tail_b) noexcept nogil:
@@ -308,8 +294,8 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                 else:
                     beta = -1
                 if beta >= 0:
-                    F = _fen_prefix(w.fen_f, beta)
-                    G = _fen_prefix(w.fen_g, beta)
+                    F = fenwick_prefix(w.fen_f + 1, beta)
+                    G = fenwick_prefix(w.fen_g + 1, beta)
                     acc += w.wl[l] * F + w.fl[l] * G
             i += 1
         for j in range(start, i):
@@ -321,8 +307,8 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                     beta = t.LG
                 else:
                     continue
-                _fen_add(w.fen_f, size, beta, w.fl[l])
-                _fen_add(w.fen_g, size, beta, w.wl[l])
+                fenwick_add(w.fen_f + 1, size, beta, w.fl[l])
+                fenwick_add(w.fen_g + 1, size, beta, w.wl[l])
     # --- pairs of two documents with several memberships: per document pair ----
     nm = 0
     for k in range(t.D):
@@ -583,8 +569,8 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             for j in range(J):
                 y = gbv[gb_ptr[s] + j]
                 cell = grid_ptr[s] + 2 * (<int64_t> i * J + j)
-                grid[cell] = _fen_prefix(w.fen_g, y)
-                grid[cell + 1] = _fen_prefix(w.fen_f, y)
+                grid[cell] = fenwick_prefix(w.fen_g + 1, y)
+                grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
         while pos < t.xb and lx[pos] == x:
             k = w.loc[x_doc[pos]]
             if t.kx[k] == 1 and t.kg[k] <= 1:
@@ -595,8 +581,8 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                 else:
                     beta = -1
                 if beta >= 0:
-                    _fen_add(w.fen_f, size, beta, w.fl[x])
-                    _fen_add(w.fen_g, size, beta, w.wl[x])
+                    fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
+                    fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
             pos += 1
     # rectangles
     for s in range(nmd):

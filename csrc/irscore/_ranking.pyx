@@ -15,55 +15,23 @@ from libc.math cimport log, log2, exp, lround, pow, NAN
 
 import numpy as np
 
+from irscore._common cimport (gain_of, disc_of, GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2,
+                             DISCOUNT_JARVELIN)
+
 cdef extern from "irs_common.h":
     int IRSCORE_BOUNDSCHECK
 
 #: True when the kernels were built with bounds checks (IRSCORE_DEBUG=1)
 BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
 
-# op kinds (keep in sync with irscore/measures.py)
-DEF K_NUM_Q = 0
-DEF K_NUM_RET = 1
-DEF K_NUM_REL = 2
-DEF K_NUM_REL_RET = 3
-DEF K_MAP = 4
-DEF K_GM_MAP = 5
-DEF K_RPREC = 6
-DEF K_BPREF = 7
-DEF K_RECIP_RANK = 8
-DEF K_IPREC = 9
-DEF K_P = 10
-DEF K_RECALL = 11
-DEF K_INFAP = 12
-DEF K_GM_BPREF = 13
-DEF K_RPREC_MULT = 14
-DEF K_UTILITY = 15
-DEF K_11PT = 16
-DEF K_BING = 17
-DEF K_G = 18
-DEF K_NDCG = 19
-DEF K_NDCG_REL = 20
-DEF K_RNDCG = 21
-DEF K_NDCG_CUT = 22
-DEF K_MAP_CUT = 23
-DEF K_REL_P = 24
-DEF K_SUCCESS = 25
-DEF K_SET_P = 26
-DEF K_SET_REL_P = 27
-DEF K_SET_RECALL = 28
-DEF K_SET_MAP = 29
-DEF K_SET_F = 30
-DEF K_NUM_NONREL_JUDGED_RET = 31
-DEF K_RBP = 32
-DEF K_RBP_RESID = 33
-DEF K_UNJ = 34
-DEF K_DCG = 35
-DEF K_IDEAL_DCG = 36
-DEF K_DCG_CUT = 37
-DEF K_JUDGED = 38
+#: codes of the gain and discount kinds of the dcg_cut op (parameters 1 and 2)
+GAIN_KINDS = {"linear": GAIN_LINEAR, "exp": GAIN_EXP}
+DISCOUNT_KINDS = {"log2": DISCOUNT_LOG2, "jarvelin": DISCOUNT_JARVELIN}
 
-DEF MIN_GEO_MEAN = 0.00001
-DEF INFAP_EPSILON = 0.00001
+# op kinds: the cpdef enum OpKind of _ranking.pxd
+
+cdef double MIN_GEO_MEAN = 0.00001
+cdef double INFAP_EPSILON = 0.00001
 
 
 cdef struct Query:
@@ -556,21 +524,6 @@ cdef void m_ndcg_cut(const Query *q, const double *cut, int64_t nc, double *out)
         if ideal > 0.0:
             out[c] /= ideal
         c += 1
-
-
-cdef inline double gain_of(double grade, int gain_kind) noexcept nogil:
-    if grade <= 0:
-        return 0.0
-    if gain_kind == 1:
-        return pow(2.0, grade) - 1.0
-    return grade
-
-
-cdef inline double disc_of(int64_t rank, int disc_kind) noexcept nogil:
-    """Discount of 1-based rank: log2(rank+1) or Jarvelin's log2(max(rank, 2))."""
-    if disc_kind == 1:
-        return log2(<double> (rank if rank > 2 else 2))
-    return log2(<double> (rank + 1))
 
 
 cdef void m_dcg_cut(const Query *q, const double *par, int64_t np, double *out) noexcept nogil:

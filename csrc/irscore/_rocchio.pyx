@@ -28,17 +28,18 @@ from libc.stdlib cimport malloc, free
 from libc.math cimport log, lgamma, NAN
 
 # output columns of ``rocchio``
-DEF C_RNORM = 0
-DEF C_PNORM = 1
-DEF C_RANK_RECALL = 2
-DEF C_LOG_PRECISION = 3
-DEF C_SCALED_RECALL = 4
-DEF C_ERR = 5
-DEF C_ERR_LN = 6
-DEF C_ERR_MAX = 7
-DEF C_ERR_LN_MAX = 8
-DEF C_SIGNED = 9
-DEF N_COLS = 10
+cdef enum:
+    C_RNORM = 0
+    C_PNORM = 1
+    C_RANK_RECALL = 2
+    C_LOG_PRECISION = 3
+    C_SCALED_RECALL = 4
+    C_ERR = 5
+    C_ERR_LN = 6
+    C_ERR_MAX = 7
+    C_ERR_LN_MAX = 8
+    C_SIGNED = 9
+    N_COLS = 10
 
 
 def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,

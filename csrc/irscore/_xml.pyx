@@ -19,6 +19,8 @@ from libc.math cimport floor
 
 import numpy as np
 
+from irscore._common cimport fenwick_add, fenwick_prefix
+
 cdef extern from "xml_sort.h" nogil:
     void xml_sort_i64(int64_t *a, Py_ssize_t n)
     void xml_radix_sort_i64(int64_t *a, int64_t *tmp, Py_ssize_t n)
@@ -27,28 +29,6 @@ cdef extern from "xml_sort.h" nogil:
 # ---------------------------------------------------------------------------
 # small helpers (all nogil, no Python objects)
 # ---------------------------------------------------------------------------
-
-ctypedef fused weight_t:
-    int64_t
-    double
-
-
-cdef inline void bit_add(weight_t *tree, Py_ssize_t m, Py_ssize_t i, weight_t v) noexcept nogil:
-    # Fenwick tree (int64 coverage counts or double HiXEval values)
-    i += 1
-    while i <= m:
-        tree[i - 1] += v
-        i += i & (-i)
-
-
-cdef inline weight_t bit_prefix(const weight_t *tree, Py_ssize_t i) noexcept nogil:
-    # sum of positions [0, i)
-    cdef weight_t s = 0
-    while i > 0:
-        s += tree[i - 1]
-        i -= i & (-i)
-    return s
-
 
 cdef inline void cmax_update(int64_t *tree, Py_ssize_t m, Py_ssize_t i, int64_t v) noexcept nogil:
     # Fenwick tree of prefix maxima: position i gets max(., v)
@@ -143,7 +123,7 @@ cdef double node_value(const Scratch *s, Py_ssize_t c, const double *nq,
     cdef double acc
     if size <= 0:
         return 0.0
-    covered = bit_prefix(s.cov, s.nb[c]) - bit_prefix(s.cov, s.na[c])
+    covered = fenwick_prefix(s.cov, s.nb[c]) - fenwick_prefix(s.cov, s.na[c])
     if covered == 0:
         return nq[c] * size
     if s.seen_mode == 0:
@@ -413,14 +393,14 @@ def focused_pass(
                     a = s.ra[j]
                     b = s.rb[j]
                     size = s.pts[b] - s.pts[a] if b > a else 0
-                    cov = bit_prefix(s.cov, b) - bit_prefix(s.cov, a)
+                    cov = fenwick_prefix(s.cov, b) - fenwick_prefix(s.cov, a)
                     out_size[i] = size
                     out_covered[i] = cov
                     out_contained[i] = 1 if (b > a and cov >= size and a < m
                                              and cmax_prefix(s.cmax, a + 1) >= b) else 0
                     out_rsize[i] = s.hlpre[b] - s.hlpre[a]
                     if out_rsize[i] > 0 and cov > 0:
-                        covrel = bit_prefix(s.covrel, b) - bit_prefix(s.covrel, a)
+                        covrel = fenwick_prefix(s.covrel, b) - fenwick_prefix(s.covrel, a)
                     else:
                         covrel = 0
                     out_novel_rel[i] = out_rsize[i] - covrel
@@ -442,7 +422,7 @@ def focused_pass(
                         rv = (1.0 - alpha_hix) * rs
                     else:
                         if laminar:
-                            csum = bit_prefix(s.hbit, b) - bit_prefix(s.hbit, a)
+                            csum = fenwick_prefix(s.hbit, b) - fenwick_prefix(s.hbit, a)
                         else:
                             csum = 0.0
                             for k in range(j):
@@ -451,7 +431,7 @@ def focused_pass(
                         rv = rs - alpha_hix * csum
                     out_rval[i] = rv
                     if a < m and rv != 0.0:
-                        bit_add(s.hbit, m, a, rv)
+                        fenwick_add(s.hbit, m, a, rv)
                     # XCG: value of the assessed elements inside e_i (partially
                     # seen results, and unseen results that are not elements)
                     if nn > 0 and (cov > 0 or out_match[i] < 0) and (
@@ -471,9 +451,9 @@ def focused_pass(
                         cmax_update(s.cmax, m, a, b)
                     k = uf_find(s.nxt, a)
                     while k < b:
-                        bit_add(s.cov, m, k, s.seglen[k])
+                        fenwick_add(s.cov, m, k, s.seglen[k])
                         if s.ishl[k]:
-                            bit_add(s.covrel, m, k, s.seglen[k])
+                            fenwick_add(s.covrel, m, k, s.seglen[k])
                         s.nxt[k] = k + 1
                         k = uf_find(s.nxt, k + 1)
                 # reset document slots

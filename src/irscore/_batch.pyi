@@ -1,9 +1,35 @@
-from typing import Tuple
+import enum
+from typing import Dict, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 BOUNDSCHECK: bool
+GAIN_KINDS: Dict[str, int]
+DISCOUNT_KINDS: Dict[str, int]
+
+class Op(enum.IntEnum):
+    K_NDCG = 0
+    K_DCG = 1
+    K_AP = 2
+    K_P = 3
+    K_R = 4
+    K_RR = 5
+    K_RPREC = 6
+    K_SUCCESS = 7
+    K_NUM_RET = 8
+    K_NUM_REL = 9
+    K_NUM_REL_RET = 10
+
+class Ties(enum.IntEnum):
+    TIES_TREC = 0
+    TIES_INPUT = 1
+    TIES_AVERAGE = 2
+
+class Error(enum.IntEnum):
+    E_OK = 0
+    E_LABEL = 1
+    E_NREL = 2
 
 def evaluate_rows(
     scores: NDArray[np.float32] | NDArray[np.float64],

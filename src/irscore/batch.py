@@ -77,10 +77,14 @@ __all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall"
            "reciprocal_rank", "r_precision", "success", "TIES"]
 
 TIES = ("trec", "input", "average")
-_TIE_CODE = {"trec": 0, "input": 1, "average": 2}
-
-# op kinds of irscore._batch.evaluate_rows
-_NDCG, _DCG, _AP, _P, _R, _RR, _RPREC, _SUCCESS, _NUM_RET, _NUM_REL, _NUM_REL_RET = range(11)
+# tie modes, op kinds and error codes of irscore._batch.evaluate_rows: the
+# kernel's own (cpdef enums of csrc/irscore/_batch.pxd)
+_TIE_CODE = {"trec": int(_batch.Ties.TIES_TREC), "input": int(_batch.Ties.TIES_INPUT),
+             "average": int(_batch.Ties.TIES_AVERAGE)}
+_Op = _batch.Op
+_NDCG, _DCG, _AP, _P, _R, _RR, _RPREC, _SUCCESS, _NUM_RET, _NUM_REL, _NUM_REL_RET = (
+    _Op.K_NDCG, _Op.K_DCG, _Op.K_AP, _Op.K_P, _Op.K_R, _Op.K_RR, _Op.K_RPREC, _Op.K_SUCCESS,
+    _Op.K_NUM_RET, _Op.K_NUM_REL, _Op.K_NUM_REL_RET)
 _USES_R = {_AP, _R, _RPREC, _NUM_REL}
 
 _FLOAT_DEFAULT_THR = 5e-324          # "label > 0" as label >= the smallest positive double
@@ -217,7 +221,7 @@ def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
         return _DCG, -1, 0, 0
     if f == "dcg_cut":
         norm = dict(m.extra).get("normalize", "1") == "1"
-        return (_NDCG if norm else _DCG), k, int(m.gain == "exp"), int(m.discount == "jarvelin")
+        return (_NDCG if norm else _DCG), k, _batch.GAIN_KINDS[m.gain], _batch.DISCOUNT_KINDS[m.discount]
     simple = {"map": _AP, "map_cut": _AP, "P": _P, "recall": _R, "recip_rank": _RR, "Rprec": _RPREC,
               "success": _SUCCESS, "num_ret": _NUM_RET, "num_rel": _NUM_REL, "num_rel_ret": _NUM_REL_RET}
     if f in simple:
@@ -425,9 +429,9 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
                                    int(bounds[i]), int(bounds[i + 1]), *args) for i in range(nt)]
             results = [f.result() for f in futs]
         for code, row in results:
-            if code == 1:
+            if code == _batch.Error.E_LABEL:
                 raise ValueError(f"labels: NaN or infinite label at a scored position of query {row}")
-            if code == 2:
+            if code == _batch.Error.E_NREL:
                 raise ValueError(f"n_relevant: n_relevant[{row}] = {int(nrel1[row])} is less than the "
                                  f"number of relevant candidates of query {row}")
         for j, i in enumerate(plan.native):

@@ -22,17 +22,26 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
+from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpKind
 from irscore.core.registry import EXTERNAL
 
-# Op kinds of irscore._ranking.compute (keep in sync with csrc/irscore/_ranking.pyx)
-K = dict(
-    num_q=0, num_ret=1, num_rel=2, num_rel_ret=3, map=4, gm_map=5, Rprec=6, bpref=7,
-    recip_rank=8, iprec_at_recall=9, P=10, recall=11, infAP=12, gm_bpref=13,
-    Rprec_mult=14, utility=15, **{"11pt_avg": 16}, binG=17, G=18, ndcg=19, ndcg_rel=20,
-    Rndcg=21, ndcg_cut=22, map_cut=23, relative_P=24, success=25, set_P=26,
-    set_relative_P=27, set_recall=28, set_map=29, set_F=30, num_nonrel_judged_ret=31,
-    rbp=32, rbp_resid=33, unj=34, dcg=35, ideal_dcg=36, dcg_cut=37, judged=38,
-)
+# trec_eval family -> op kind of irscore._ranking.compute (the codes are the
+# kernel's own: the cpdef enum OpKind of csrc/irscore/_ranking.pxd)
+K: Dict[str, int] = {
+    "num_q": OpKind.K_NUM_Q, "num_ret": OpKind.K_NUM_RET, "num_rel": OpKind.K_NUM_REL,
+    "num_rel_ret": OpKind.K_NUM_REL_RET, "map": OpKind.K_MAP, "gm_map": OpKind.K_GM_MAP,
+    "Rprec": OpKind.K_RPREC, "bpref": OpKind.K_BPREF, "recip_rank": OpKind.K_RECIP_RANK,
+    "iprec_at_recall": OpKind.K_IPREC, "P": OpKind.K_P, "recall": OpKind.K_RECALL, "infAP": OpKind.K_INFAP,
+    "gm_bpref": OpKind.K_GM_BPREF, "Rprec_mult": OpKind.K_RPREC_MULT, "utility": OpKind.K_UTILITY,
+    "11pt_avg": OpKind.K_11PT, "binG": OpKind.K_BING, "G": OpKind.K_G, "ndcg": OpKind.K_NDCG,
+    "ndcg_rel": OpKind.K_NDCG_REL, "Rndcg": OpKind.K_RNDCG, "ndcg_cut": OpKind.K_NDCG_CUT,
+    "map_cut": OpKind.K_MAP_CUT, "relative_P": OpKind.K_REL_P, "success": OpKind.K_SUCCESS,
+    "set_P": OpKind.K_SET_P, "set_relative_P": OpKind.K_SET_REL_P, "set_recall": OpKind.K_SET_RECALL,
+    "set_map": OpKind.K_SET_MAP, "set_F": OpKind.K_SET_F, "num_nonrel_judged_ret": OpKind.K_NUM_NONREL_JUDGED_RET,
+    "rbp": OpKind.K_RBP, "rbp_resid": OpKind.K_RBP_RESID, "unj": OpKind.K_UNJ, "dcg": OpKind.K_DCG,
+    "ideal_dcg": OpKind.K_IDEAL_DCG, "dcg_cut": OpKind.K_DCG_CUT, "judged": OpKind.K_JUDGED,
+}
+K = {name: int(kind) for name, kind in K.items()}
 
 
 @dataclass(frozen=True)
@@ -470,7 +479,7 @@ def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
     if m.family == "dcg_cut":
         norm = float(dict(m.extra).get("normalize", "1"))
         k = m.cutoff if m.cutoff is not None else float(2 ** 62)
-        return [norm, 1.0 if m.gain == "exp" else 0.0, 1.0 if m.discount == "jarvelin" else 0.0, k], 1
+        return [norm, float(GAIN_KINDS[m.gain]), float(DISCOUNT_KINDS[m.discount]), k], 1
     if f.ptype in ("long_cuts", "float_cuts"):
         assert m.cutoff is not None
         return [m.cutoff], 1
