@@ -39,6 +39,11 @@ else:
 # IRSCORE_ONLY=_ranking,_trec_parse builds just those modules (development aid).
 ONLY = {n for n in os.environ.get("IRSCORE_ONLY", "").split(",") if n}
 
+# headers and shared .pxd files: a change rebuilds every kernel (cythonize also
+# follows each .pyx's cimports; this covers the C headers it cannot see)
+DEPENDS = sorted(glob.glob(os.path.join("csrc", "include", "*.h"))
+                 + glob.glob(os.path.join("csrc", "irscore", "*.pxd")))
+
 extensions = []
 for pyx in sorted(glob.glob(os.path.join("csrc", "irscore", "*.pyx"))):
     name = os.path.splitext(os.path.basename(pyx))[0]
@@ -48,6 +53,7 @@ for pyx in sorted(glob.glob(os.path.join("csrc", "irscore", "*.pyx"))):
         Extension(
             f"irscore.{name}",
             [pyx],
+            depends=DEPENDS,
             include_dirs=[os.path.join("csrc", "include"), os.path.join("csrc", "irscore"), np.get_include()],
             extra_compile_args=compile_args,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),

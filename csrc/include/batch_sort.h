@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include "irs_introsort.h"
 
 typedef struct {
     double s;
@@ -31,95 +32,17 @@ static inline int bs_before(const bs_item *a, const bs_item *b)
     return a->s > b->s || (a->s == b->s && a->tb < b->tb);
 }
 
+#define BS_BEFORE(x, y) bs_before((x), (y))
+IRS_DEFINE_INTROSORT(bs_introsort, bs_item, BS_BEFORE, IRS_NO_CONTEXT, IRS_NO_CONTEXT)
+
 static inline void bs_insertion(bs_item *a, int64_t n)
 {
-    int64_t i, j;
-    for (i = 1; i < n; i++) {
-        bs_item x = a[i];
-        j = i;
-        while (j > 0 && bs_before(&x, &a[j - 1])) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = x;
-    }
-}
-
-static inline void bs_sift(bs_item *a, int64_t root, int64_t n)
-{
-    /* max-heap with respect to "ranks later" so that the heap sort yields rank order */
-    for (;;) {
-        int64_t c = 2 * root + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && bs_before(&a[c], &a[c + 1]))
-            c++;
-        if (!bs_before(&a[root], &a[c]))
-            break;
-        bs_item t = a[root];
-        a[root] = a[c];
-        a[c] = t;
-        root = c;
-    }
-}
-
-static inline void bs_heapsort(bs_item *a, int64_t n)
-{
-    int64_t i;
-    /* build a heap whose top is the item ranked last */
-    for (i = n / 2 - 1; i >= 0; i--)
-        bs_sift(a, i, n);
-    for (i = n - 1; i > 0; i--) {
-        bs_item t = a[0];
-        a[0] = a[i];
-        a[i] = t;
-        bs_sift(a, 0, i);
-    }
-}
-
-static void bs_introsort(bs_item *a, int64_t n, int depth)
-{
-    while (n > 24) {
-        if (depth-- <= 0) {
-            bs_heapsort(a, n);
-            return;
-        }
-        /* median of three to a[0] */
-        int64_t m = n / 2;
-        bs_item *x = &a[0], *y = &a[m], *z = &a[n - 1], t;
-        if (bs_before(y, x)) { t = *x; *x = *y; *y = t; }
-        if (bs_before(z, y)) { t = *y; *y = *z; *z = t; if (bs_before(y, x)) { t = *x; *x = *y; *y = t; } }
-        t = a[0]; a[0] = a[m]; a[m] = t;
-        bs_item p = a[0];
-        int64_t i = 0, j = n;
-        for (;;) {
-            do { i++; } while (i < n && bs_before(&a[i], &p));
-            do { j--; } while (bs_before(&p, &a[j]));
-            if (i >= j)
-                break;
-            t = a[i]; a[i] = a[j]; a[j] = t;
-        }
-        a[0] = a[j];
-        a[j] = p;
-        /* recurse on the smaller side */
-        if (j < n - j - 1) {
-            bs_introsort(a, j, depth);
-            a += j + 1;
-            n -= j + 1;
-        } else {
-            bs_introsort(a + j + 1, n - j - 1, depth);
-            n = j;
-        }
-    }
-    bs_insertion(a, n);
+    bs_introsort_insertion(a, n);
 }
 
 static inline void bs_cmp_sort(bs_item *a, int64_t n)
 {
-    int depth = 0;
-    int64_t m = n;
-    while (m > 1) { depth++; m >>= 1; }
-    bs_introsort(a, n, 2 * depth + 2);
+    bs_introsort(a, n);
 }
 
 /* Sort a[0..n) into rank order given the minimum lo and maximum hi of the

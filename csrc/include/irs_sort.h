@@ -1,12 +1,12 @@
 /* Sorting a query's run entries into trec_eval order: score descending, then
- * document id descending (strcmp order on the bytes).  Introsort (quicksort with
- * median-of-three, insertion sort for short ranges, heapsort past a depth
- * limit): O(n log n) worst case, no recursion on the larger side. */
+ * document id descending (strcmp order on the bytes); the sort is the shared
+ * introsort of irs_introsort.h. */
 #ifndef IRS_SORT_H
 #define IRS_SORT_H
 
 #include <stdint.h>
 #include "irs_common.h"
+#include "irs_introsort.h"
 
 typedef struct {
     double score;
@@ -34,106 +34,14 @@ static inline int irs_entry_cmp(const irs_entry *a, const irs_entry *b, const ch
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
-static inline void irs_entry_swap(irs_entry *a, irs_entry *b)
-{
-    irs_entry t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static void irs_insertion_sort(irs_entry *a, int64_t n, const char *buf, int mode)
-{
-    int64_t i, j;
-    for (i = 1; i < n; i++) {
-        irs_entry x = a[i];
-        j = i;
-        while (j > 0 && irs_entry_cmp(&x, &a[j - 1], buf, mode) < 0) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = x;
-    }
-}
-
-static void irs_sift_down(irs_entry *a, int64_t root, int64_t n, const char *buf, int mode)
-{
-    for (;;) {
-        int64_t child = 2 * root + 1;
-        if (child >= n)
-            return;
-        if (child + 1 < n && irs_entry_cmp(&a[child], &a[child + 1], buf, mode) < 0)
-            child++;
-        if (irs_entry_cmp(&a[root], &a[child], buf, mode) >= 0)
-            return;
-        irs_entry_swap(&a[root], &a[child]);
-        root = child;
-    }
-}
-
-static void irs_heap_sort(irs_entry *a, int64_t n, const char *buf, int mode)
-{
-    int64_t i;
-    for (i = n / 2 - 1; i >= 0; i--)
-        irs_sift_down(a, i, n, buf, mode);
-    for (i = n - 1; i > 0; i--) {
-        irs_entry_swap(&a[0], &a[i]);
-        irs_sift_down(a, 0, i, buf, mode);
-    }
-}
-
-static void irs_introsort(irs_entry *a, int64_t n, const char *buf, int mode, int depth)
-{
-    while (n > 24) {
-        int64_t mid = n / 2, i, j;
-        irs_entry pivot;
-        if (depth-- <= 0) {
-            irs_heap_sort(a, n, buf, mode);
-            return;
-        }
-        /* median of three into a[mid] */
-        if (irs_entry_cmp(&a[mid], &a[0], buf, mode) < 0) irs_entry_swap(&a[mid], &a[0]);
-        if (irs_entry_cmp(&a[n - 1], &a[mid], buf, mode) < 0) {
-            irs_entry_swap(&a[n - 1], &a[mid]);
-            if (irs_entry_cmp(&a[mid], &a[0], buf, mode) < 0) irs_entry_swap(&a[mid], &a[0]);
-        }
-        pivot = a[mid];
-        i = 0;
-        j = n - 1;
-        for (;;) {
-            while (irs_entry_cmp(&a[i], &pivot, buf, mode) < 0) i++;
-            while (irs_entry_cmp(&pivot, &a[j], buf, mode) < 0) j--;
-            if (i >= j)
-                break;
-            irs_entry_swap(&a[i], &a[j]);
-            i++;
-            j--;
-        }
-        /* [0, j] and [j+1, n) ; recurse on the smaller part */
-        if (j + 1 < n - (j + 1)) {
-            irs_introsort(a, j + 1, buf, mode, depth);
-            a += j + 1;
-            n -= j + 1;
-        } else {
-            irs_introsort(a + j + 1, n - (j + 1), buf, mode, depth);
-            n = j + 1;
-        }
-    }
-    irs_insertion_sort(a, n, buf, mode);
-}
+#define IRS_ENTRY_BEFORE(x, y) (irs_entry_cmp((x), (y), buf, mode) < 0)
+#define IRS_ENTRY_PARAMS , const char *buf, int mode
+#define IRS_ENTRY_ARGS , buf, mode
+IRS_DEFINE_INTROSORT(irs_introsort, irs_entry, IRS_ENTRY_BEFORE, IRS_ENTRY_PARAMS, IRS_ENTRY_ARGS)
 
 /* Sort a[0..n) in trec order (mode 0) or stable score order (mode 1).
  * Already-sorted input (the usual case for run files written in rank order)
  * costs one linear check. */
-static int irs_depth(int64_t n)
-{
-    int depth = 0;
-    while (n > 1) {
-        depth += 2;
-        n >>= 1;
-    }
-    return depth;
-}
-
 static void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
 {
     int64_t i, s, e;
@@ -153,12 +61,12 @@ static void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
             while (e < n && a[e].score == a[s].score)
                 e++;
             if (e - s > 1)
-                irs_introsort(a + s, e - s, buf, mode, irs_depth(e - s));
+                irs_introsort(a + s, e - s, buf, mode);
             s = e;
         }
         return;
     }
-    irs_introsort(a, n, buf, mode, irs_depth(n));
+    irs_introsort(a, n, buf, mode);
 }
 
 #endif
