@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import zlib
 from typing import List, Optional
 
 SUBCOMMANDS = {
@@ -47,9 +48,24 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(args._run(args))
     except BrokenPipeError:  # e.g. `irscore eval ... | head`
         return 0
-    except (ValueError, OSError) as exc:
-        print(f"irscore {args.command}: error: {exc}", file=sys.stderr)
+    except USER_ERRORS as exc:
+        print(f"irscore {args.command}: error: {error_message(exc)}", file=sys.stderr)
         return 2
+
+
+# What bad input (files, options) raises; reported in one line, exit status 2.
+USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError)
+
+
+def error_message(exc: BaseException) -> str:
+    """One line naming the file where the exception knows it."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        msg = f"{exc.filename}: {exc.strerror}"
+    elif isinstance(exc, RecursionError):
+        msg = "input nested too deeply"
+    else:
+        msg = str(exc) or type(exc).__name__
+    return " ".join(msg.split())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,24 +9,17 @@ import gzip
 import mmap
 import os
 import sys
-from typing import IO, Any, Dict, Union
+from typing import Any, Dict, Union
 
 from irscore import _trec_io
+from irscore._inputs import GZIP_ERRORS, InputFileError, check_input_path, gzip_error, open_binary
 from irscore.data import Qrels, Run
+
+__all__ = ["read_qrels", "read_run", "InputFileError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 _CHUNK = 1 << 24
-
-
-def _open(path: PathLike) -> IO[bytes]:
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        magic = f.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb", buffering=0)
-
 
 def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     name = os.fspath(path)
@@ -39,10 +32,7 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
                 break
             parser.feed(chunk)
         return _finish(parser, "<stdin>", kind)
-    if not os.path.exists(name):
-        raise FileNotFoundError(f"{kind} file not found: {name}")
-    if os.path.isdir(name):
-        raise IsADirectoryError(f"{kind} path is a directory: {name}")
+    name = check_input_path(name, kind)
     parser = _trec_io.TrecParser(kind, name)
     size = os.path.getsize(name)
     if size >= _CHUNK and not _is_gzip(name):
@@ -60,9 +50,12 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     first = True
-    with _open(name) as f:
+    with open_binary(name) as f:
         while True:
-            n = f.readinto(buf)  # type: ignore[attr-defined]
+            try:
+                n = f.readinto(buf)  # type: ignore[attr-defined]
+            except GZIP_ERRORS as exc:
+                raise gzip_error(name, exc) from None
             if not n:
                 break
             parser.feed(view[:n])

@@ -29,7 +29,6 @@ where the paper is garbled are ``SPEC.md`` section 4; in short:
 """
 from __future__ import annotations
 
-import gzip
 import io
 import itertools
 import json
@@ -52,6 +51,7 @@ from typing import (
 import numpy as np
 
 from irscore import _trec_io
+from irscore._inputs import open_text
 
 __all__ = [
     "Organization",
@@ -705,10 +705,7 @@ _FORMATS = ("auto", "tsv", "json", "clusters", "labels")
 
 
 def _open_text(path: PathLike) -> io.TextIOBase:
-    p = os.fspath(path)
-    if p.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(p, "rb"), encoding="utf-8")  # type: ignore[return-value]
-    return open(p, "r", encoding="utf-8")  # type: ignore[return-value]
+    return open_text(path, "organization")
 
 
 def _fields(line: str) -> List[str]:
@@ -735,21 +732,21 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
     picks json for ``.json`` files or text starting with ``{``, tsv for 4 columns;
     3-column files need an explicit ``clusters`` or ``labels``.  Fields are
     tab-separated (whitespace if a line has no tab); blank lines and ``#`` comments
-    are skipped.  Errors name the file and line.
+    are skipped.  Errors name the file and line.  ``name``: the result's ``.name``
+    (default: the path).
     """
     if format not in _FORMATS:
         raise ValueError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
     p = os.fspath(path)
-    label = name or os.path.basename(p)
     if format == "auto":
         format = _detect(p)
-    if format == "json":
-        return _read_json(p, label)
-    if format == "tsv":
-        return _read_tsv(p, label)
-    if format == "clusters":
-        return _read_clusters(p, label)
-    return _read_labels(p, label)
+    reader = {"json": _read_json, "tsv": _read_tsv, "clusters": _read_clusters}.get(format, _read_labels)
+    org = reader(p, p)  # errors name the file
+    if name is not None:
+        org.name = name
+    return org
 
 
 def _detect(p: str) -> str:
@@ -777,6 +774,9 @@ def _read_json(p: str, label: str) -> Organization:
             data = json.load(fh)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise ValueError(f"{p}: JSON nested too deeply (an organization has 3 levels: "
+                             "topic -> levels -> clusters -> documents)") from None
     if not isinstance(data, dict):
         raise ValueError(f"{p}:1: expected a JSON object {{topic: [[[doc, ...], ...], ...]}}")
     try:

@@ -17,6 +17,19 @@ import numpy as np
 
 __all__ = ["crp", "crp_worst_curve"]
 
+MISSING_MATPLOTLIB = "irscore.plot needs matplotlib: pip install 'irscore[plot]'"
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot``, or a ``ModuleNotFoundError`` naming the ``plot`` extra."""
+    try:
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != "matplotlib":
+            raise
+        raise ModuleNotFoundError(MISSING_MATPLOTLIB, name=exc.name) from None
+    return plt
+
 
 def _query_levels(qrels: Any, query: str, level: int) -> np.ndarray:
     q = qrels._index().get(query)
@@ -56,7 +69,7 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     as :func:`irscore.crp_curves`.  Returns the matplotlib ``Axes``; ``path``
     saves the figure (PNG, SVG, PDF by extension).
     """
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     from irscore.crp import crp_curves
     from irscore.data import as_qrels, as_run

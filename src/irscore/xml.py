@@ -23,7 +23,6 @@ each function and in the README (section "XML / focused retrieval").
 """
 from __future__ import annotations
 
-import gzip
 import math
 import re
 import warnings
@@ -44,6 +43,7 @@ from typing import (
 import numpy as np
 
 from . import _xml
+from ._inputs import open_text, read_bytes
 
 Span = Tuple[str, int, int]
 Quantisation = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray], Mapping[Tuple[float, float], float]]
@@ -345,10 +345,7 @@ def _loc_key(loc: str) -> Tuple[str, int]:
 
 
 def _open_text(path: Any):
-    p = str(path)
-    if p.endswith(".gz"):
-        return gzip.open(p, "rt", encoding="utf-8")
-    return open(p, "r", encoding="utf-8")
+    return open_text(path)
 
 
 def _int(tok: str, what: str, loc: str) -> int:
@@ -712,12 +709,10 @@ def _expat_walk(path: Any, start: Callable[[str, Dict[str, str], int], None],
     parser.StartElementHandler = _start
     parser.EndElementHandler = _end
     parser.CharacterDataHandler = _chars
-    opener = gzip.open if src.endswith(".gz") else open
-    with opener(src, "rb") as fh:
-        try:
-            parser.ParseFile(fh)
-        except expat.ExpatError as exc:
-            raise ValueError(f"{src}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})") from None
+    try:
+        parser.Parse(read_bytes(src), True)
+    except expat.ExpatError as exc:
+        raise ValueError(f"{src}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})") from None
 
 
 def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> XmlQrels:
