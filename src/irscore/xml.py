@@ -426,6 +426,8 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
                     raise ValueError(f"{loc}: passages cover {tot} characters but relchars says {relchars} (check_relchars=False to accept)")
             for s, e in spans:
                 rows.append((topic, doc, s, e))
+    if not topics:
+        raise ValueError(f"{path}: empty qrels file (no data lines)")
     return _build_qrels(list(topics), rows, [], doclens, beps, True, False)
 
 
@@ -495,6 +497,8 @@ def read_fol_run(
             sc_l.append(rsv)
             ln_l.append(ln)
     t = np.asarray(t_l, dtype=_I64)
+    if not t_l:
+        raise ValueError(f"{path}: empty run file (no result lines)")
     idx = np.arange(len(t_l))
     if order == "trec":
         # document ids in byte order: rank of each document code, descending
@@ -612,6 +616,8 @@ def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
             topics[topic] = None
             where[(topic, doc, s, e)] = loc
             rows.append((topic, doc, s, e, exh, spe, small))
+    if not topics:
+        raise ValueError(f"{path}: empty qrels file (no data lines)")
     return _build_qrels(list(topics), [], rows, dict(doclens or {}), {}, False, True, where)
 
 
@@ -974,10 +980,16 @@ def _align(qrels: XmlQrels, run: XmlRun, complete: bool) -> _Aligned:
         raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
     if not isinstance(run, XmlRun):
         raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
+    # as `irscore eval`: nothing to evaluate is an error, not a row of zeros
+    if len(qrels.topics) == 0:
+        raise ValueError("qrels: no assessed topics")
     if complete:
         topics = list(qrels.topics)
     else:
         topics = [t for t in qrels.topics if t in run.topic_index]
+        if not topics:
+            raise ValueError("no topics with both results and assessments (qrels topics e.g. "
+                             f"{list(qrels.topics)[:3]}, run topics e.g. {list(run.topics)[:3]})")
     topics.sort(key=_topic_key)
     qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=_I64)
     # run rows of each aligned topic (missing topic -> empty)
