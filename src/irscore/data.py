@@ -149,9 +149,10 @@ class Run(_Columns):
     scores: np.ndarray
     run_id: str
 
-    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None) -> None:
+    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None,
+                 allow_empty: bool = False) -> None:
         query_ids, qrank = _order_queries(list(parsed["query_ids"]))
-        if int(parsed["qidx"].shape[0]) == 0:
+        if int(parsed["qidx"].shape[0]) == 0 and not allow_empty:
             raise ValueError(f"{source}: no ranked documents")
         offsets, start, length, hashes, scores = _group_sort(
             parsed, qrank, len(query_ids), parsed["scores"], 0, n_jobs)
@@ -170,7 +171,9 @@ class Run(_Columns):
         """From pytrec_eval's ``{qid: {docid: score}}``."""
         parsed = _encode(_plain_dict(run, "run"), True, "run")
         parsed["run_id"] = run_id
-        return cls(parsed, source="run")
+        # a dict whose queries are all empty is a run of empty rankings: evaluate
+        # refuses it unless complete=True makes every qrels query count
+        return cls(parsed, source="run", allow_empty=True)
 
     @classmethod
     def from_pandas(cls, df: Any, run_id: str = "irscore") -> "Run":
@@ -233,9 +236,26 @@ def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, An
     if missing:
         raise ValueError(f"{what} DataFrame lacks column(s) {missing}; expected {cols}")
     out: Dict[str, Dict[str, Any]] = {}
+    n_dup = 0
+    best = what == "run"
     for q, d, v in zip(df["query_id"].astype(str).tolist(), df["doc_id"].astype(str).tolist(),
                        df[value_col].tolist()):
-        out.setdefault(q, {})[d] = v
+        docs = out.setdefault(q, {})
+        if d in docs:
+            # as from a file: a run keeps the best-ranked entry, qrels the last judgment
+            n_dup += 1
+            try:
+                if best and not v > docs[d]:
+                    continue
+            except TypeError:
+                pass  # not a number: reported when the values are encoded
+        docs[d] = v
+    if n_dup:
+        if best:
+            msg = f"run: {n_dup} repeated (query, doc) entries; the best-ranked one is kept"
+        else:
+            msg = f"qrels: {n_dup} repeated (query, doc) judgments; the last one is kept"
+        warnings.warn(msg, RuntimeWarning, stacklevel=4)
     return out
 
 

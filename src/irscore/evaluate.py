@@ -102,7 +102,8 @@ class Evaluation:
         if f.agg == "num_q":
             return float(n)
         if f.agg == "num_rel":
-            if self.complete:
+            # trec_eval's te_calc_avg_num_rel rule, for its own num_rel only
+            if self.complete and out.measure.rel is None:
                 return float((self.qrels.grades > 0).sum())
             return float(col.sum())
         if f.agg == "gm":
