@@ -384,3 +384,32 @@ def test_all_empty_dict_run_with_complete():
         irscore.evaluate(q, empty, ["P@5"])
     curves = irscore.crp_curves(q, empty, complete=True)
     assert set(curves) == {"1", "2"}
+
+
+# ------------------------------------------------------------------ thread race
+
+_RACE = """
+import threading, irscore
+barrier = threading.Barrier(8)
+errors = []
+def work():
+    barrier.wait()
+    try:
+        for name in ("Rnorm(N=10)", "CRP_loss", "Pnorm(N=5)"):
+            irscore.parse_measure(name)
+    except Exception as exc:
+        errors.append(repr(exc))
+threads = [threading.Thread(target=work) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(errors), errors[:1])
+"""
+
+
+def test_first_parse_of_registered_families_from_threads():
+    procs = [subprocess.Popen([sys.executable, "-c", _RACE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(8)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    for (out, err), p in zip(outs, procs):
+        assert p.returncode == 0, err
+        assert out.startswith("0 "), out

@@ -17,8 +17,10 @@ spelling and ``parse_measure(str(m)) == m``.
 from __future__ import annotations
 
 import difflib
+import importlib
 import math
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -509,21 +511,29 @@ def register_family(fam: ExtFamily, aliases: Sequence[str] = ()) -> None:
 
 
 _FAMILY_MODULES = ("irscore.rocchio", "irscore.crp")
+_EXTERNAL_LOCK = threading.RLock()
+_external_loaded = False
 
 
 def _load_external() -> None:
-    """Import every module that registers families (once each, on first need)."""
-    import importlib
-    import sys
+    """Import every module that registers families (once, on first need).
 
-    for mod in _FAMILY_MODULES:
-        if mod in sys.modules:
-            continue
-        try:
-            importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name != mod:
-                raise
+    Under a lock, and without trusting ``sys.modules``: a module another thread
+    is still importing is listed there before it has registered its families
+    (8 threads parsing ``Rnorm(N=10)`` at once got "unknown measure")."""
+    global _external_loaded
+    if _external_loaded:
+        return
+    with _EXTERNAL_LOCK:
+        if _external_loaded:
+            return
+        for mod in _FAMILY_MODULES:
+            try:
+                importlib.import_module(mod)  # waits for a concurrent import of mod to finish
+            except ModuleNotFoundError as exc:
+                if exc.name != mod:
+                    raise
+        _external_loaded = True
 
 
 def _parse_external(name: str) -> Optional[Measure]:
