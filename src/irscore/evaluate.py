@@ -11,7 +11,8 @@ import numpy as np
 
 from irscore import _join, _parallel, _ranking
 from irscore.data import Qrels, Run, as_qrels, as_run
-from irscore.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
+from irscore.measures import (EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure,
+                              running_mean, running_sum)
 
 MAX_GRADE = 1_000_000
 
@@ -92,22 +93,23 @@ class Evaluation:
         f = out.family
         col = self.matrix[:, out.column]
         n = col.shape[0]
+        # sums run query by query in trec_eval's query order (running_sum)
         if f.agg == "mean":
-            return float(col.sum() / n)
+            return running_sum(col) / n
         if f.agg == "nanmean":
             ok = ~np.isnan(col)
-            return float(col[ok].mean()) if ok.any() else float("nan")
+            return running_mean(col[ok])
         if f.agg == "sum":
-            return float(col.sum())
+            return running_sum(col)
         if f.agg == "num_q":
             return float(n)
         if f.agg == "num_rel":
             # trec_eval's te_calc_avg_num_rel rule, for its own num_rel only
             if self.complete and out.measure.rel is None:
                 return float((self.qrels.grades > 0).sum())
-            return float(col.sum())
+            return running_sum(col)
         if f.agg == "gm":
-            return float(math.exp(col.sum() / n))
+            return float(math.exp(running_sum(col) / n))
         raise ValueError(f"measure {out.key!r} has no numeric summary")
 
 

@@ -24,6 +24,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 # Op kinds of irscore._ranking.compute (keep in sync with csrc/irscore/_ranking.pyx)
 K = dict(
     num_q=0, num_ret=1, num_rel=2, num_rel_ret=3, map=4, gm_map=5, Rprec=6, bpref=7,
@@ -563,6 +565,23 @@ def _parse_external(name: str) -> Optional[Measure]:
         except ValueError:
             raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
     return Measure(fam.name, cutoff=cut, extra=tuple(sorted(kw)))
+
+
+# ---------------------------------------------------------------- aggregation
+
+def running_sum(values: Any) -> float:
+    """The values added one by one in their order, in float64, as trec_eval
+    accumulates its summary (a running double sum, then one division).  numpy's
+    pairwise ``sum`` can differ in the last bits, enough to flip a printed
+    4th decimal when the mean sits on a rounding boundary."""
+    a = np.asarray(values, dtype=np.float64).reshape(-1)
+    return float(np.cumsum(a)[-1]) if a.size else 0.0
+
+
+def running_mean(values: Any) -> float:
+    """:func:`running_sum` divided by the number of values (NaN when empty)."""
+    a = np.asarray(values, dtype=np.float64).reshape(-1)
+    return running_sum(a) / a.size if a.size else float("nan")
 
 
 # ---------------------------------------------------------------- compilation

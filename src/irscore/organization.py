@@ -52,6 +52,7 @@ import numpy as np
 
 from irscore import _trec_io
 from irscore._inputs import open_text
+from irscore.measures import running_mean
 
 __all__ = [
     "Organization",
@@ -126,7 +127,7 @@ def _result(topics: Sequence[str], columns: Dict[str, np.ndarray]) -> RSResult:
     per_topic = {
         t: {name: float(col[i]) for name, col in columns.items()} for i, t in enumerate(topics)
     }
-    means = {name: float(np.mean(col)) if len(col) else math.nan for name, col in columns.items()}
+    means = {name: running_mean(col) for name, col in columns.items()}  # a running sum, as trec_eval
     return RSResult(means, per_topic)
 
 

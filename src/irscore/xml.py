@@ -44,6 +44,7 @@ import numpy as np
 
 from . import _xml
 from ._inputs import open_text, read_bytes
+from .measures import running_mean
 
 Span = Tuple[str, int, int]
 Quantisation = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray], Mapping[Tuple[float, float], float]]
@@ -1464,7 +1465,7 @@ def _hix_trel(ctx: _Context, kind: str) -> np.ndarray:
 def _summary(name: str, per_topic: Mapping[str, float]) -> float:
     if not per_topic:
         return 0.0
-    return float(np.mean(list(per_topic.values())))
+    return running_mean(list(per_topic.values()))  # a running sum, as trec_eval
 
 
 def evaluate(

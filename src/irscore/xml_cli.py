@@ -72,6 +72,7 @@ def _detect(path: str) -> str:
 
 def run(args: Any) -> int:
     from . import xml as X
+    from .measures import running_mean
     from .report import format_line
 
     fmt = args.qrels_format
@@ -113,6 +114,6 @@ def run(args: Any) -> int:
     out.write(format_line("runid", "all", run_.runid) + "\n")
     for n in names:
         vals = list(res[n].values())
-        out.write(format_line(n, "all", float(sum(vals) / len(vals)) if vals else 0.0) + "\n")
+        out.write(format_line(n, "all", running_mean(vals) if vals else 0.0) + "\n")
     out.write(format_line("num_q", "all", len({t for n in names for t in res[n]}), integer=True) + "\n")
     return 0
