@@ -492,3 +492,16 @@ def test_hixeval_focused_counts_each_relevant_character_once():
             seen = {(d, c) for d, s, e in spans[:k] for c in range(s, e)}
             assert got[f"hixR@{k}"]["1"] == pytest.approx(len(seen & want_chars) / len(want_chars), abs=1e-12)
             assert got[f"hixR@{k}"]["1"] <= 1.0
+
+
+def test_cli_huge_options_are_one_line_errors(tmp_path, capsys):
+    q = tmp_path / "q"
+    q.write_bytes(QRELS)
+    r = tmp_path / "r"
+    r.write_bytes(RUN)
+    for opt, msg in [(["-M", "99999999999999999999999"], "max_docs"), (["-N", "1e400"], "num_docs_in_coll"),
+                     (["-l", "99999999999999999999999"], "relevance level"),
+                     (["-m", "P.99999999999999999999"], "too large")]:
+        assert main(["eval", *opt, str(q), str(r)]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1

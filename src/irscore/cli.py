@@ -54,7 +54,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # What bad input (files, options) raises; reported in one line, exit status 2.
-USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError)
+USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError, OverflowError)
 
 
 def error_message(exc: BaseException) -> str:

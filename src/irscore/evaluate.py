@@ -11,8 +11,8 @@ import numpy as np
 
 from irscore import _join, _parallel, _ranking
 from irscore.data import Qrels, Run, as_qrels, as_run
-from irscore.measures import (EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure,
-                              running_mean, running_sum)
+from irscore.measures import (EXTERNAL, FAMILIES, MAX_CUTOFF, Measure, Output, compile_plan, expand_spec,
+                              parse_measure, running_mean, running_sum)
 
 MAX_GRADE = 1_000_000
 
@@ -42,6 +42,8 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
     """Pair queries and build the relevance lists (trec_eval's form_res_rels)."""
     if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
         raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
+    if max_docs is not None and max_docs > MAX_CUTOFF:
+        raise ValueError(f"max_docs {max_docs} is too large (at most 2**62)")
     max_grade = qrels.max_grade
     if max_grade > MAX_GRADE:
         raise ValueError(f"qrels grade {max_grade} is too large (at most {MAX_GRADE})")
@@ -125,6 +127,9 @@ def _bogus_zeroed(m: Measure) -> bool:
 def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, relevance_level: int = 1,
              complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
              num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None) -> Evaluation:
+    if not isinstance(num_docs_in_coll, (int, float, np.integer, np.floating)) or isinstance(num_docs_in_coll, bool) \
+            or not 0 <= num_docs_in_coll <= MAX_CUTOFF:
+        raise ValueError(f"num_docs_in_coll must be a number in [0, 2**62], got {num_docs_in_coll!r}")
     plan = compile_plan(items, relevance_level, num_docs_in_coll)
     joined = join(qrels, run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
     if num_docs_in_coll and num_docs_in_coll > 0:
