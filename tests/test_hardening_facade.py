@@ -505,3 +505,15 @@ def test_cli_huge_options_are_one_line_errors(tmp_path, capsys):
         assert main(["eval", *opt, str(q), str(r)]) == 2
         err = capsys.readouterr().err
         assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_warnings_are_one_line(tmp_path):
+    fol = tmp_path / "bom.fol"
+    fol.write_bytes(b"\xef\xbb\xbf" + (DATA / "xml" / "focused.fol").read_bytes())
+    p = subprocess.run([sys.executable, "-m", "irscore", "xml", "-m", "MAiP", str(DATA / "xml" / "focused.qrels"),
+                        str(fol)], capture_output=True, text=True)
+    assert p.returncode == 0
+    assert p.stderr.splitlines() == [f"irscore xml: warning: {fol}: UTF-8 byte-order mark at the start ignored"]
+    plain = subprocess.run([sys.executable, "-m", "irscore", "xml", "-m", "MAiP", str(DATA / "xml" / "focused.qrels"),
+                            str(DATA / "xml" / "focused.fol")], capture_output=True, text=True)
+    assert plain.stdout == p.stdout

@@ -12,8 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 import zlib
-from typing import List, Optional
+from typing import Any, List, Optional
 
 SUBCOMMANDS = {
     "eval": "irscore.eval_cli",
@@ -44,13 +45,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args._run(args))
-    except BrokenPipeError:  # e.g. `irscore eval ... | head`
-        return 0
-    except USER_ERRORS as exc:
-        print(f"irscore {args.command}: error: {error_message(exc)}", file=sys.stderr)
-        return 2
+
+    def one_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                 line: Optional[str] = None) -> None:
+        print(f"irscore {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = one_line  # restored on exit
+        try:
+            return int(args._run(args))
+        except BrokenPipeError:  # e.g. `irscore eval ... | head`
+            return 0
+        except USER_ERRORS as exc:
+            print(f"irscore {args.command}: error: {error_message(exc)}", file=sys.stderr)
+            return 2
 
 
 # What bad input (files, options) raises; reported in one line, exit status 2.
