@@ -185,6 +185,7 @@ def test_xml_refuses_nothing_to_evaluate(tmp_path, capsys):
     # complete=True: every qrels topic scores, a missing ranking as an empty one
     res = xml.evaluate(qr, xml.XmlRun.from_spans({"99": [("d1", 0, 10)]}), ["MAiP"], per_query=True, complete=True)
     assert res["MAiP"] and set(res["MAiP"].values()) == {0.0}
+    assert xml.overlap(xml.XmlRun.from_spans({})) == {}  # no topics: nothing to report, no error
 
 
 # ------------------------------------------------------------------ measure names

@@ -1102,6 +1102,8 @@ def _validate_alpha(alpha: float, name: str = "alpha") -> float:
 def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
     """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
     topic (0 for empty spans).  O(n log n) per topic."""
+    if not run.topics:
+        return {}
     empty = XmlQrels.from_passages({t: [] for t in run.topics})
     al = _align(empty, run, complete=False)
     # keep the run's own topic order
