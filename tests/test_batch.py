@@ -45,8 +45,9 @@ def as_dicts(scores, labels, lengths, extra=None):
     return qrels, run
 
 
-def compare_with_evaluate(scores, labels, lengths, measures, level=1, extra=None, **kw):
-    got = batch.evaluate(scores, labels, measures, lengths=lengths, relevance_level=level, **kw)
+def compare_with_evaluate(scores, labels, lengths, measures, level=1, extra=None, pass_lengths=True, **kw):
+    got = batch.evaluate(scores, labels, measures, lengths=lengths if pass_lengths else None,
+                         relevance_level=level, **kw)
     qrels, run = as_dicts(scores, labels, lengths, extra)
     want = irscore.evaluate(qrels, run, measures, per_query=True, relevance_level=level)
     n = 0
@@ -70,7 +71,8 @@ def test_nan_padding_matches_evaluate():
     scores, labels, lengths = random_batch(7, pad=False)
     rng = np.random.default_rng(7)
     scores[rng.random(scores.shape) < 0.3] = np.nan
-    compare_with_evaluate(scores, labels, lengths, MEASURES)
+    # without lengths, NaN scores mark padding (inside explicit lengths they are an error)
+    compare_with_evaluate(scores, labels, lengths, MEASURES, pass_lengths=False)
 
 
 def test_long_rows_and_float32_scores():

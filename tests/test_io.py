@@ -202,8 +202,11 @@ def test_queries_without_documents_are_absent():
     assert irscore.Run.from_dict(run).query_ids == ["1"]
     assert irscore.evaluate(qrels, run, ["map", "num_q"]) == {"map": 1.0, "num_q": 1.0}
     assert irscore.evaluate(qrels, run, ["map", "num_q"], complete=True) == {"map": 0.5, "num_q": 2.0}
-    with pytest.raises(ValueError, match="no ranked documents"):
-        irscore.Run.from_dict({"1": {}})
+    # a dict run of empty rankings only: nothing to evaluate unless complete=True
+    assert irscore.Run.from_dict({"1": {}}).n_entries == 0
+    with pytest.raises(ValueError, match="no queries with both"):
+        irscore.evaluate(qrels, {"1": {}}, ["map"])
+    assert irscore.evaluate(qrels, {"1": {}}, ["map", "num_q"], complete=True) == {"map": 0.0, "num_q": 2.0}
 
 
 def test_run_from_standard_input(tmp_path):

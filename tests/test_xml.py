@@ -88,7 +88,9 @@ def brute_hixeval(spans, hl, alpha):
         c = chars(sp)
         rsize = len(c & hlc)
         cov = len(c & seen)
-        if cov == 0:
+        if alpha == 1:
+            v = len((c & hlc) - seen)  # Focused: each relevant character counts once
+        elif cov == 0:
             v = rsize
         elif cov == len(c):
             v = (1 - alpha) * rsize

@@ -14,7 +14,9 @@ as arrays and returns ``{name: float64 array with one value per query}``::
 Input layouts
 -------------
 - dense 2-D ``(n_queries, n_candidates)``; rows may be padded: ``lengths[q]``
-  candidates are valid in row q, and/or padded cells have a NaN score;
+  candidates are valid in row q, or, without ``lengths``, padded cells have a
+  NaN score (with ``lengths``, a NaN or infinite score inside a row's length is
+  a ``ValueError``: a diverged model, not padding);
 - ragged 1-D with CSR ``offsets`` (query q = ``offsets[q]:offsets[q+1]``); NaN
   scores are padding there too.
 
@@ -180,6 +182,19 @@ def _int_vector(x: Any, name: str, n: Optional[int]) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
+def _check_finite_within(sc: np.ndarray, lens: np.ndarray) -> None:
+    """With explicit ``lengths`` every candidate must have a finite score: a NaN
+    there is a diverged model, not padding."""
+    ok = np.isfinite(sc)
+    if ok.all():
+        return
+    bad = ~ok & (np.arange(sc.shape[1])[None, :] < lens[:, None])
+    if bad.any():
+        q, c = (int(x) for x in np.argwhere(bad)[0])
+        raise ValueError(f"scores: non-finite score {sc[q, c]} at [{q}, {c}], inside lengths[{q}] = "
+                         f"{int(lens[q])} (NaN marks padding only past a row's length)")
+
+
 # ------------------------------------------------------------------ measure plans
 
 class _Plan:
@@ -307,15 +322,17 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
              check_inputs: bool = True, n_jobs: Optional[int] = None) -> Dict[str, np.ndarray]:
     """Evaluate every query of a batch; ``{name as asked: float64 array (n_queries,)}``.
 
-    ``scores``/``labels``: 2-D ``(n_queries, n_candidates)`` (``lengths`` and/or
-    NaN scores mark padding) or 1-D with CSR ``offsets`` (``n_queries + 1``
+    ``scores``/``labels``: 2-D ``(n_queries, n_candidates)`` (``lengths`` or
+    NaN scores mark padding; with ``lengths`` the scores inside each row's
+    length must be finite) or 1-D with CSR ``offsets`` (``n_queries + 1``
     increasing integers, ``offsets[0] == 0``, ``offsets[-1] == len(scores)``).
     ``n_relevant``: see the module documentation (default: the candidates are
     the judged set).  ``ties``: ``"trec"``, ``"input"`` or ``"average"``.
     ``relevance_level``: label threshold of relevance (default 1 for integer
     labels, label > 0 for float labels).  ``check_inputs=False`` skips the
-    checks that only protect the meaning of the result (today: the per-grade
-    ``n_relevant`` counts against the candidates); the ones that protect memory
+    checks that only protect the meaning of the result (the per-grade
+    ``n_relevant`` counts against the candidates, finite scores inside
+    ``lengths``); the ones that protect memory
     always run, and the kernel checks every row's range again.
     ``n_jobs``: threads (default: all cores for batches of at least 200,000
     candidates, else one); results do not depend on it.
@@ -350,6 +367,8 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
                 raise ValueError(f"lengths: negative length {int(lens.min())}")
             if lens.max() > ncol:
                 raise ValueError(f"lengths: length {int(lens.max())} exceeds the {ncol} columns")
+            if check_inputs:
+                _check_finite_within(sc, lens)
         sc_flat: np.ndarray = sc.reshape(-1)
         lb_flat: np.ndarray = lb.reshape(-1)
     elif sc.ndim == 1:

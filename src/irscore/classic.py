@@ -12,11 +12,14 @@ import numpy as np
 
 from irscore import _ranking
 from irscore.core import parallel as _parallel
+from irscore.core.aggregate import running_mean, running_sum
+from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join
 from irscore.core.measures import Measure, Output, compile_plan, resolve
 from irscore.core.registry import EXTERNAL, family_values
+
 
 @dataclass
 class Evaluation:
@@ -39,21 +42,23 @@ class Evaluation:
         f = out.family
         col = self.matrix[:, out.column]
         n = col.shape[0]
+        # sums run query by query in trec_eval's query order (running_sum)
         if f.agg == "mean":
-            return float(col.sum() / n)
+            return running_sum(col) / n
         if f.agg == "nanmean":
             ok = ~np.isnan(col)
-            return float(col[ok].mean()) if ok.any() else float("nan")
+            return running_mean(col[ok])
         if f.agg == "sum":
-            return float(col.sum())
+            return running_sum(col)
         if f.agg == "num_q":
             return float(n)
         if f.agg == "num_rel":
-            if self.complete:
+            # trec_eval's te_calc_avg_num_rel rule, for its own num_rel only
+            if self.complete and out.measure.rel is None:
                 return float((self.qrels.grades > 0).sum())
-            return float(col.sum())
+            return running_sum(col)
         if f.agg == "gm":
-            return float(math.exp(col.sum() / n))
+            return float(math.exp(running_sum(col) / n))
         raise ValueError(f"measure {out.key!r} has no numeric summary")
 
 
@@ -69,6 +74,9 @@ def _bogus_zeroed(m: Measure) -> bool:
 def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, relevance_level: int = 1,
              complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
              num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None) -> Evaluation:
+    if not isinstance(num_docs_in_coll, (int, float, np.integer, np.floating)) or isinstance(num_docs_in_coll, bool) \
+            or not 0 <= num_docs_in_coll <= MAX_CUTOFF:
+        raise ValueError(f"num_docs_in_coll must be a number in [0, 2**62], got {num_docs_in_coll!r}")
     plan = compile_plan(items, relevance_level, num_docs_in_coll)
     joined = join(qrels, run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
     if num_docs_in_coll and num_docs_in_coll > 0:

@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import List, Optional
+import warnings
+import zlib
+from typing import Any, List, Optional
 
 SUBCOMMANDS = {
     "eval": "irscore.cli.eval",
@@ -52,13 +54,35 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args._run(args))
-    except BrokenPipeError:  # e.g. `irscore eval ... | head`
-        return 0
-    except (ValueError, OSError) as exc:
-        print(f"irscore {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+
+    def one_line(message: Any, category: Any, filename: str, lineno: int, file: Any = None,
+                 line: Optional[str] = None) -> None:
+        print(f"irscore {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = one_line  # restored on exit
+        try:
+            return int(args._run(args))
+        except BrokenPipeError:  # e.g. `irscore eval ... | head`
+            return 0
+        except USER_ERRORS as exc:
+            print(f"irscore {args.command}: error: {error_message(exc)}", file=sys.stderr)
+            return 2
+
+
+# What bad input (files, options) raises; reported in one line, exit status 2.
+USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError, OverflowError)
+
+
+def error_message(exc: BaseException) -> str:
+    """One line naming the file where the exception knows it."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        msg = f"{exc.filename}: {exc.strerror}"
+    elif isinstance(exc, RecursionError):
+        msg = "input nested too deeply"
+    else:
+        msg = str(exc) or type(exc).__name__
+    return " ".join(msg.split())
 
 
 if __name__ == "__main__":  # pragma: no cover

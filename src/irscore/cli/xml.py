@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any, List
 
+from irscore.core.aggregate import running_mean
 from irscore.core.files import open_text
 
 HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, ...) of a FOL run"
@@ -114,6 +115,6 @@ def run(args: Any) -> int:
     out.write(format_line("runid", "all", run_.runid) + "\n")
     for n in names:
         vals = list(res[n].values())
-        out.write(format_line(n, "all", float(sum(vals) / len(vals)) if vals else 0.0) + "\n")
+        out.write(format_line(n, "all", running_mean(vals) if vals else 0.0) + "\n")
     out.write(format_line("num_q", "all", len({t for n in names for t in res[n]}), integer=True) + "\n")
     return 0

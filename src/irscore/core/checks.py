@@ -6,6 +6,11 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+# Largest cutoff / document count / relevance level accepted (exact as a float64
+# and in int64).
+MAX_CUTOFF = 2 ** 62
+MAX_LEVEL = 2 ** 62
+
 __all__ = ["parse_bool", "parse_int", "check_level", "check_ranked"]
 
 

@@ -43,6 +43,7 @@ class _Columns:
     """Shared storage and accessors of Qrels and Run."""
 
     query_ids: List[str]
+    source: str
     offsets: np.ndarray
     doc_buf: np.ndarray
     doc_start: np.ndarray
@@ -73,7 +74,12 @@ class _Columns:
         buf = self.doc_buf
         out: List[str] = []
         for s, n in zip(self.doc_start[lo:hi], self.doc_len[lo:hi]):
-            out.append(buf[int(s):int(s) + int(n)].tobytes().decode("utf-8"))
+            raw = buf[int(s):int(s) + int(n)].tobytes()
+            try:
+                out.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise ValueError(f"{getattr(self, 'source', type(self).__name__)}: query {qid!r}: document id "
+                                 f"{raw!r} is not UTF-8") from None
         return out
 
 
@@ -103,6 +109,7 @@ class Qrels(_Columns):
             counts = np.bincount(owner[keep], minlength=len(query_ids))
             offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
             start, length, hashes, grades = start[keep], length[keep], hashes[keep], grades[keep]
+        self.source = source
         self.query_ids = query_ids
         self.offsets = offsets
         self.doc_buf = parsed["doc_buf"]
@@ -114,8 +121,7 @@ class Qrels(_Columns):
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> "Qrels":
         """From pytrec_eval's ``{qid: {docid: grade}}``."""
-        return cls(_trec_io.encode_nested(_plain_dict(qrels, "qrels"), False, "qrels"), source="qrels",
-                   unique=True)
+        return cls(_encode(_plain_dict(qrels, "qrels"), False, "qrels"), source="qrels", unique=True)
 
     @classmethod
     def from_pandas(cls, df: Any) -> "Qrels":
@@ -144,12 +150,14 @@ class Run(_Columns):
     scores: np.ndarray
     run_id: str
 
-    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None) -> None:
+    def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None,
+                 allow_empty: bool = False) -> None:
         query_ids, qrank = _order_queries(list(parsed["query_ids"]))
-        if int(parsed["qidx"].shape[0]) == 0:
+        if int(parsed["qidx"].shape[0]) == 0 and not allow_empty:
             raise ValueError(f"{source}: no ranked documents")
         offsets, start, length, hashes, scores = _group_sort(
             parsed, qrank, len(query_ids), parsed["scores"], 0, n_jobs)
+        self.source = source
         self.query_ids = query_ids
         self.offsets = offsets
         self.doc_buf = parsed["doc_buf"]
@@ -162,9 +170,11 @@ class Run(_Columns):
     @classmethod
     def from_dict(cls, run: Mapping[str, Mapping[str, float]], run_id: str = "irscore") -> "Run":
         """From pytrec_eval's ``{qid: {docid: score}}``."""
-        parsed = _trec_io.encode_nested(_plain_dict(run, "run"), True, "run")
+        parsed = _encode(_plain_dict(run, "run"), True, "run")
         parsed["run_id"] = run_id
-        return cls(parsed, source="run")
+        # a dict whose queries are all empty is a run of empty rankings: evaluate
+        # refuses it unless complete=True makes every qrels query count
+        return cls(parsed, source="run", allow_empty=True)
 
     @classmethod
     def from_pandas(cls, df: Any, run_id: str = "irscore") -> "Run":
@@ -195,13 +205,56 @@ def _plain_dict(d: Mapping[str, Any], what: str) -> Dict[str, Any]:
     return out
 
 
+def _encode(d: Dict[str, Any], is_run: bool, what: str) -> Dict[str, Any]:
+    """``encode_nested`` with errors naming the argument and the entry."""
+    for q in d:
+        _check_id(q, what)
+    try:
+        return _trec_io.encode_nested(d, is_run, what)
+    except (UnicodeError, OverflowError) as exc:
+        for q, docs in d.items():
+            for doc, v in docs.items():
+                _check_id(doc, f"{what}[{q!r}]")
+                if isinstance(v, int):
+                    try:
+                        float(v)
+                    except OverflowError:
+                        raise ValueError(f"{what}[{q!r}][{doc!r}]: value out of the float64 range") from None
+        raise ValueError(f"{what}: {exc}") from None
+
+
+def _check_id(key: Any, what: str) -> None:
+    if isinstance(key, str):
+        try:
+            key.encode("utf-8")
+        except UnicodeError:
+            raise ValueError(f"{what}: id {key!r} is not encodable as UTF-8 (lone surrogate)") from None
+
+
 def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, Any]]:
     cols = ["query_id", "doc_id", value_col]
     missing = [c for c in cols if c not in getattr(df, "columns", [])]
     if missing:
         raise ValueError(f"{what} DataFrame lacks column(s) {missing}; expected {cols}")
     out: Dict[str, Dict[str, Any]] = {}
+    n_dup = 0
+    best = what == "run"
     for q, d, v in zip(df["query_id"].astype(str).tolist(), df["doc_id"].astype(str).tolist(),
                        df[value_col].tolist()):
-        out.setdefault(q, {})[d] = v
+        docs = out.setdefault(q, {})
+        if d in docs:
+            # as from a file: a run keeps the best-ranked entry, qrels the last judgment
+            n_dup += 1
+            try:
+                if best and not v > docs[d]:
+                    continue
+            except TypeError:
+                pass  # not a number: reported when the values are encoded
+        docs[d] = v
+    if n_dup:
+        if best:
+            msg = f"run: {n_dup} repeated (query, doc) entries; the best-ranked one is kept"
+        else:
+            msg = f"qrels: {n_dup} repeated (query, doc) judgments; the last one is kept"
+        warnings.warn(msg, RuntimeWarning, stacklevel=4)
     return out

@@ -13,7 +13,9 @@ from typing import IO, Any, Dict, Mapping, Union
 
 from irscore import _trec_io
 from irscore.core.data import Qrels, Run
-from irscore.core.files import is_gzip, open_binary
+from irscore.core.files import GZIP_ERRORS, InputFileError, check_path, gzip_error, is_gzip, open_binary
+
+__all__ = ["read_qrels", "read_run", "InputFileError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -31,10 +33,7 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
                 break
             parser.feed(chunk)
         return _finish(parser, "<stdin>", kind)
-    if not os.path.exists(name):
-        raise FileNotFoundError(f"{kind} file not found: {name}")
-    if os.path.isdir(name):
-        raise IsADirectoryError(f"{kind} path is a directory: {name}")
+    name = check_path(name, kind)
     parser = _trec_io.TrecParser(kind, name)
     size = os.path.getsize(name)
     if size >= _CHUNK and not is_gzip(name):
@@ -54,7 +53,10 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     first = True
     with open_binary(name, kind) as f:
         while True:
-            n = f.readinto(buf)  # type: ignore[attr-defined]
+            try:
+                n = f.readinto(buf)  # type: ignore[attr-defined]
+            except GZIP_ERRORS as exc:
+                raise gzip_error(name, exc) from None
             if not n:
                 break
             parser.feed(view[:n])

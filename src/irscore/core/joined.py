@@ -17,6 +17,7 @@ import numpy as np
 
 from irscore import _join
 from irscore.core import parallel as _parallel
+from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run
 
 __all__ = ["MAX_GRADE", "Joined", "join", "ranked_lists", "TIES", "sort_arrays", "rank_order", "relevance_codes",
@@ -55,6 +56,8 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
     """Pair queries and build the relevance lists (trec_eval's form_res_rels)."""
     if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
         raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
+    if max_docs is not None and max_docs > MAX_CUTOFF:
+        raise ValueError(f"max_docs {max_docs} is too large (at most 2**62)")
     max_grade = qrels.max_grade
     if max_grade > MAX_GRADE:
         raise ValueError(f"qrels grade {max_grade} is too large (at most {MAX_GRADE})")

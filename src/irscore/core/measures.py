@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpKind
+from irscore.core.checks import MAX_CUTOFF, MAX_LEVEL
 from irscore.core.registry import EXTERNAL
 
 # trec_eval family -> op kind of irscore._ranking.compute (the codes are the
@@ -196,7 +197,12 @@ class Measure:
             args.append(f"gain={self.gain}")
         if self.discount != "log2":
             args.append(f"discount={self.discount}")
-        if self.params is not None and self.family in ("rbp", "rbp_resid") and self.params.startswith("p="):
+        rbp_p = self.family in ("rbp", "rbp_resid") and self.params is not None and \
+            self.params.startswith("p=") and "," not in self.params
+        if self.params is not None and not rbp_p and not args and self.cutoff is None:
+            return f"{self.family}.{self.params}"  # trec_eval's -m spelling: utility.2,-1,0,0
+        if rbp_p:
+            assert self.params is not None
             args.append(self.params)
         elif self.params is not None:
             args.append(f"params={self.params}")
@@ -235,6 +241,8 @@ def _output_name(f: Family, v: float) -> str:
     return f"{f.name}_{v:3.2f}"
 
 
+
+
 def _check_cutoff(f: Family, v: float, name: str) -> float:
     if not math.isfinite(v):
         raise ValueError(f"measure {name!r}: cutoff must be finite")
@@ -243,6 +251,8 @@ def _check_cutoff(f: Family, v: float, name: str) -> float:
             raise ValueError(f"measure {name!r}: cutoff {v} must be a whole number of documents")
         if v <= 0:
             raise ValueError(f"measure {name!r}: cutoff must be positive, got {_fmt_num(v)}")
+        if v > MAX_CUTOFF:
+            raise ValueError(f"measure {name!r}: cutoff {_fmt_num(v)} is too large (at most 2**62)")
     elif f.ptype == "float_cuts" and f.name == "iprec_at_recall" and not 0.0 <= v <= 1.0:
         raise ValueError(f"measure {name!r}: recall level must be in [0, 1], got {v}")
     elif v < 0:
@@ -266,7 +276,7 @@ def parse_measure(name: str) -> Measure:
     m = re.match(r"^(.*)_([0-9]+(?:\.[0-9]*)?)$", name)
     if m and m.group(1) in FAMILIES and FAMILIES[m.group(1)].ptype in ("long_cuts", "float_cuts"):
         f = FAMILIES[m.group(1)]
-        return Measure(f.name, cutoff=_check_cutoff(f, float(m.group(2)), name))
+        return _cut_measure(f, float(m.group(2)), name)
     # 3. trec_eval -m spec with one value: P.10, ndcg.1=3,2=9, utility.2,-1,0,0
     if "." in name and name.split(".", 1)[0] in FAMILIES:
         ms = expand_spec(name)
@@ -292,17 +302,23 @@ def parse_measure(name: str) -> Measure:
     cut: Optional[float] = None
     if m.group("cut") is not None:
         try:
-            cut = float(m.group("cut"))
+            cut = _number(m.group("cut"))
         except ValueError:
             raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
     if "cutoff" in kw:
-        cut = float(kw.pop("cutoff"))
+        tok = kw.pop("cutoff")
+        try:
+            cut = _number(tok)
+        except ValueError:
+            raise ValueError(f"measure {name!r}: bad cutoff {tok!r}") from None
     rel: Optional[int] = None
     if "rel" in kw:
-        try:
-            rel = int(kw.pop("rel"))
-        except ValueError:
-            raise ValueError(f"measure {name!r}: rel must be an integer") from None
+        tok = kw.pop("rel")
+        if not re.match(r"^[+-]?[0-9]+$", tok):
+            raise ValueError(f"measure {name!r}: rel must be an integer, got {tok!r}")
+        rel = int(tok)
+        if abs(rel) > MAX_LEVEL:
+            raise ValueError(f"measure {name!r}: rel={tok} is out of range (|rel| <= 2**62)")
     gain = kw.pop("gain", "linear")
     if "dcg" in kw:  # ir_measures' spelling: nDCG(dcg='exp-log2')@10
         dcg = kw.pop("dcg").strip("'\"")
@@ -312,7 +328,15 @@ def parse_measure(name: str) -> Measure:
     discount = kw.pop("discount", "log2")
     params = kw.pop("params", None)
     if "p" in kw and fam in ("rbp", "rbp_resid"):
-        params = f"p={float(kw.pop('p'))!r}"
+        params = "p=" + kw.pop("p")
+    if params is not None:
+        ptype = FAMILIES[fam].ptype
+        if ptype == "pairs":
+            params = _canon_pairs(params, name, fam)
+        elif ptype == "float_params":
+            params = _canon_floats(params, name)
+        else:
+            raise ValueError(f"measure {name!r}: {m.group('base')} takes no params")
     if kw:
         raise ValueError(f"measure {name!r}: unknown parameter(s) {sorted(kw)}")
     if gain not in ("linear", "exp"):
@@ -367,7 +391,7 @@ def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
             vals = []
             for tok in params.split(","):
                 try:
-                    v = float(tok) if f.ptype == "float_cuts" else float(_atol(tok))
+                    v = _number(tok) if f.ptype == "float_cuts" else float(_atol(tok))
                 except ValueError:
                     raise ValueError(f"measure spec {spec!r}: bad cutoff {tok!r}") from None
                 vals.append(v)
@@ -378,47 +402,84 @@ def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
             raise ValueError(f"measure spec {spec!r}: cutoffs must be positive")
         if any(a == b for a, b in zip(vals, vals[1:])):
             raise ValueError(f"measure spec {spec!r}: duplicate cutoffs")
-        return [(_output_name(f, v), Measure(f.name, cutoff=_check_cutoff(f, v, spec))) for v in vals]
+        return [(_output_name(f, v), _cut_measure(f, v, spec)) for v in vals]
     if f.ptype == "none":
         if has_params:
             raise ValueError(f"measure {fam_name!r} takes no parameters")
         return [(f.name, Measure(f.name))]
     if f.ptype == "float_params":
         if has_params:
-            for tok in params.split(","):
-                try:
-                    float(tok)
-                except ValueError:
-                    raise ValueError(f"measure spec {spec!r}: bad parameter {tok!r}") from None
+            canon = _canon_floats(params, spec)
             if f.name == "utility" and len(params.split(",")) != 4:
                 raise ValueError(f"measure spec {spec!r}: utility takes 4 coefficients")
-            return [(f"{f.name}_{params}", Measure(f.name, params=params))]
+            return [(f"{f.name}_{params}", Measure(f.name, params=canon))]
         return [(f.name, Measure(f.name))]
     # pairs
     if has_params:
-        _parse_pairs(params, spec)
-        return [(f"{f.name}_{params}", Measure(f.name, params=params))]
+        return [(f"{f.name}_{params}", Measure(f.name, params=_canon_pairs(params, spec, f.name)))]
     return [(f.name, Measure(f.name))]
 
 
-def _atol(tok: str) -> int:
-    m = re.match(r"^\s*([+-]?[0-9]+)", tok)
-    if not m:
+# A number in a trec_eval -m parameter list: decimal, no junk (trec_eval's
+# atof/atol would read "1O" as 1 and "5x" as 5).
+_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
+_DECIMAL = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
+
+
+def _number(tok: str) -> float:
+    """A parameter token as a float; ValueError unless the whole token is a finite number."""
+    if not _NUMBER.match(tok):
         raise ValueError(tok)
-    return int(m.group(1))
+    v = float(tok)
+    if not math.isfinite(v):
+        raise ValueError(tok)
+    return v
 
 
-def _parse_pairs(params: str, spec: str) -> List[Tuple[str, float]]:
+def _atol(tok: str) -> int:
+    """A long cutoff: an integer, or a decimal read up to its point as trec_eval's
+    atol does (``ndcg_cut.23.4`` is 23); anything else is an error."""
+    if not _DECIMAL.match(tok):
+        raise ValueError(tok)
+    return int(tok.split(".", 1)[0] or "0")
+
+
+def _parse_pairs(params: str, spec: str, family: str = "") -> List[Tuple[str, float]]:
+    """``name=value,...`` of the G/ndcg/rbp families: names are integer grades
+    (gains) or, for rbp/rbp_resid, ``p`` (persistence)."""
     out = []
     for part in params.split(","):
         k, eq, v = part.partition("=")
         if not eq or not k:
             raise ValueError(f"malformed pair parameters in {spec!r} (expected name=value,...)")
+        if not (re.match(r"^[+-]?[0-9]+$", k) or (k == "p" and family in ("rbp", "rbp_resid", ""))):
+            raise ValueError(f"malformed pair parameters in {spec!r}: {k!r} is not "
+                             + ("a grade or p" if family in ("rbp", "rbp_resid") else "a grade"))
         try:
-            out.append((k, float(v)))
+            out.append((k, _number(v)))
         except ValueError:
             raise ValueError(f"malformed pair parameters in {spec!r}: {v!r} is not a number") from None
     return out
+
+
+def _canon_pairs(params: str, spec: str, family: str) -> str:
+    return ",".join(f"{int(k) if k != 'p' else k}={_fmt_num(v)}" for k, v in _parse_pairs(params, spec, family))
+
+
+def _canon_floats(params: str, spec: str) -> str:
+    vals = []
+    for tok in params.split(","):
+        try:
+            vals.append(_fmt_num(_number(tok)))
+        except ValueError:
+            raise ValueError(f"measure spec {spec!r}: bad parameter {tok!r}") from None
+    return ",".join(vals)
+
+
+def _cut_measure(f: Family, v: float, name: str) -> Measure:
+    """The measure of a trec_eval cutoff name; ``dcg_cut_k`` is DCG (not normalised)."""
+    extra = (("normalize", "0"),) if f.name == "dcg_cut" else ()
+    return Measure(f.name, cutoff=_check_cutoff(f, v, name), extra=extra)
 
 
 def expand_set(name: str) -> List[str]:
@@ -448,7 +509,10 @@ def _parse_external(name: str) -> Optional[Measure]:
     if m.group("cut") is not None:
         if not fam.cutoff:
             raise ValueError(f"measure {name!r} takes no cutoff")
-        cut = float(m.group("cut"))
+        try:
+            cut = _number(m.group("cut"))
+        except ValueError:
+            raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
     return Measure(fam.name, cutoff=cut, extra=tuple(sorted(kw)))
 
 
@@ -493,7 +557,7 @@ def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
         vals = [float(m.params.split(",")[0])] if m.params else list(f.default)
         return vals, 1
     if f.ptype == "pairs":
-        pairs = _parse_pairs(m.params, str(m)) if m.params else []
+        pairs = _parse_pairs(m.params, str(m), f.name) if m.params else []
         p = 0.9
         flat: List[float] = []
         for pname, pval in pairs:
@@ -522,6 +586,9 @@ def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_i
             plan.outputs.append(Output(key, f, -1, m))
             continue
         params, width = op_params(m, num_docs_in_coll)
+        lv = level if m.rel is None else m.rel
+        if abs(lv) > MAX_LEVEL:
+            raise ValueError(f"relevance level {lv} of measure {key!r} is out of range (|level| <= 2**62)")
         plan.kinds.append(f.kind)
         plan.levels.append(level if m.rel is None else m.rel)
         plan.cols.append(plan.ncols)

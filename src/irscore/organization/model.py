@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 import itertools
-import math
 import os
 
 import numpy as np
 
 from irscore import _trec_io
+from irscore.core.aggregate import running_mean
 
 
 DocId = Union[str, int]
@@ -67,7 +67,7 @@ def rs_result(topics: Sequence[str], columns: Dict[str, np.ndarray]) -> RSResult
     per_topic = {
         t: {name: float(col[i]) for name, col in columns.items()} for i, t in enumerate(topics)
     }
-    means = {name: float(np.mean(col)) if len(col) else math.nan for name, col in columns.items()}
+    means = {name: running_mean(col) for name, col in columns.items()}  # a running sum, as trec_eval
     return RSResult(means, per_topic)
 
 

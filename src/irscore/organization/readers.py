@@ -20,7 +20,7 @@ def _fields(line: str) -> List[str]:
 
 
 def _data_lines(path: PathLike) -> Iterator[Tuple[int, List[str]]]:
-    with open_text(path) as fh:
+    with open_text(path, "organization") as fh:
         for lineno, line in enumerate(fh, 1):
             s = line.strip()
             if not s or s.startswith("#"):
@@ -39,27 +39,27 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
     picks json for ``.json`` files or text starting with ``{``, tsv for 4 columns;
     3-column files need an explicit ``clusters`` or ``labels``.  Fields are
     tab-separated (whitespace if a line has no tab); blank lines and ``#`` comments
-    are skipped.  Errors name the file and line.
+    are skipped.  Errors name the file and line.  ``name``: the result's ``.name``
+    (default: the path).
     """
     if format not in _FORMATS:
         raise ValueError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
     p = os.fspath(path)
-    label = name or os.path.basename(p)
     if format == "auto":
         format = _detect(p)
-    if format == "json":
-        return _read_json(p, label)
-    if format == "tsv":
-        return _read_tsv(p, label)
-    if format == "clusters":
-        return _read_clusters(p, label)
-    return _read_labels(p, label)
+    reader = {"json": _read_json, "tsv": _read_tsv, "clusters": _read_clusters}.get(format, _read_labels)
+    org = reader(p, p)  # errors name the file
+    if name is not None:
+        org.name = name
+    return org
 
 
 def _detect(p: str) -> str:
     if p.endswith(".json") or p.endswith(".json.gz"):
         return "json"
-    with open_text(p) as fh:
+    with open_text(p, "organization") as fh:
         head = fh.read(4096)
     if head.lstrip().startswith("{"):
         return "json"
@@ -76,11 +76,14 @@ def _detect(p: str) -> str:
 
 
 def _read_json(p: str, label: str) -> Organization:
-    with open_text(p) as fh:
+    with open_text(p, "organization") as fh:
         try:
             data = json.load(fh)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise ValueError(f"{p}: JSON nested too deeply (an organization has 3 levels: "
+                             "topic -> levels -> clusters -> documents)") from None
     if not isinstance(data, dict):
         raise ValueError(f"{p}:1: expected a JSON object {{topic: [[[doc, ...], ...], ...]}}")
     try:

@@ -24,9 +24,9 @@ import numpy as np
 
 from irscore.core.io import as_qrels, as_run
 from irscore.crp import crp_curves, curves_from_ranked
+from irscore.plot.backend import MISSING_MATPLOTLIB, pyplot
 
 __all__ = ["crp", "crp_worst_curve"]
-
 
 def _query_levels(qrels: Any, query: str, level: int) -> np.ndarray:
     q = qrels._index().get(query)
@@ -64,7 +64,7 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     as :func:`irscore.crp_curves`.  Returns the matplotlib ``Axes``; ``path``
     saves the figure (PNG, SVG, PDF by extension).
     """
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     q = as_qrels(qrels)
     levels = _query_levels(q, query, int(relevance_level))

@@ -14,6 +14,7 @@ import numpy as np
 
 from irscore import _xml
 from irscore import xml as X
+from irscore.plot.backend import pyplot
 from irscore.xml.context import EvalContext
 
 
@@ -47,7 +48,7 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
 def ep_gr_curve(qrels: "X.XmlQrels", runs: Mapping[str, "X.XmlRun"], topic: Optional[str] = None, *,
                 ax: Any = None, path: Optional[str] = None, **xcg_options: Any) -> Any:
     """Plot ep/gr curves, one line per run (``runs``: label -> XmlRun)."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 4))
@@ -83,7 +84,7 @@ def ip_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = None,
 def ip_curve(qrels: "X.XmlQrels", runs: Mapping[str, "X.XmlRun"], topic: Optional[str] = None, *,
              ax: Any = None, path: Optional[str] = None, points: int = 100, **ip_options: Any) -> Any:
     """Plot interpolated precision iP[x] against recall, one line per run."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 4))

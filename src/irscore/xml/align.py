@@ -47,10 +47,16 @@ def align_run(qrels: XmlQrels, run: XmlRun, complete: bool) -> Aligned:
         raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
     if not isinstance(run, XmlRun):
         raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
+    # as `irscore eval`: nothing to evaluate is an error, not a row of zeros
+    if len(qrels.topics) == 0:
+        raise ValueError("qrels: no assessed topics")
     if complete:
         topics = list(qrels.topics)
     else:
         topics = [t for t in qrels.topics if t in run.topic_index]
+        if not topics:
+            raise ValueError("no topics with both results and assessments (qrels topics e.g. "
+                             f"{list(qrels.topics)[:3]}, run topics e.g. {list(run.topics)[:3]})")
     topics.sort(key=topic_key)
     qt = np.asarray([qrels.topic_index[t] for t in topics], dtype=I64)
     # run rows of each aligned topic (missing topic -> empty)

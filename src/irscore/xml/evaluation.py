@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
-import numpy as np
 
+from irscore.core.aggregate import running_mean
 from irscore.xml.context import EvalContext
 from irscore.xml.focused import compute_focused
 from irscore.xml.inex import compute_extra
@@ -15,7 +15,7 @@ from irscore.xml.names import DEFAULT_MEASURES, measure_family
 def _summary(name: str, per_topic: Mapping[str, float]) -> float:
     if not per_topic:
         return 0.0
-    return float(np.mean(list(per_topic.values())))
+    return running_mean(list(per_topic.values()))  # a running sum, as trec_eval
 
 
 def evaluate(

@@ -15,6 +15,8 @@ from irscore.xml.names import level_name, match_name, point_index, measure_famil
 def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
     """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
     topic (0 for empty spans).  O(n log n) per topic."""
+    if not run.topics:
+        return {}
     empty = XmlQrels.from_passages({t: [] for t in run.topics})
     al = align_run(empty, run, complete=False)
     # keep the run's own topic order
@@ -57,7 +59,13 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
 
     rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
     rsize - alpha * sum of rval(j) over earlier results inside e_i.
-    P@k = sum rval / sum size(e_i); R@k = sum rval / Trel.  ``trel``:
+    P@k = sum rval / sum size(e_i); R@k = sum rval / Trel.  With
+    ``alpha=1`` (Focused) each relevant character counts once: rval(i) is the
+    highlighted text of e_i that no earlier result retrieved (the rule above
+    for nested results, and also for results that cross each other, where the
+    rule would count the shared text twice), so R@k <= 1.  With ``alpha < 1``
+    retrieving relevant text again is rewarded by definition (``alpha=0``,
+    Thorough: fully), and R@k may exceed 1 against the highlighted Trel.  ``trel``:
     ``"highlighted"`` (Focused: highlighted characters of the topic),
     ``"thorough"`` (rsize summed over every assessed element; element
     assessments) or a mapping topic -> Trel.  With element-only assessments
@@ -171,7 +179,8 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
             raise ValueError(f"beta must be positive, got {beta!r}")
         o_p = np.zeros((ntop, len(ks)))
         o_r = np.zeros((ntop, len(ks)))
-        _xml.hixeval_at(al.run_off, ctx.ps.rval, ctx.ps.size, np.ascontiguousarray(tr), np.asarray(ks, dtype=I64), o_p, o_r)
+        _xml.hixeval_at(al.run_off, _hix_rval(ctx), ctx.ps.size, np.ascontiguousarray(tr),
+                        np.asarray(ks, dtype=I64), o_p, o_r)
         b2 = beta * beta
         with np.errstate(invalid="ignore", divide="ignore"):
             o_f = np.where(o_p + o_r > 0, (1 + b2) * o_p * o_r / np.maximum(b2 * o_p + o_r, 1e-300), 0.0)
@@ -197,6 +206,25 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
             else:
                 emit(n, o_ip[:, point_index(match_name("ip", n).group(1), points, n)], has_trel)
     return res
+
+
+def _hix_rval(ctx: EvalContext) -> np.ndarray:
+    """HiXEval rval per result.
+
+    HiXEval's rule (rsize minus alpha times the rval of the earlier results
+    inside e_i) is written for nested results; for results that cross (overlap
+    without one containing the other) it counts the shared relevant text twice
+    and R@k can exceed 1.  With alpha = 1 (Focused: overlap not rewarded) rval
+    is the relevant text of e_i that no earlier result retrieved, which is the
+    rule's value for nested results and counts each relevant character once
+    for crossing ones, so R@k <= 1.  With alpha < 1 overlapping relevant text
+    is rewarded again by definition (alpha = 0, Thorough: fully) and the rule is
+    applied as written.  Element-only assessments keep the rule (their rsize is
+    the assessed element's, not highlighted text)."""
+    ps = ctx.ps
+    if ctx.hix_alpha == 1.0 and ctx.qrels.has_passages:
+        return np.ascontiguousarray(ps.novel_rel, dtype=np.float64)
+    return ps.rval
 
 
 def _hix_trel(ctx: EvalContext, kind: str) -> np.ndarray:

@@ -5,7 +5,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from irscore.core.files import open_binary, open_text
+from irscore.core.files import open_text, read_bytes
 from irscore.xml.model import Span, XmlQrels, XmlRun, DocIndex, I64, build_qrels, check_no_overlap, csr
 
 
@@ -92,6 +92,8 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
                     raise ValueError(f"{loc}: passages cover {tot} characters but relchars says {relchars} (check_relchars=False to accept)")
             for s, e in spans:
                 rows.append((topic, doc, s, e))
+    if not topics:
+        raise ValueError(f"{path}: empty qrels file (no data lines)")
     return build_qrels(list(topics), rows, [], doclens, beps, True, False)
 
 
@@ -161,6 +163,8 @@ def read_fol_run(
             sc_l.append(rsv)
             ln_l.append(ln)
     t = np.asarray(t_l, dtype=I64)
+    if not t_l:
+        raise ValueError(f"{path}: empty run file (no result lines)")
     idx = np.arange(len(t_l))
     if order == "trec":
         # document ids in byte order: rank of each document code, descending
@@ -330,11 +334,10 @@ def _expat_walk(path: Any, start: Callable[[str, Dict[str, str], int], None],
     parser.StartElementHandler = _start
     parser.EndElementHandler = _end
     parser.CharacterDataHandler = _chars
-    with open_binary(src) as fh:
-        try:
-            parser.ParseFile(fh)
-        except expat.ExpatError as exc:
-            raise ValueError(f"{src}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})") from None
+    try:
+        parser.Parse(read_bytes(src), True)
+    except expat.ExpatError as exc:
+        raise ValueError(f"{src}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})") from None
 
 
 def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> XmlQrels:
