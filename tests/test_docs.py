@@ -211,6 +211,8 @@ def test_no_page_cites_files_outside_the_repository() -> None:
 
 
 def test_ci_builds_the_docs_with_the_docs_extra() -> None:
+    if not (ROOT / ".ci" / "run").exists():
+        pytest.skip("no .ci/run (not a checkout of the repository)")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "mkdocs build --strict" in ci
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
