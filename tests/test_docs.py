@@ -256,10 +256,11 @@ def test_mkdocs_build_strict(site: Path) -> None:
         assert (site / ("" if page == "index" else page) / "index.html").is_file(), page
     api = (site / "api" / "index.html").read_text(encoding="utf-8")
     # the API reference is generated: signatures of pure-Python objects of every family
-    for name in ("irscore.evaluate.evaluate", "irscore.batch.evaluate", "irscore.rocchio.from_arrays",
-                 "irscore.crp.crp_curves", "irscore.organization.reliability_sensitivity",
-                 "irscore.xml.interpolated_precision"):
-        assert f'id="{name}"' in api, f"{name} is not in the generated API reference"
+    # (module paths may move inside a family's package; the object names stay)
+    for name in ("evaluate", "parse_measure", "read_qrels", "Qrels", "batch.evaluate", "rocchio.from_arrays",
+                 "crp.crp_curves", "reliability_sensitivity", "xml.interpolated_precision", "xml.evaluate"):
+        assert re.search(rf'id="irscore(\.\w+)*\.{re.escape(name)}"', api), \
+            f"{name} is not in the generated API reference"
     xml = (site / "xml" / "index.html").read_text(encoding="utf-8")
     assert xml.count('class="arithmatex"') > 20 and xml.count("<table>") >= 4
 
