@@ -395,6 +395,9 @@ def test_readme_examples_check_values() -> None:
     assert len(checked) >= 6, checked
 
 
+_RAN: set = set()
+
+
 def _commands(path: Path) -> List[List[str]]:
     out = []
     for code in _blocks(path, "bash"):
@@ -414,8 +417,9 @@ def test_command_examples_run(path: Path) -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
     for args in commands:
-        if "-" in args[-1:]:
-            continue  # reads standard input
+        if "-" in args[-1:] or tuple(args) in _RAN:
+            continue  # reads standard input, or already run for another page
+        _RAN.add(tuple(args))
         proc = subprocess.run([sys.executable, "-m", "irscore", *args], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"irscore {' '.join(args)}: {proc.stderr}"
