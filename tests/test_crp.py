@@ -1,4 +1,4 @@
-"""Cumulated Relative Position (SPEC section 3): the (check) examples, an
+"""Cumulated Relative Position (docs/crp.md): the (check) examples, an
 independent reference built from the ideal vector, invariants, the MATTERS
 variant, unjudged documents, padding, the TREC / array / batch paths, bad
 input and the plot."""
@@ -93,7 +93,7 @@ def trec_pair(runs, relevant):
     return qrels, run
 
 
-# ------------------------------------------------------- SPEC (check)s
+# ------------------------------------------------------- documented (check) examples
 
 def test_seed_examples():
     runs = {"1": ["a", "b", "x", "y"], "2": ["x", "a", "b", "y"], "3": ["x", "y", "z", "a", "b"]}

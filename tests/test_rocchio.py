@@ -1,4 +1,4 @@
-"""Rocchio's indices (SPEC section 2): the (check) examples, ROC AUC equality,
+"""Rocchio's indices (docs/rocchio.md): the (check) examples, ROC AUC equality,
 an independent per-document reference, worst-order maximality, the TREC /
 array / batch paths and bad input."""
 import itertools
@@ -29,7 +29,7 @@ def average_ranks(scores):
 
 
 def ref_errors(grades, scores, pool, N, level=1, graded=False):
-    """(E, E_ln, E_max, E_ln_max) straight from SPEC section 2: per-document
+    """(E, E_ln, E_max, E_ln_max) straight from docs/rocchio.md: per-document
     positive parts, documents of one level sharing a tie group summed first;
     the worst order built explicitly.  ``grades`` in rank order (None =
     unjudged), ``pool`` = {grade: judged count}."""
@@ -126,7 +126,7 @@ def random_case(rng, k, n_extra, max_grade=3, tie_dp=1):
     return grades, scores, pool
 
 
-# ------------------------------------------------------- SPEC (check)s
+# ------------------------------------------------------- documented (check) examples
 
 TIE_QRELS = {"q": {"d1": 1, "d2": 0, "d6": 1}}
 

@@ -1,5 +1,5 @@
 """Cumulated Relative Position (Angelini, Ferro, Järvelin et al., CLEF 2012;
-SPEC section 3).
+definitions: docs/crp.md).
 
 The ideal vector is the judged pool sorted by grade (highest first), padded
 with non-relevant documents; grade g occupies the block [min(g), max(g)]

@@ -1,5 +1,5 @@
 """Rocchio's indices of the SMART system (1966): normalized recall and
-precision, rank recall, log precision, scaled recall (SPEC section 2).
+precision, rank recall, log precision, scaled recall (definitions: docs/rocchio.md).
 
 Measure names (usable in :func:`irscore.evaluate`, ``irscore eval -m`` and the
 batch API), each with the keyword parameters in parentheses:

@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor")
     parser.add_argument("--no-normalise", action="store_true", help="do not cap XCG gain at the ideal gain")
     parser.add_argument("--seen", choices=["overlap", "ancestor"], default="ancestor",
-                        help="XCG: seen = retrieved itself or an ancestor before (default, SPEC) or overlap 1")
+                        help="XCG: seen = retrieved itself or an ancestor before (default, docs/xml.md) or overlap 1")
     parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal")
     parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact")
     parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel")

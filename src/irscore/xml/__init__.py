@@ -1,4 +1,4 @@
-"""XML and focused retrieval measures (SPEC section 5).
+"""XML and focused retrieval measures (definitions: docs/xml.md).
 
 Elements and passages are character spans ``(doc, start, end)``, half-open;
 nesting is containment.  A run is a ranked list of spans per topic; the
@@ -18,8 +18,8 @@ Entry points
   :func:`inex_eval`, :func:`inex_eval_ng`, :func:`generalized_precision`,
   :func:`eprum`, :func:`t2i` are the per-family functions.
 
-Every reading SPEC marks is a named parameter; the defaults are documented on
-each function and in the README (section "XML / focused retrieval").
+Every reading the literature leaves open is a named parameter; the defaults are
+documented on each function and in docs/xml.md ("Readings chosen").
 
 
 Architecture

@@ -39,7 +39,7 @@ def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisatio
         r_unseen = np.where(matched, r, partial)
         w = np.where(ps.covered == 0, r_unseen, np.where(full, 0.0, partial))
         gain = (1.0 - alpha) * r + alpha * w
-        # SPEC: an unseen result gains r(e_i) whatever alpha; for a passage that
+        # docs/xml.md, XCG: an unseen result gains r(e_i) whatever alpha; for a passage that
         # is not an assessed element, r(e_i) is the value of the elements inside it
         gain = np.where((ps.covered == 0) & ~matched, partial, gain)
     else:

@@ -35,11 +35,11 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     ``quantisation``: ``"auto"`` = generalised for element assessments,
     INEX 2006 (q = specificity) for passage assessments.  ``normalise``: cap the
     gain collected under an ideal element at its ideal gain.  ``maep_denominator``:
-    ``"ideal"`` (|ideal set|, SPEC default) or ``"gain_ranks"`` (number of ranks
+    ``"ideal"`` (|ideal set|, the default of docs/xml.md, XCG) or ``"gain_ranks"`` (number of ranks
     where gain was collected).  ``iep[x]`` = max ep at ranks with gr >= x on the
     grid 0, 1/points, ..., 1.  ``seen``: when a result (or, in the recursion,
     an assessed element) counts as completely seen: ``"ancestor"`` (default,
-    SPEC's rule: it or an ancestor was retrieved before; text covered only by
+    docs/xml.md, XCG: it or an ancestor was retrieved before; text covered only by
     several descendants is then partially seen) or ``"overlap"`` (overlap = 1:
     all its text was retrieved before, by whatever results).  Topics with an empty ideal set are left out.
     """

@@ -189,8 +189,8 @@ def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = No
 
 def t2i(qrels: XmlQrels, run: XmlRun, *, tolerance: int = 500, cutoffs: Sequence[int] = (5, 10, 25, 50),
         complete: bool = False) -> Dict[str, Dict[str, float]]:
-    """Tolerance to irrelevance (de Vries, Kazai & Lalmas 2004), as SPEC
-    operationalises it: for each result in rank order the user starts reading
+    """Tolerance to irrelevance (de Vries, Kazai & Lalmas 2004), as
+    docs/xml.md, T2I operationalises it: for each result in rank order the user starts reading
     at its start offset and reads forward through the document until
     ``tolerance`` consecutive non-relevant characters have been read (those
     included) or the document ends (the document length from the qrels; the

@@ -110,7 +110,7 @@ def read_fol_run(
     ``qrels`` given, offsets are checked against the known document lengths;
     ``unknown_docs="error"`` also rejects documents the qrels do not know
     (default ``"ignore"``: they are non-relevant text).  ``order``: ``"trec"``
-    (default, SPEC §0: rsv descending, ties by document id descending, then file
+    (default, docs/conventions.md, run order: rsv descending, ties by document id descending, then file
     order; the rank column is ignored), ``"rank"`` (rank column ascending, ties by
     file order), ``"score"`` (rsv descending, ties by file order) or ``"input"``.
     """
