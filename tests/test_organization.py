@@ -277,10 +277,10 @@ def test_kernel_matches_reference_many_topics():
     r = RS(gold, system)
     for t, ref in refs.items():
         for k, v in zip(KEYS, ref):
-            assert r.per_topic[t][k] == pytest.approx(v, abs=1e-12)
+            assert r.per_query[t][k] == pytest.approx(v, abs=1e-12)
     for k in KEYS:
-        assert r[k] == pytest.approx(np.mean([r.per_topic[t][k] for t in refs]))
-    f = r.per_topic["q0"]
+        assert r[k] == pytest.approx(np.mean([r.per_query[t][k] for t in refs]))
+    f = r.per_query["q0"]
     R, S = f["R_priority"], f["S_priority"]
     assert f["F_priority"] == pytest.approx(2 * R * S / (R + S) if R + S else 0.0)
 
@@ -494,7 +494,7 @@ def test_read_clusters_and_labels():
     lg = irscore.read_organization(DATA / "labels_gold.txt", format="labels")
     ls = irscore.read_organization(DATA / "labels_system.txt", format="labels")
     f = irscore.filtering_rs(lg, ls)
-    assert f.per_topic["f1"]["R"] == pytest.approx(10 / 21)
+    assert f.per_query["f1"]["R"] == pytest.approx(10 / 21)
     assert f["S"] == pytest.approx(0.41667, abs=5e-6)
 
 

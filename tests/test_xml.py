@@ -60,7 +60,7 @@ def test_files_match_in_memory():
     # topic 2: Trel 200, run d3[0,700) (nothing), d1[100,300) (100 relevant of 200)
     assert r["MAiP"]["2"] == pytest.approx((100 / 900) * 51 / 101, abs=1e-12)
     assert q.bep[("1", "d1")] == 200
-    assert run.runid == "myrun"
+    assert run.run_id == "myrun"
 
 
 # ---------------------------------------------------------------------------

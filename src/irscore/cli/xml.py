@@ -94,7 +94,7 @@ def run(args: Any) -> int:
     if fams & {"precall", "inex_eval"} and args.collection_size is not None:
         options["collection_size"] = args.collection_size
     if "gp" in fams:
-        options["beta_ric"] = args.ric_beta
+        options["ric_beta"] = args.ric_beta
         options["bep_distance"] = args.bep_distance
     if "t2i" in fams:
         options["tolerance"] = args.tolerance
@@ -111,7 +111,7 @@ def run(args: Any) -> int:
             for n in names:
                 if t in res[n]:
                     out.write(format_line(n, t, res[n][t]) + "\n")
-    out.write(format_line("runid", "all", run_.runid) + "\n")
+    out.write(format_line("runid", "all", run_.run_id) + "\n")
     for n in names:
         vals = list(res[n].values())
         out.write(format_line(n, "all", float(sum(vals) / len(vals)) if vals else 0.0) + "\n")

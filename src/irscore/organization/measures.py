@@ -63,7 +63,7 @@ def reliability_sensitivity(
 
     Returns an :class:`RSResult`: the means of ``R_priority``, ``S_priority``,
     ``F_priority``, ``R_relatedness``, ``S_relatedness``, ``F_relatedness`` over the
-    topics, and ``per_topic`` values.
+    topics, and ``per_query`` values.
     """
     if weights not in ("ranking", "uniform"):
         raise ValueError(f"weights must be 'ranking' or 'uniform', got {weights!r}")

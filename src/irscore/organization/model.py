@@ -8,6 +8,8 @@ import os
 
 import numpy as np
 
+from irscore.core.deprecation import warn_deprecated
+
 from irscore import _trec_io
 
 
@@ -38,15 +40,22 @@ _Topic = Tuple[Tuple[Tuple[DocId, ...], ...], ...]
 class RSResult(Dict[str, float]):
     """Mean value of each measure over the topics (a ``dict`` name -> float).
 
-    ``per_topic`` maps each topic to its own ``{name: value}``; measure names are
-    also readable as attributes (``result.R_priority``).
+    ``per_query`` maps each topic to its own ``{name: value}``; measure names are
+    also readable as attributes (``result.R_priority``).  ``per_topic`` is the
+    deprecated spelling of ``per_query``.
     """
 
-    per_topic: Dict[str, Dict[str, float]]
+    per_query: Dict[str, Dict[str, float]]
 
-    def __init__(self, means: Mapping[str, float], per_topic: Dict[str, Dict[str, float]]) -> None:
+    def __init__(self, means: Mapping[str, float], per_query: Dict[str, Dict[str, float]]) -> None:
         super().__init__(means)
-        self.per_topic = per_topic
+        self.per_query = per_query
+
+    @property
+    def per_topic(self) -> Dict[str, Dict[str, float]]:
+        """Deprecated spelling of :attr:`per_query`."""
+        warn_deprecated("RSResult.per_topic", "RSResult.per_query")
+        return self.per_query
 
     def __getattr__(self, name: str) -> float:
         try:
@@ -56,7 +65,7 @@ class RSResult(Dict[str, float]):
 
     def __repr__(self) -> str:
         inner = ", ".join("%s=%.4f" % (k, v) for k, v in self.items())
-        return "RSResult(%s; %d topics)" % (inner, len(self.per_topic))
+        return "RSResult(%s; %d topics)" % (inner, len(self.per_query))
 
 
 def _harmonic(r: float, s: float) -> float:

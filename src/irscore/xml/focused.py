@@ -6,6 +6,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from irscore import _xml
+from irscore.core.deprecation import warn_deprecated
 from irscore.xml.align import align_run, run_pass
 from irscore.xml.context import EvalContext
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
@@ -51,8 +52,8 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
 
 
 def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10, 25, 50), alpha: float = 1.0,
-            trel: Union[str, Mapping[str, float]] = "highlighted", beta: float = 1.0,
-            complete: bool = False) -> Dict[str, Dict[str, float]]:
+            trel: Union[str, Mapping[str, float]] = "highlighted", hix_beta: float = 1.0,
+            complete: bool = False, beta: Optional[float] = None) -> Dict[str, Dict[str, float]]:
     """HiXEval P@k, R@k and F@k per topic (``hixP@k``, ``hixR@k``, ``hixF@k``).
 
     rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
@@ -63,12 +64,16 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     assessments) or a mapping topic -> Trel.  With element-only assessments
     (INEX 2005-06) rsize(e_i) = spe * size of the assessed element equal to
     e_i (0 for other spans).
-    F is the F-beta of P and R (``beta=1``: harmonic mean).
+    F is the F-beta of P and R (``hix_beta=1``: harmonic mean; ``beta`` is
+    its deprecated spelling).
     """
+    if beta is not None:
+        warn_deprecated("hixeval(beta=)", "hix_beta=")
+        hix_beta = beta
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
                    ideal_overlap="ancestor", normalise=False, complete=complete, use_elements=False)
     names = [f"hix{x}@{k}" for k in cutoffs for x in "PRF"]
-    return compute_focused(ctx, names, trel=trel, beta=beta)
+    return compute_focused(ctx, names, trel=trel, beta=hix_beta)
 
 
 def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, bucketing: str = "exact",

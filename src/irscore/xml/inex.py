@@ -5,6 +5,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from irscore.core.deprecation import warn_deprecated
 from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
 from irscore.xml.model import Quantisation, Span, XmlQrels, XmlRun, EMPTY_F, I64
@@ -117,25 +118,29 @@ def inex_eval_ng(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 1
 
 
 def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cutoffs: Sequence[int] = (5, 10, 25, 50),
-                          beta: float = 0.25, bep_distance: int = 500, complete: bool = False) -> Dict[str, Dict[str, float]]:
+                          ric_beta: float = 0.25, bep_distance: int = 500, complete: bool = False,
+                          beta: Optional[float] = None) -> Dict[str, Dict[str, float]]:
     """Relevant-in-Context / Best-in-Context (INEX 2007+): ``gP_<task>@k`` and
     ``MAgP_<task>`` (per topic: AgP).
 
     Articles are ranked by their first result.  RiC: an article scores the
-    F-beta (``beta=0.25``) of the character precision and recall of all its
+    F-beta (``ric_beta=0.25``; ``beta`` is its deprecated spelling) of the character precision and recall of all its
     retrieved text.  BiC: the entry point is the start of the article's first
     result; score = 1 - |x - bep| / n if closer than n = ``bep_distance``
     characters to the best entry point, else 0.  gP[r] = mean score of the
     first r articles; AgP = sum of gP[r] at relevant articles / number of
     relevant articles (articles with highlighted text).
     """
+    if beta is not None:
+        warn_deprecated("generalized_precision(beta=)", "ric_beta=")
+        ric_beta = beta
     if task not in ("RiC", "BiC"):
         raise ValueError(f"task must be 'RiC' or 'BiC', got {task!r}")
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)
     names = [f"gP_{task}@{k}" for k in cutoffs] + [f"MAgP_{task}"]
     return compute_extra(ctx, names, {n: measure_family(n) for n in names},
-                          {"beta_ric": beta, "bep_distance": bep_distance})
+                         {"ric_beta": ric_beta, "bep_distance": bep_distance})
 
 
 Navigation = Callable[[Span, Span], float]
@@ -205,7 +210,7 @@ def t2i(qrels: XmlQrels, run: XmlRun, *, tolerance: int = 500, cutoffs: Sequence
     return compute_extra(ctx, names, {n: measure_family(n) for n in names}, {"tolerance": tolerance})
 
 
-_EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "beta_ric", "bep_distance",
+_EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "ric_beta", "bep_distance",
                   "navigation", "eprum_points", "tolerance"}
 
 
@@ -287,7 +292,7 @@ def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
     """Generalized precision gP/MAgP (RiC, BiC)."""
     al = ctx.al
     res: Dict[str, Dict[str, float]] = {}
-    beta = float(options.get("beta_ric", 0.25))
+    beta = float(options.get("ric_beta", 0.25))
     nbep = options.get("bep_distance", 500)
     if not beta > 0:
         raise ValueError(f"beta must be positive, got {beta!r}")

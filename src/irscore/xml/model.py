@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from irscore.core.deprecation import warn_deprecated
+
 from irscore import _xml
 
 
@@ -144,19 +146,50 @@ class XmlRun:
     start: np.ndarray
     end: np.ndarray
     score: np.ndarray
-    runid: str = "run"
+    run_id: str = "run"
 
     def __post_init__(self) -> None:
         self.topic_index: Dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+
+    @property
+    def runid(self) -> str:
+        """Deprecated spelling of :attr:`run_id`."""
+        warn_deprecated("XmlRun.runid", "XmlRun.run_id")
+        return self.run_id
 
     @classmethod
     def from_spans(
         cls,
         spans: Mapping[str, Sequence[Span]],
-        runid: str = "run",
+        run_id: str = "run",
         allow_overlap: bool = True,
+        *,
+        runid: Optional[str] = None,
     ) -> "XmlRun":
-        """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1)."""
+        """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1).
+
+        Parameters
+        ----------
+        spans : mapping
+            Topic -> ranked spans ``(doc, start, end)`` (half-open character offsets).
+        run_id : str, default "run"
+            The run's name (``runid`` is its deprecated spelling).
+        allow_overlap : bool, default True
+            False declares the run non-overlapping: overlapping spans of a
+            topic are then an error.
+
+        Returns
+        -------
+        XmlRun
+
+        Raises
+        ------
+        TypeError, ValueError
+            A malformed span, or overlapping spans when ``allow_overlap=False``.
+        """
+        if runid is not None:
+            warn_deprecated("XmlRun.from_spans(runid=)", "run_id=")
+            run_id = runid
         di = DocIndex()
         topics, counts, docs, starts, ends = [], [], [], [], []
         for topic, lst in spans.items():
@@ -176,7 +209,7 @@ class XmlRun:
             np.asarray(starts, dtype=I64).reshape(n),
             np.asarray(ends, dtype=I64).reshape(n),
             -np.arange(n, dtype=np.float64),
-            runid,
+            run_id,
         )
         if not allow_overlap:
             check_no_overlap(run, None, None)

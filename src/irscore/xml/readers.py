@@ -456,7 +456,7 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
             lst.sort(key=lambda x: (x[1], x[2]))
         ordered[tid] = [x[3] for x in lst]
         rsv.extend(-x[1] for x in lst)
-    run = XmlRun.from_spans(ordered, runid=st["runid"])
+    run = XmlRun.from_spans(ordered, run_id=st["runid"])
     # keep the RSVs: equal RSVs form inex_eval's tie groups
     run.score = np.asarray(rsv, dtype=np.float64).reshape(len(rsv))
     return run
