@@ -35,7 +35,9 @@ imports only the layers above it:
 - ``context``   the evaluation context (everything an evaluation computes once)
 - ``names``     the measure-name grammar (``iP[0.01]``, ``nxCG@10``, ...)
 - ``focused``   overlap, XCG, HiXEval, interpolated precision
-- ``inex``      inex_eval, inex_eval_ng, gP/MAgP, EPRUM, T2I
+- ``inex_values``  per-topic values of the INEX families, one function per
+                family behind a dispatch table; the GR/EPRUM navigation model
+- ``inex``      inex_eval, inex_eval_ng, gP/MAgP, EPRUM, T2I (public functions)
 - ``evaluation``  :func:`evaluate`, every family in one pass
 
 This ``__init__`` only re-exports the public names.
@@ -45,7 +47,8 @@ from irscore.xml.readers import read_passage_qrels, read_fol_run, read_element_t
 from irscore.xml.ideal import quantise, ideal_recall_base
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 from irscore.xml.focused import overlap, xcg, hixeval, interpolated_precision
-from irscore.xml.inex import inex_eval, inex_eval_ng, generalized_precision, Navigation, default_navigation, eprum, t2i
+from irscore.xml.inex import inex_eval, inex_eval_ng, generalized_precision, eprum, t2i
+from irscore.xml.inex_values import Navigation, default_navigation
 from irscore.xml.evaluation import evaluate
 
 __all__ = [

@@ -8,7 +8,7 @@ import numpy as np
 from irscore.core.deprecation import warn_deprecated
 from irscore.xml.context import EvalContext
 from irscore.xml.focused import compute_focused
-from irscore.xml.inex import Navigation, compute_extra
+from irscore.xml.inex_values import Navigation, compute_extra
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 
