@@ -60,7 +60,17 @@ UNJUDGED: Tuple[str, ...] = ("nonrel", "condensed")
 
 @dataclass(frozen=True)
 class CRPCurve:
-    """One query's relative positions and CRP curve, with its scalars."""
+    """One query's relative positions and CRP curve, with its scalars.
+
+    Attributes
+    ----------
+    rp, crp : ndarray of int64
+        RP(j) and CRP(j) for j = 1..len.
+    R : int
+        Recall base (judged documents with grade >= the level).
+    loss, worst_loss, recovery, balance, turnaround : float
+        The scalars (docs/crp.md).
+    """
 
     rp: np.ndarray          # int64, RP(j) for j = 1..len
     crp: np.ndarray         # int64, CRP(j)
@@ -90,7 +100,37 @@ def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, rel
     :class:`irscore.core.joined.Joined`: ``rel`` int32 grades in rank order, -1
     unjudged, -2 judged negative; CSR ``offsets``; ``levels`` (n_queries,
     max_grade + 1) judged documents per grade).  Returns ``{name: float64
-    array (n_queries,)}`` for :data:`MEASURES`."""
+    array (n_queries,)}`` for :data:`MEASURES`.
+
+    Parameters
+    ----------
+    rel : ndarray of int32
+        Grades in rank order (-1 not judged, -2 judged negative), CSR layout.
+    offsets : ndarray of int64
+        CSR offsets: query q is ``offsets[q]:offsets[q+1]``.
+    levels : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents per grade (the judged pool, retrieved or not).
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    check_inputs : bool, default True
+        Validate the arrays (False: the caller guarantees them).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name: float64 array (n_queries,)}`` for :data:`MEASURES`.
+
+    Raises
+    ------
+    ValueError
+        Malformed arrays or options.
+    """
     level = check_level(relevance_level)
     condensed, pad, matters = _check_options(unjudged, pad_to, variant)
     if check_inputs:
@@ -106,7 +146,35 @@ def curves_from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray,
                        ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RP and CRP of every query as flat int64 arrays with CSR offsets:
     query q's curve is ``crp[curve_offsets[q]:curve_offsets[q + 1]]``.
-    Returns ``(rp, crp, curve_offsets)``."""
+    Returns ``(rp, crp, curve_offsets)``.
+
+    Parameters
+    ----------
+    rel : ndarray of int32
+        Grades in rank order (-1 not judged, -2 judged negative), CSR layout.
+    offsets : ndarray of int64
+        CSR offsets: query q is ``offsets[q]:offsets[q+1]``.
+    levels : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents per grade (the judged pool, retrieved or not).
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    check_inputs : bool, default True
+        Validate the arrays (False: the caller guarantees them).
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(rp, crp, curve_offsets)``: flat int64 arrays, query q's curve is ``crp[curve_offsets[q]:curve_offsets[q + 1]]``.
+
+    Raises
+    ------
+    ValueError
+        Malformed arrays or options.
+    """
     level = check_level(relevance_level)
     condensed, pad, _ = _check_options(unjudged, pad_to, "default")
     if check_inputs:
@@ -147,6 +215,35 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     ``max_docs`` cuts each ranking (trec_eval ``-M``); ``complete`` (``-c``)
     adds qrels queries without a ranking as empty rankings (empty curves
     unless ``pad_to``).
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        As in :func:`irscore.evaluate`.
+    run : Run, dict, DataFrame or path
+        As in :func:`irscore.evaluate`.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    max_docs : int, optional
+        Cut each ranking to this many documents (trec_eval ``-M``).
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to CRPCurve
+        Per query (trec_eval's query order).
+
+    Raises
+    ------
+    ValueError
+        Bad options or inputs.
     """
     level = check_level(relevance_level)
     _check_options(unjudged, pad_to, variant)

@@ -114,6 +114,40 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     E, ``error_ln``, their worst-order maxima, ``signed_error``).  Raises
     ``ValueError`` when N is smaller than a query's retrieved documents plus
     its judged documents not retrieved.
+
+    Parameters
+    ----------
+    rel : ndarray of int32
+        Grades in rank order (-1 not judged, -2 judged negative), CSR layout.
+    scores : ndarray of float64
+        Scores in rank order, non-increasing within a query (equal adjacent scores
+        form a tie group).
+    offsets : ndarray of int64
+        CSR offsets: query q is ``offsets[q]:offsets[q+1]``.
+    levels : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents per grade (the judged pool, retrieved or not).
+    N : int or array_like of int
+        Collection size, one or one per query.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    graded : bool, default False
+        Graded reading (docs/rocchio.md).
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    query_ids : sequence of str, optional
+        Query names for error messages.
+    check_inputs : bool, default True
+        Validate the arrays (False: the caller guarantees them).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name: float64 array (n_queries,)}`` for :data:`MEASURES` and :data:`ERRORS`.
+
+    Raises
+    ------
+    ValueError
+        Malformed arrays or options, or ``N`` smaller than a query's retrieved plus judged-not-retrieved documents.
     """
     level = check_level(relevance_level)
     smart = _check_variant(variant) == "smart1966"

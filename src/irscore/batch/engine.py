@@ -170,6 +170,44 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     always run, and the kernel checks every row's range again.
     ``n_jobs``: threads (default: all cores for batches of at least 200,000
     candidates, else one); results do not depend on it.
+
+    Parameters
+    ----------
+    scores : array_like
+        Scores, 2-D ``(n_queries, n_candidates)`` or 1-D with ``offsets``.
+    labels : array_like
+        Relevance labels, same shape as ``scores``.
+    measures : str or sequence of str
+        One name or a list (names of :mod:`irscore.core.measures` and the registered
+        families).
+    lengths : array_like of int, optional, keyword-only
+        Valid candidates of each row of 2-D input.
+    offsets : array_like of int, optional, keyword-only
+        CSR offsets of 1-D input.
+    n_relevant : array_like of int, optional
+        The judged set: 1-D relevant documents per query, or 2-D judged documents
+        per grade (see the module documentation).
+    ties : {'trec', 'input', 'average'}, default 'trec'
+        Order of equal scores, or the expected value over their orders.
+    relevance_level : float, optional
+        Label threshold of relevance (default 1 for integer labels, label > 0 for
+        float labels).
+    check_inputs : bool, default True
+        False skips the checks that only protect the meaning of the result (the
+        memory-safety checks always run).
+    n_jobs : int, optional
+        Threads: ``None``/-1 all cores for large inputs, a positive int exactly that
+        many; results do not depend on it.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name as asked: float64 array (n_queries,)}``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed arrays (a GPU tensor included), unknown measures, bad options.
     """
     if ties not in _TIE_CODE:
         raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")

@@ -43,6 +43,18 @@ class RSResult(Dict[str, float]):
     ``per_query`` maps each topic to its own ``{name: value}``; measure names are
     also readable as attributes (``result.R_priority``).  ``per_topic`` is the
     deprecated spelling of ``per_query``.
+
+    Parameters
+    ----------
+    means : mapping of str to float
+        Mean value of each measure over the topics.
+    per_query : dict
+        ``{topic: {measure: value}}``.
+
+    Attributes
+    ----------
+    per_query : dict
+        ``{topic: {measure: value}}``.
     """
 
     per_query: Dict[str, Dict[str, float]]
@@ -153,6 +165,20 @@ class Organization:
     each a list of clusters, each a collection (list, tuple, set) of document ids
     (``str`` or ``int``).  Documents not listed form the long tail.  Empty topics,
     levels or clusters and a document twice in one cluster are errors.
+
+    Parameters
+    ----------
+    data : nested lists or mapping
+        Levels of clusters of document ids (one topic), or ``{topic: levels}``.
+    topic : str, optional
+        The topic name of plain nested lists (default ``"1"``).
+    name : str
+        A label used in messages.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed levels, clusters or document ids.
     """
 
     __slots__ = ("_topics", "_enc", "_key_cache", "_labels", "name")

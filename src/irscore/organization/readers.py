@@ -40,6 +40,26 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
     3-column files need an explicit ``clusters`` or ``labels``.  Fields are
     tab-separated (whitespace if a line has no tab); blank lines and ``#`` comments
     are skipped.  Errors name the file and line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    format : {'auto', 'tsv', 'json', 'clusters', 'labels'}
+        The file format (see the description above).
+    name : str, optional
+        Label of the organization (default: the file name).
+
+    Returns
+    -------
+    Organization
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist (the message names it).
+    ValueError
+        A malformed file (the message names the file and line).
     """
     if format not in _FORMATS:
         raise ValueError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")

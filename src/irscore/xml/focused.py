@@ -15,7 +15,18 @@ from irscore.xml.names import level_name, match_name, point_index, measure_famil
 
 def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
     """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
-    topic (0 for empty spans).  O(n log n) per topic."""
+    topic (0 for empty spans).  O(n log n) per topic.
+
+    Parameters
+    ----------
+    run : XmlRun
+        The run, in rank order.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Per topic, the overlap of each result with earlier ones.
+    """
     empty = XmlQrels.from_passages({t: [] for t in run.topics})
     al = align_run(empty, run, complete=False)
     # keep the run's own topic order
@@ -43,6 +54,44 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     docs/xml.md, XCG: it or an ancestor was retrieved before; text covered only by
     several descendants is then partially seen) or ``"overlap"`` (overlap = 1:
     all its text was retrieved before, by whatever results).  Topics with an empty ideal set are left out.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    alpha : float, default 1.0
+        Overlap penalty (1: Focused, already seen text gains nothing; 0: Thorough).
+    quantisation : str, callable or mapping
+        How (exhaustivity, specificity) becomes a relevance value: a name
+        (``generalised``, ``strict``, ``inex2006``, ...; ``auto`` picks one for the
+        assessments), a function ``f(exh, spe)`` or a mapping ``{(exh, spe):
+        value}`` (docs/xml.md, quantisation).
+    ideal_overlap : {'ancestor', 'none'}, default 'ancestor'
+        How the ideal recall base removes overlap (docs/xml.md, ideal recall base).
+    normalise : bool, default True
+        Cap the gain collected under an ideal element at its ideal gain.
+    maep_denominator : {'ideal', 'gain_ranks'}, default 'ideal'
+        MAep's denominator.
+    points : int
+        Number of recall intervals of the interpolated grid (0, 1/points, ..., 1).
+    seen : {'ancestor', 'overlap'}, default 'ancestor'
+        When a result counts as completely seen (docs/xml.md, XCG).
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
                    ideal_overlap=ideal_overlap, normalise=normalise, complete=complete, seen=seen)
@@ -66,6 +115,36 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     e_i (0 for other spans).
     F is the F-beta of P and R (``hix_beta=1``: harmonic mean; ``beta`` is
     its deprecated spelling).
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    alpha : float, default 1.0
+        Overlap penalty (1: Focused, already seen text gains nothing; 0: Thorough).
+    trel : {'highlighted', 'thorough'} or mapping
+        HiXEval's Trel: highlighted characters (Focused), rsize over every assessed
+        element (Thorough), or topic -> Trel.
+    hix_beta : float, default 1.0
+        The beta of the F-beta ``hixF@k``.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+    beta : float, optional
+        Deprecated spelling (see the parameter it renames).
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     if beta is not None:
         warn_deprecated("hixeval(beta=)", "hix_beta=")
@@ -89,6 +168,31 @@ def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, b
     once).  ``bucketing``: ``"exact"`` (R >= x tested exactly in integers) or
     ``"inex_eval"`` (level floor(points * R) in floating point, as the official
     tool).  Topics without highlighted text are left out.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    points : int
+        Number of recall intervals of the interpolated grid (0, 1/points, ..., 1).
+    bucketing : {'exact', 'inex_eval'}, default 'exact'
+        How recall levels are bucketed.
+    run_overlap : {'novel', 'count'}, default 'novel'
+        Whether text retrieved again counts again.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)

@@ -29,6 +29,37 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
     ``collection_size`` (int or topic -> int): the unretrieved units form one
     final tie group of that many units; ``None`` (default): recall levels the
     run does not reach score 0.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    quantisation : str, callable or mapping
+        How (exhaustivity, specificity) becomes a relevance value: a name
+        (``generalised``, ``strict``, ``inex2006``, ...; ``auto`` picks one for the
+        assessments), a function ``f(exh, spe)`` or a mapping ``{(exh, spe):
+        value}`` (docs/xml.md, quantisation).
+    points : int
+        Recall grid size.
+    collection_size : int or mapping, optional
+        Units in the collection (per topic when a mapping); the unretrieved ones
+        form the final tie group.
+    ties : bool, default True
+        Expected precision over tied RSVs.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap="ancestor",
                    normalise=False, complete=complete)
@@ -45,6 +76,27 @@ def inex_eval_ng(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 1
     P(k) = sum spe size (1 - overlap) / sum size (1 - overlap);
     R(k) = sum exh (1 - overlap) / sum of exh over every assessed element.
     Needs element assessments.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="generalised", ideal_overlap="ancestor",
                    normalise=False, complete=complete)
@@ -65,6 +117,35 @@ def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cu
     characters to the best entry point, else 0.  gP[r] = mean score of the
     first r articles; AgP = sum of gP[r] at relevant articles / number of
     relevant articles (articles with highlighted text).
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    task : {'RiC', 'BiC'}, default 'RiC'
+        Relevant-in-Context or Best-in-Context.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    ric_beta : float, default 0.25
+        The beta of the Relevant-in-Context article score.
+    bep_distance : int, default 500
+        Best-in-Context distance n in characters.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+    beta : float, optional
+        Deprecated spelling (see the parameter it renames).
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     if beta is not None:
         warn_deprecated("generalized_precision(beta=)", "ric_beta=")
@@ -92,6 +173,39 @@ def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = No
     and K(l) the first rank at which the discovered ideal gain reaches
     l sum g (infinite, i.e. ratio 0, if never); the expectation is exact, by
     dynamic programming over the independent discovery events.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    navigation : callable, optional
+        ``nav(result_span, ideal_span) -> probability`` (default
+        :func:`default_navigation`).
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    points : int
+        Recall grid size.
+    quantisation : str, callable or mapping
+        How (exhaustivity, specificity) becomes a relevance value: a name
+        (``generalised``, ``strict``, ``inex2006``, ...; ``auto`` picks one for the
+        assessments), a function ``f(exh, spe)`` or a mapping ``{(exh, spe):
+        value}`` (docs/xml.md, quantisation).
+    ideal_overlap : {'ancestor', 'none'}, default 'ancestor'
+        How the ideal recall base removes overlap (docs/xml.md, ideal recall base).
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap=ideal_overlap,
                    normalise=False, complete=complete)
@@ -111,6 +225,29 @@ def t2i(qrels: XmlQrels, run: XmlRun, *, tolerance: int = 500, cutoffs: Sequence
     first time; effort = characters read (re-reading counts).
     ``T2IP@k`` = cumulated gain / cumulated effort, ``T2IR@k`` = cumulated
     gain / Trel.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    tolerance : int, default 500
+        Consecutive non-relevant characters tolerated before the reader stops.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)

@@ -83,7 +83,27 @@ def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sib
     ``p_ancestor`` when x is an ancestor of the result (contains it: the user
     navigates up); ``p_descendant`` when x lies inside the result (the user
     navigates down); ``p_sibling`` for any other x of the same document; 0
-    across documents."""
+    across documents.
+
+    Parameters
+    ----------
+    p_ancestor : float
+        P(result ~> an ideal element containing it).
+    p_descendant : float
+        P(result ~> an ideal element inside it).
+    p_sibling : float
+        P(result ~> another ideal element of its document).
+
+    Returns
+    -------
+    callable
+        ``nav(result_span, ideal_span) -> probability``.
+
+    Raises
+    ------
+    ValueError
+        A probability outside [0, 1].
+    """
     for v, nm in ((p_ancestor, "p_ancestor"), (p_descendant, "p_descendant"), (p_sibling, "p_sibling")):
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{nm} must lie in [0, 1], got {v!r}")

@@ -58,6 +58,17 @@ class XmlQrels:
     exhaustivity and specificity in [0, 1] (``el_*``; ``el_small`` marks
     INEX 2005 "too small" elements).  ``doclen[code]`` is the document length
     (-1 if unknown), ``bep[(topic, doc)]`` the best entry point.
+
+    Attributes
+    ----------
+    topics, docs : list of str
+        Topic and document names (documents are coded by position).
+    hl_* : ndarray
+        Highlighted passages per topic (CSR ``hl_off``).
+    el_* : ndarray
+        Assessed elements per topic (CSR ``el_off``) with exhaustivity and specificity.
+
+    Build it with :meth:`from_passages`, :meth:`from_elements` or a reader.
     """
 
     topics: List[str]
@@ -137,7 +148,21 @@ class XmlQrels:
 
 @dataclass
 class XmlRun:
-    """A ranked list of spans per topic (CSR ``off``), already in rank order."""
+    """A ranked list of spans per topic (CSR ``off``), already in rank order.
+
+    Attributes
+    ----------
+    topics, docs : list of str
+        Topic and document names.
+    off : ndarray of int64
+        CSR offsets of each topic's results.
+    doc, start, end, score : ndarray
+        Document code, span and score of each result, in rank order.
+    run_id : str
+        The run's name.
+
+    Build it with :meth:`from_spans` or a reader.
+    """
 
     topics: List[str]
     docs: List[str]
