@@ -1,4 +1,5 @@
-"""Reading the batch's arrays: numpy arrays, CPU tensors (torch, DLPack) and anything numpy can view, as scores, labels and integer vectors, without a copy when the dtype allows."""
+"""Reading the batch's arrays: numpy arrays, CPU tensors (torch, DLPack) and anything numpy
+can view, as scores, labels and integer vectors, without a copy when the dtype allows."""
 from __future__ import annotations
 
 from typing import Any, Optional

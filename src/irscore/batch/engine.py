@@ -1,18 +1,19 @@
-"""The batch evaluation: measure plans, the native batch kernel, and the trec_eval and registered families through the ranked lists of the core."""
+"""The batch evaluation: measure plans, the native batch kernel, and the trec_eval and
+registered families through the ranked lists of the core."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore.core.registry import EXTERNAL, family_values
-from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
-from irscore.core.joined import Joined, MAX_GRADE, ResultCache, rank_order, relevance_codes
 from irscore import _batch, _ranking
 from irscore.batch.arrays import as_array, int_vector, label_array, score_array
+from irscore.core.joined import Joined, MAX_GRADE, ResultCache, rank_order, relevance_codes
+from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
+from irscore.core.registry import EXTERNAL, family_values
 
 
 TIES = ("trec", "input", "average")

@@ -1,4 +1,5 @@
-"""One function per measure (``ndcg``, ``average_precision``, ...): shortcuts to :func:`irscore.batch.evaluate`."""
+"""One function per measure (``ndcg``, ``average_precision``, ...): shortcuts to
+:func:`irscore.batch.evaluate`."""
 from __future__ import annotations
 
 from typing import Any, Optional

@@ -41,8 +41,13 @@ only those above it):
 
 This ``__init__`` only re-exports the public names.
 """
-from irscore.organization.model import DocId, Cluster, Levels, OrganizationLike, PathLike, DEFAULT_TOPIC, RS_MEASURES, RSResult, Organization
-from irscore.organization.measures import position_weights, reliability_sensitivity, filtering_rs, bcubed, extended_bcubed
+from irscore.organization.model import (
+    DocId, Cluster, Levels, OrganizationLike, PathLike, DEFAULT_TOPIC, RS_MEASURES, RSResult,
+    Organization
+)
+from irscore.organization.measures import (
+    position_weights, reliability_sensitivity, filtering_rs, bcubed, extended_bcubed
+)
 from irscore.organization.readers import read_organization
 
 __all__ = [

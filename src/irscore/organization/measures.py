@@ -1,14 +1,19 @@
-"""Reliability & Sensitivity and its special cases: position weights, :func:`reliability_sensitivity`, :func:`filtering_rs`, :func:`bcubed`, :func:`extended_bcubed`."""
+"""Reliability & Sensitivity and its special cases: position weights,
+:func:`reliability_sensitivity`, :func:`filtering_rs`, :func:`bcubed`,
+:func:`extended_bcubed`."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
 import math
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
 from irscore import _organization
 from irscore.organization.align import aligned_topics, pair_arrays
-from irscore.organization.model import DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, as_org, check_doc, check_label, rs_result
+from irscore.organization.model import (
+    DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, as_org, check_doc, check_label,
+    rs_result
+)
 
 
 # ---------------------------------------------------------------------------

@@ -1,16 +1,16 @@
-"""Document organizations: :class:`Organization` (priority levels of clusters per topic), its checks, and the result type :class:`RSResult`."""
+"""Document organizations: :class:`Organization` (priority levels of clusters per topic),
+its checks, and the result type :class:`RSResult`."""
 from __future__ import annotations
 
-from typing import Any, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 import itertools
 import math
 import os
+from typing import Any, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore.core.deprecation import warn_deprecated
-
 from irscore import _trec_io
+from irscore.core.deprecation import warn_deprecated
 
 
 DocId = Union[str, int]

@@ -1,9 +1,9 @@
 """Organization files: TSV, JSON, flat clusters and filtering labels (:func:`read_organization`)."""
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple
 import json
 import os
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from irscore.core.files import open_text
 from irscore.organization.model import Organization, PathLike

@@ -43,7 +43,10 @@ imports only the layers above it:
 This ``__init__`` only re-exports the public names.
 """
 from irscore.xml.model import Span, Quantisation, XmlQrels, XmlRun
-from irscore.xml.readers import read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes, read_inex_assessments, read_inex_run
+from irscore.xml.readers import (
+    read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes,
+    read_inex_assessments, read_inex_run
+)
 from irscore.xml.ideal import quantise, ideal_recall_base
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 from irscore.xml.focused import overlap, xcg, hixeval, interpolated_precision

@@ -1,4 +1,5 @@
-"""The evaluation context: everything one evaluation needs, computed once (alignment, ideal sets, gains)."""
+"""The evaluation context: everything one evaluation needs, computed once (alignment, ideal
+sets, gains)."""
 from __future__ import annotations
 
 from typing import Iterable, Tuple
@@ -8,7 +9,7 @@ import numpy as np
 from irscore import _xml
 from irscore.xml.align import Aligned, Pass, align_run, gather, run_pass
 from irscore.xml.ideal import element_q, ideal_arrays, quantise
-from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
+from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Focused-retrieval measures: overlap, XCG (nxCG, ep/gr, MAep), HiXEval, interpolated precision (iP, MAiP)."""
+"""Focused-retrieval measures: overlap, XCG (nxCG, ep/gr, MAep), HiXEval, interpolated
+precision (iP, MAiP)."""
 from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Sequence, Union
@@ -9,8 +10,8 @@ from irscore import _xml
 from irscore.core.deprecation import warn_deprecated
 from irscore.xml.align import align_run, run_pass
 from irscore.xml.context import EvalContext
-from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
-from irscore.xml.names import level_name, match_name, point_index, measure_family
+from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
+from irscore.xml.names import level_name, match_name, measure_family, point_index
 
 
 def overlap(run: XmlRun) -> Dict[str, np.ndarray]:

@@ -6,7 +6,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.model import Quantisation, XmlQrels, I64, csr
+from irscore.xml.model import I64, Quantisation, XmlQrels, csr
 
 
 # ---------------------------------------------------------------------------

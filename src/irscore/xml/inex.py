@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Optional, Sequence, Union
 
+from irscore.core.deprecation import warn_deprecated
 from irscore.xml.context import EvalContext
+from irscore.xml.inex_values import Navigation, compute_extra
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun
 from irscore.xml.names import level_name, measure_family
-from irscore.core.deprecation import warn_deprecated
-from irscore.xml.inex_values import Navigation, compute_extra
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +157,6 @@ def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cu
     names = [f"gP_{task}@{k}" for k in cutoffs] + [f"MAgP_{task}"]
     return compute_extra(ctx, names, {n: measure_family(n) for n in names},
                          {"ric_beta": ric_beta, "bep_distance": bep_distance})
-
 
 
 def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = None,

@@ -1,13 +1,15 @@
-"""Per-topic values of the INEX families (inex_eval/Precall, inex_eval_ng, gP/MAgP, GR/EPRUM, T2I): one function per family behind the dispatch table :data:`EXTRA_FAMILIES`, and the navigation model of GR/EPRUM."""
+"""Per-topic values of the INEX families (inex_eval/Precall, inex_eval_ng, gP/MAgP,
+GR/EPRUM, T2I): one function per family behind the dispatch table
+:data:`EXTRA_FAMILIES`, and the navigation model of GR/EPRUM."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from irscore.xml.model import EMPTY_F, I64, Span
 from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
+from irscore.xml.model import EMPTY_F, I64, Span
 from irscore.xml.names import match_name, point_index
 
 

@@ -1,15 +1,15 @@
-"""XML retrieval data model: spans, :class:`XmlQrels` (passages and/or assessed elements) and :class:`XmlRun`."""
+"""XML retrieval data model: spans, :class:`XmlQrels` (passages and/or assessed elements)
+and :class:`XmlRun`."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
-import math
 
 import numpy as np
 
-from irscore.core.deprecation import warn_deprecated
-
 from irscore import _xml
+from irscore.core.deprecation import warn_deprecated
 
 
 Span = Tuple[str, int, int]

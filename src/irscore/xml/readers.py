@@ -1,4 +1,5 @@
-"""XML retrieval readers: FOL runs, passage qrels, element TSV, INEX XML assessments and runs, document layouts."""
+"""XML retrieval readers: FOL runs, passage qrels, element TSV, INEX XML assessments and
+runs, document layouts."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -6,7 +7,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore.core.files import open_binary, open_text
-from irscore.xml.model import Span, XmlQrels, XmlRun, DocIndex, I64, build_qrels, check_no_overlap, csr
+from irscore.xml.model import DocIndex, I64, Span, XmlQrels, XmlRun, build_qrels, check_no_overlap, csr
 
 
 # ---------------------------------------------------------------------------
