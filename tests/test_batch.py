@@ -9,6 +9,7 @@ import pytest
 
 import irscore
 from irscore import _batch, batch
+from irscore.batch import arrays as batch_arrays
 
 MEASURES = ["nDCG@5", "nDCG@10", "nDCG", "AP", "AP@10", "P@5", "P@10", "R@10", "RR", "Rprec",
             "Success@1", "Success@5", "DCG@10", "DCG", "nDCG(gain=exp)@10", "nDCG(discount=jarvelin)@5",
@@ -354,8 +355,8 @@ def test_dtypes_orders_and_read_only():
     # integer scores are converted; float32/float64 arrays are used without a copy
     assert batch.evaluate(np.round(s * 10).astype(np.int64), lab, ["AP"])["AP"].dtype == np.float64
     a32 = s.astype(np.float32)
-    assert batch._score_array(a32) is a32
-    assert batch._label_array(lab) is lab
+    assert batch_arrays.score_array(a32) is a32
+    assert batch_arrays.label_array(lab) is lab
 
 
 def test_measure_functions_equal_evaluate():

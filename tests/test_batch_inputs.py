@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from irscore import _batch, batch
+from irscore.batch import arrays as batch_arrays
 
 S = np.array([[0.3, 0.2, 0.1], [0.5, 0.4, 0.6]])
 L = np.array([[1, 0, 2], [0, 1, 0]])
@@ -128,7 +129,7 @@ def test_torch_cpu_tensors():
         np.testing.assert_array_equal(got[m], want[m])
     # float32 CPU tensors are viewed, not copied
     t = s.detach()
-    assert np.shares_memory(batch._score_array(t), t.numpy())
+    assert np.shares_memory(batch_arrays.score_array(t), t.numpy())
     # bool and half tensors, lengths as a tensor, ragged offsets as a tensor
     got = batch.evaluate(s.detach().half(), lab > 0, ["AP"], lengths=torch.full((16,), 50))
     assert got["AP"].shape == (16,)

@@ -1,4 +1,4 @@
-"""Cumulated Relative Position (SPEC section 3): the (check) examples, an
+"""Cumulated Relative Position (docs/crp.md): the (check) examples, an
 independent reference built from the ideal vector, invariants, the MATTERS
 variant, unjudged documents, padding, the TREC / array / batch paths, bad
 input and the plot."""
@@ -93,7 +93,7 @@ def trec_pair(runs, relevant):
     return qrels, run
 
 
-# ------------------------------------------------------- SPEC (check)s
+# ------------------------------------------------------- documented (check) examples
 
 def test_seed_examples():
     runs = {"1": ["a", "b", "x", "y"], "2": ["x", "a", "b", "y"], "3": ["x", "y", "z", "a", "b"]}
@@ -295,7 +295,7 @@ def test_trec_array_and_batch_paths_agree():
         arr = crp.from_arrays(S, Y, **kw)
         for n in SCALARS:
             np.testing.assert_array_equal(arr[n], [pq[n + opts][q] for q in sorted(qrels)])
-    curves = crp.from_arrays(S, Y, curves=True)
+    curves = crp.curves_from_arrays(S, Y)
     trec = irscore.crp_curves(qrels, run)
     for q, qid in enumerate(sorted(qrels)):
         np.testing.assert_array_equal(curves[q].crp, trec[qid].crp)
@@ -344,8 +344,8 @@ def test_bad_arrays():
         crp.curves_from_ranked(np.asarray([1], dtype=np.int32), np.asarray([0, 2]), np.asarray([[0, 1]]))
     with pytest.raises(ValueError, match="unjudged"):
         irscore.crp_curves({"1": {"a": 1}}, {"1": {"a": 1.0}}, unjudged="drop")
-    with pytest.raises(ValueError, match="pool"):
-        crp.from_arrays(np.asarray([[1.0, 0.0]]), np.asarray([[1, 1]]), pool=np.asarray([[0, 1]]))
+    with pytest.raises(ValueError, match="n_relevant"):
+        crp.from_arrays(np.asarray([[1.0, 0.0]]), np.asarray([[1, 1]]), n_relevant=np.asarray([[0, 1]]))
 
 
 # ---------------------------------------------------------------- plot

@@ -1,4 +1,4 @@
-"""Reliability & Sensitivity (SPEC section 4): checks, reference implementation, peers, errors."""
+"""Reliability & Sensitivity (docs/reliability_sensitivity.md): checks, reference implementation, peers, errors."""
 from __future__ import annotations
 
 import json
@@ -21,7 +21,7 @@ RS = irscore.reliability_sensitivity
 
 
 # ---------------------------------------------------------------------------
-# quadratic reference implementation, straight from SPEC section 4
+# quadratic reference implementation, straight from docs/reliability_sensitivity.md
 # ---------------------------------------------------------------------------
 def ref_weights(levels, n, w_n, uniform):
     occ = []
@@ -151,7 +151,7 @@ def random_organization(rng: random.Random, docs: Sequence[str], max_levels=4, m
 
 
 # ---------------------------------------------------------------------------
-# SPEC (check)s
+# documented (check) examples
 # ---------------------------------------------------------------------------
 TABLE9_GOLD = [[["d1"], ["d2", "d3", "d4"]], [["d4", "d5"], ["d6", "d7"]], [["d6", "d7"]]]
 TABLE9_SYSTEMS = {
@@ -170,7 +170,7 @@ TABLE9_PRINTED = {
     4: (".95", ".85", ".96", ".74"),
     5: (".64", ".59", "1", "1"),
 }
-# SPEC section 4: documents present on one side only; the specification gives these
+# docs/reliability_sensitivity.md: documents present on one side only; the specification gives these
 TABLE9_DEVIATIONS = {(3, 1): 0.775, (4, 0): 0.990, (4, 1): 0.775}
 KEYS = ("R_priority", "S_priority", "R_relatedness", "S_relatedness")
 
@@ -220,7 +220,7 @@ def test_table9(system):
     for i, key in enumerate(KEYS):
         printed = TABLE9_PRINTED[system][i]
         if (system, i) in TABLE9_DEVIATIONS:
-            # documented deviation: not the printed value, exactly SPEC's value
+            # documented deviation: not the printed value, exactly the documented value
             assert not _printed_ok(r[key], printed), (system, key)
             assert round(r[key], 3) == TABLE9_DEVIATIONS[(system, i)], (system, key, r[key])
         else:
@@ -277,10 +277,10 @@ def test_kernel_matches_reference_many_topics():
     r = RS(gold, system)
     for t, ref in refs.items():
         for k, v in zip(KEYS, ref):
-            assert r.per_topic[t][k] == pytest.approx(v, abs=1e-12)
+            assert r.per_query[t][k] == pytest.approx(v, abs=1e-12)
     for k in KEYS:
-        assert r[k] == pytest.approx(np.mean([r.per_topic[t][k] for t in refs]))
-    f = r.per_topic["q0"]
+        assert r[k] == pytest.approx(np.mean([r.per_query[t][k] for t in refs]))
+    f = r.per_query["q0"]
     R, S = f["R_priority"], f["S_priority"]
     assert f["F_priority"] == pytest.approx(2 * R * S / (R + S) if R + S else 0.0)
 
@@ -357,7 +357,7 @@ def test_gold_against_itself(seed):
 
 
 def test_uniform_single_level_has_no_priority():
-    # flat clustering with uniform weights: no priority relation at all -> 0 (SPEC: empty factor is 0)
+    # flat clustering with uniform weights: no priority relation at all -> 0 (docs/reliability_sensitivity.md: empty factor is 0)
     r = RS([[["a", "b"], ["c"]]], [[["a", "b"], ["c"]]], weights="uniform")
     assert r["R_priority"] == 0.0 and r["S_priority"] == 0.0 and r["F_priority"] == 0.0
     assert r["R_relatedness"] == pytest.approx(1.0) and r["S_relatedness"] == pytest.approx(1.0)
@@ -494,7 +494,7 @@ def test_read_clusters_and_labels():
     lg = irscore.read_organization(DATA / "labels_gold.txt", format="labels")
     ls = irscore.read_organization(DATA / "labels_system.txt", format="labels")
     f = irscore.filtering_rs(lg, ls)
-    assert f.per_topic["f1"]["R"] == pytest.approx(10 / 21)
+    assert f.per_query["f1"]["R"] == pytest.approx(10 / 21)
     assert f["S"] == pytest.approx(0.41667, abs=5e-6)
 
 

@@ -2,7 +2,7 @@
 
 Ranking / filtering constraints use the harmonic mean of priority R and S (the
 paper's R*S); clustering constraints the harmonic mean of relatedness R and S.
-Where our reading of SPEC section 4 makes a constraint hold only under a condition,
+Where our reading of docs/reliability_sensitivity.md makes a constraint hold only under a condition,
 the condition is stated and a counterexample outside it is asserted as such.
 """
 from __future__ import annotations

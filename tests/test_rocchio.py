@@ -1,4 +1,4 @@
-"""Rocchio's indices (SPEC section 2): the (check) examples, ROC AUC equality,
+"""Rocchio's indices (docs/rocchio.md): the (check) examples, ROC AUC equality,
 an independent per-document reference, worst-order maximality, the TREC /
 array / batch paths and bad input."""
 import itertools
@@ -29,7 +29,7 @@ def average_ranks(scores):
 
 
 def ref_errors(grades, scores, pool, N, level=1, graded=False):
-    """(E, E_ln, E_max, E_ln_max) straight from SPEC section 2: per-document
+    """(E, E_ln, E_max, E_ln_max) straight from docs/rocchio.md: per-document
     positive parts, documents of one level sharing a tie group summed first;
     the worst order built explicitly.  ``grades`` in rank order (None =
     unjudged), ``pool`` = {grade: judged count}."""
@@ -126,7 +126,7 @@ def random_case(rng, k, n_extra, max_grade=3, tie_dp=1):
     return grades, scores, pool
 
 
-# ------------------------------------------------------- SPEC (check)s
+# ------------------------------------------------------- documented (check) examples
 
 TIE_QRELS = {"q": {"d1": 1, "d2": 0, "d6": 1}}
 
@@ -334,7 +334,7 @@ def test_trec_array_and_batch_paths_agree():
     for graded, variant in [(False, "default"), (True, "smart1966")]:
         opts = f"N={N},graded={graded},variant={variant}"
         pq = irscore.evaluate(qrels, run, [f"{n}({opts})" for n in NAMES], per_query=True)
-        arr = rocchio.from_arrays(np.asarray(S), np.asarray(Y), N=N, pool=np.asarray(P), graded=graded,
+        arr = rocchio.from_arrays(np.asarray(S), np.asarray(Y), N=N, n_relevant=np.asarray(P), graded=graded,
                                   variant=variant)
         for n in NAMES:
             trec = np.asarray([pq[f"{n}({opts})"][q] for q in sorted(qrels)])
@@ -355,7 +355,7 @@ def test_ragged_and_readonly_input():
     s = np.round(rng.random((5, 12)), 1)
     y = rng.integers(0, 2, (5, 12))
     dense = rocchio.from_arrays(s, y)
-    ragged = rocchio.from_arrays(s.ravel(), y.ravel(), np.arange(6) * 12)
+    ragged = rocchio.from_arrays(s.ravel(), y.ravel(), offsets=np.arange(6) * 12)
     for n in NAMES:
         np.testing.assert_array_equal(dense[n], ragged[n])
     # NaN scores mark padding in 2-D input: N defaults to the real candidates
@@ -435,7 +435,7 @@ def test_bad_arrays():
     with pytest.raises(ValueError, match="ties"):
         rocchio.from_arrays(np.zeros(3), np.zeros(3, dtype=int), ties="random")
     # an empty query: no relevant documents, NaN
-    res = rocchio.from_arrays(np.asarray([3.0, 2.0, 1.0]), np.asarray([1, 0, 0]), np.asarray([0, 0, 3]))
+    res = rocchio.from_arrays(np.asarray([3.0, 2.0, 1.0]), np.asarray([1, 0, 0]), offsets=np.asarray([0, 0, 3]))
     assert math.isnan(res["Rnorm"][0]) and res["Rnorm"][1] == 1.0
 
 

@@ -163,3 +163,24 @@ def test_native_codes_are_defined_once_and_the_stubs_match():
                 assert stub == native, f"{path.name}: {node.name}"
     native_src = "\n".join(p.read_text(encoding="utf-8") for p in (PKG.parent.parent / "csrc").rglob("*.p*"))
     assert "\nDEF " not in native_src
+
+
+def test_public_api_has_numpydoc_docstrings():
+    """The docs site's API reference is generated from these docstrings."""
+    import importlib
+    import inspect
+
+    missing = []
+    for m in ["irscore", "irscore.batch", "irscore.rocchio", "irscore.crp", "irscore.xml", "irscore.organization",
+              "irscore.plot"]:
+        mod = importlib.import_module(m)
+        for n in getattr(mod, "__all__", [n for n in dir(mod) if not n.startswith("_")]):
+            obj = getattr(mod, n, None)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            doc = inspect.getdoc(obj) or ""
+            if "Parameters\n---" not in doc and "Attributes\n---" not in doc:
+                missing.append(f"{m}.{n}")
+            elif inspect.isfunction(obj) and "Returns\n---" not in doc:
+                missing.append(f"{m}.{n} (Returns)")
+    assert missing == []

@@ -1,4 +1,4 @@
-"""XML / focused retrieval measures (SPEC section 5): check examples, hand-worked
+"""XML / focused retrieval measures (docs/xml.md): check examples, hand-worked
 cases with nesting and overlap, invariants, brute-force references, bad input."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ DATA = Path(__file__).parent / "data" / "xml"
 
 
 # ---------------------------------------------------------------------------
-# SPEC (check) examples
+# documented (check) examples
 # ---------------------------------------------------------------------------
 
 def article_example():
@@ -60,7 +60,7 @@ def test_files_match_in_memory():
     # topic 2: Trel 200, run d3[0,700) (nothing), d1[100,300) (100 relevant of 200)
     assert r["MAiP"]["2"] == pytest.approx((100 / 900) * 51 / 101, abs=1e-12)
     assert q.bep[("1", "d1")] == 200
-    assert run.runid == "myrun"
+    assert run.run_id == "myrun"
 
 
 # ---------------------------------------------------------------------------
@@ -535,11 +535,11 @@ def test_element_tsv_and_inex_xml_agree(tmp_path):
 
 
 # ---------------------------------------------------------------------------
-# XCG (element assessments) against a direct reading of SPEC's recursive gain
+# XCG (element assessments) against a direct reading of the recursive gain of docs/xml.md
 # ---------------------------------------------------------------------------
 
 def brute_xcg_gains(elements, run, alpha, ideal, seen_rule="overlap"):
-    """rv(e_i) per SPEC: r if unseen; (1 - alpha) r if fully seen; else
+    """rv(e_i) per docs/xml.md: r if unseen; (1 - alpha) r if fully seen; else
     alpha * sum_c rv(c)|c| / |e_i| + (1 - alpha) r over the maximal assessed
     elements c strictly inside e_i (recursively); then the cap under ideal
     elements.  O(n^2) over character sets."""
@@ -713,7 +713,7 @@ def test_ideal_recall_base_matches_definition(seed):
 
 
 def test_hixeval_with_element_assessments():
-    # the SPEC article example as INEX 2005-style element assessments:
+    # the article example of docs/xml.md as INEX 2005-style element assessments:
     # spe = rsize / size for highlighted [200,500) and [600,800)
     rsize = {(0, 1000): 500, (0, 600): 300, (0, 200): 0, (200, 400): 200, (400, 600): 100,
              (600, 1000): 200, (600, 800): 200, (800, 1000): 0}

@@ -164,10 +164,10 @@ def test_complete_with_an_empty_run():
 
 
 def test_review_fixes_points_rsv_unseen_passage_seen_default(tmp_path):
-    """Found by an independent review against SPEC §5:
+    """Found by an independent review against docs/xml.md:
     any recall grid works; INEX XML runs keep their RSVs (inex_eval ties);
     an unseen passage that is not an assessed element gains r(e_i) whatever
-    alpha; SPEC's 'e_i or an ancestor was retrieved before' is the default."""
+    alpha; the documented "e_i or an ancestor was retrieved before" is the default."""
     import irscore.xml as X
 
     qp = X.XmlQrels.from_passages({"1": [("a", 0, 10)]}, {"a": 20})
@@ -184,7 +184,7 @@ def test_review_fixes_points_rsv_unseen_passage_seen_default(tmp_path):
     run = X.XmlRun.from_spans({"1": [("a", 0, 5), ("a", 5, 10), ("a", 0, 10)]})
     g = {s: X.xcg(tree, run, cutoffs=[2, 3], alpha=0.5, normalise=False, seen=s) for s in ("ancestor", "overlap")}
     third = {s: g[s]["XCG@3"]["1"] - g[s]["XCG@2"]["1"] for s in g}
-    # SPEC: only descendants of P were retrieved -> 0.5 * (0.5*5 + 0.5*5)/10 + 0.5 * 0.5
+    # docs/xml.md, XCG: only descendants of P were retrieved -> 0.5 * (0.5*5 + 0.5*5)/10 + 0.5 * 0.5
     assert third["ancestor"] == pytest.approx(0.5)
     assert third["overlap"] == pytest.approx(0.25)
     default = X.xcg(tree, run, cutoffs=[3], alpha=0.5, normalise=False)["XCG@3"]["1"]

@@ -1,4 +1,4 @@
-"""Kernels of the Cumulated Relative Position (Angelini et al. 2012; SPEC section 3).
+"""Kernels of the Cumulated Relative Position (Angelini et al. 2012; docs/crp.md).
 
 Input per query: its relevance list in rank order (``rel``: judged grade,
 -1 not in the qrels, -2 judged with a negative grade), CSR ``offsets`` and the

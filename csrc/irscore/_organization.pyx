@@ -1,4 +1,4 @@
-"""Reliability & Sensitivity kernels (Amigo, Gonzalo, Verdejo, SIGIR 2013; SPEC section 4).
+"""Reliability & Sensitivity kernels (Amigo, Gonzalo, Verdejo, SIGIR 2013; docs/reliability_sensitivity.md).
 
 An organization side is given as CSR arrays over all topics:
 

@@ -1,4 +1,4 @@
-"""Kernels of Rocchio's indices (SMART report, 1966; SPEC section 2).
+"""Kernels of Rocchio's indices (SMART report, 1966; docs/rocchio.md).
 
 Input per query: its relevance list in rank order (``rel``: judged grade,
 -1 not in the qrels, -2 judged with a negative grade), the scores in the same

@@ -1,4 +1,4 @@
-"""Kernels for XML / focused retrieval measures (SPEC section 5).
+"""Kernels for XML / focused retrieval measures (docs/xml.md).
 
 Everything here works on character spans laid out on one line per topic: the
 façade (``irscore.xml``) encodes documents as integer codes and every span as
@@ -116,7 +116,7 @@ cdef inline Py_ssize_t get_slot(Scratch *s, Py_ssize_t *nslots, int64_t doc, int
 
 cdef double node_value(const Scratch *s, Py_ssize_t c, const double *nq,
                        double alpha, Py_ssize_t nn) noexcept nogil:
-    """v(c) * |c| for an assessed node c, following SPEC's recursive XCG gain."""
+    """v(c) * |c| for an assessed node c, following the recursive XCG gain of docs/xml.md, XCG."""
     cdef int64_t size = s.pts[s.nb[c]] - s.pts[s.na[c]]
     cdef int64_t covered
     cdef Py_ssize_t cc

@@ -23,7 +23,17 @@ family); ``CONTRIBUTING.md`` tells how to add a measure.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
+
+if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time)
+    from irscore import batch, crp, plot, rocchio, xml
+    from irscore.classic import evaluate
+    from irscore.core.data import Qrels, Run
+    from irscore.core.io import read_qrels, read_run
+    from irscore.core.measures import Measure, parse_measure
+    from irscore.crp import crp_curves
+    from irscore.organization import (Organization, bcubed, extended_bcubed, filtering_rs, read_organization,
+                                      reliability_sensitivity)
 
 __version__ = "0.1.0"
 

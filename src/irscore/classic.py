@@ -6,7 +6,7 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from irscore.core.joined import Joined, ResultCache, join
 from irscore.core.measures import Measure, Output, compile_plan, resolve
 from irscore.core.registry import EXTERNAL, family_values
 
+#: a measure name, or a sequence of names (str or ir_measures measure objects)
+MeasureNames = Union[str, Sequence[Any]]
 
 @dataclass
 class Evaluation:
@@ -108,30 +110,91 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
     return Evaluation(joined, plan.outputs, matrix, run.run_id, qrels, complete)
 
 
-def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,
+@overload
+def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[False] = ...,
+             relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...
+             ) -> Dict[str, float]: ...
+@overload
+def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[True],
+             relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...
+             ) -> Dict[str, Dict[str, float]]: ...
+@overload
+def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool,
+             relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...
+             ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]: ...
+
+
+def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = False,
              relevance_level: int = 1, complete: bool = False, judged_only: bool = False,
              max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None
              ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
-    """Evaluate ``run`` against ``qrels``.
+    """Evaluate ``run`` against ``qrels`` with trec_eval's measures and summary
+    rules (definitions: docs/classic.md; names: docs/names.md).
 
-    ``qrels``/``run``: :class:`Qrels`/:class:`Run`, pytrec_eval-style dicts,
-    DataFrames (ir_measures columns) or paths of TREC files.  ``measures``: names
-    (see :mod:`irscore.core.measures`).  Returns ``{name: mean}`` (trec_eval's
-    summary rules: arithmetic mean over the evaluated queries, sums for counts,
-    geometric mean for ``gm_map``/``gm_bpref``) or, with ``per_query=True``,
-    ``{name: {query_id: value}}``.
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        :class:`~irscore.core.data.Qrels`, a pytrec_eval-style dict
+        ``{query: {doc: grade}}``, a DataFrame with ir_measures' columns, or
+        the path of a TREC qrels file (plain or gzip).
+    run : Run, dict, DataFrame or path
+        The same for the run (``{query: {doc: score}}``).
+    measures : str or sequence
+        One measure name or a list of names: trec_eval names (``map``,
+        ``P_10``), ``-m`` specs (``P.5,10``), ir_measures/ranx names
+        (``nDCG@10``, ``AP``, ``RR``), ir_measures measure objects, or the
+        registered families (``Rnorm(N=1000)``, ``CRP_loss``).
+    per_query : bool, default False
+        Return ``{name: {query_id: value}}`` instead of ``{name: summary}``.
+    relevance_level : int, default 1
+        trec_eval's ``-l``: grades at or above it are relevant.
+    complete : bool, default False
+        trec_eval's ``-c``: every qrels query counts; a query without a
+        ranking scores 0.
+    judged_only : bool, default False
+        trec_eval's ``-J``: drop unjudged documents from the rankings.
+    max_docs : int, optional
+        trec_eval's ``-M``: cut each ranking to this many documents.
+    num_docs_in_coll : float, default 0
+        trec_eval's ``-N`` (for ``utility``; the default N of Rocchio's indices).
+    n_jobs : int, optional
+        Threads for the native kernels: ``None`` or -1 all cores for large
+        inputs (one for small ones), a positive int exactly that many; results
+        do not depend on it.
 
-    Options mirror trec_eval: ``relevance_level`` (-l), ``complete`` (-c: every
-    qrels query counts, a query without a ranking scores 0), ``judged_only``
-    (-J), ``max_docs`` (-M), ``num_docs_in_coll`` (-N, for ``utility``).
-    ``n_jobs``: threads for the native kernels (default: all cores for large
-    inputs, one for small ones; results do not depend on it).
+    Returns
+    -------
+    dict
+        ``{name: summary}``: the arithmetic mean over the evaluated queries,
+        sums for counts (``num_rel_ret`` ...), the geometric mean for
+        ``gm_map``/``gm_bpref``, the mean over the queries where the value is
+        defined for the registered families.  With ``per_query=True``,
+        ``{name: {query_id: value}}`` (``gm_map``/``gm_bpref`` per query: the
+        value whose logarithms are averaged).
 
-    Per query, ``gm_map``/``gm_bpref`` give the value whose logarithms are
-    averaged (AP or bpref floored at trec_eval's 0.00001); counts such as
-    ``num_rel_ret`` are summed in the summary, not averaged.
-    Queries present only in the run are ignored; qrels queries without a ranking
-    are skipped unless ``complete``.
+    Raises
+    ------
+    ValueError
+        An unknown or malformed measure name, bad option values, no query with
+        both results and judgments.
+    TypeError
+        A measure that is neither a str nor an ir_measures object, a
+        non-integer ``relevance_level``.
+    FileNotFoundError
+        A path that does not exist (the message names it).
+
+    Warns
+    -----
+    RuntimeWarning
+        Repeated (query, doc) entries in the run (the best-ranked is kept).
+
+    Notes
+    -----
+    Queries present only in the run are ignored; qrels queries without a
+    ranking are skipped unless ``complete``.
     """
     if not isinstance(relevance_level, (int, np.integer)) or isinstance(relevance_level, bool):
         raise TypeError(f"relevance_level must be an int, got {relevance_level!r}")

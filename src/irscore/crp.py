@@ -1,5 +1,5 @@
 """Cumulated Relative Position (Angelini, Ferro, Järvelin et al., CLEF 2012;
-SPEC section 3).
+definitions: docs/crp.md).
 
 The ideal vector is the judged pool sorted by grade (highest first), padded
 with non-relevant documents; grade g occupies the block [min(g), max(g)]
@@ -39,17 +39,19 @@ Curves: :func:`crp_curves` (TREC input) and :func:`from_arrays` /
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from irscore import _crp
+from irscore.core.deprecation import keyword_only, renamed, warn_deprecated
 from irscore.core.checks import check_level, check_ranked, parse_int
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join, judged_counts, ranked_lists, sort_arrays
 from irscore.core.registry import CRP_MEASURES
 
-__all__ = ["MEASURES", "CRPCurve", "crp_curves", "from_arrays", "from_ranked", "curves_from_ranked"]
+__all__ = ["MEASURES", "CRPCurve", "crp_curves", "from_arrays", "curves_from_arrays", "from_ranked",
+           "curves_from_ranked"]
 
 MEASURES: Tuple[str, ...] = CRP_MEASURES
 VARIANTS: Tuple[str, ...] = ("default", "matters")
@@ -58,7 +60,17 @@ UNJUDGED: Tuple[str, ...] = ("nonrel", "condensed")
 
 @dataclass(frozen=True)
 class CRPCurve:
-    """One query's relative positions and CRP curve, with its scalars."""
+    """One query's relative positions and CRP curve, with its scalars.
+
+    Attributes
+    ----------
+    rp, crp : ndarray of int64
+        RP(j) and CRP(j) for j = 1..len.
+    R : int
+        Recall base (judged documents with grade >= the level).
+    loss, worst_loss, recovery, balance, turnaround : float
+        The scalars (docs/crp.md).
+    """
 
     rp: np.ndarray          # int64, RP(j) for j = 1..len
     crp: np.ndarray         # int64, CRP(j)
@@ -88,7 +100,37 @@ def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, rel
     :class:`irscore.core.joined.Joined`: ``rel`` int32 grades in rank order, -1
     unjudged, -2 judged negative; CSR ``offsets``; ``levels`` (n_queries,
     max_grade + 1) judged documents per grade).  Returns ``{name: float64
-    array (n_queries,)}`` for :data:`MEASURES`."""
+    array (n_queries,)}`` for :data:`MEASURES`.
+
+    Parameters
+    ----------
+    rel : ndarray of int32
+        Grades in rank order (-1 not judged, -2 judged negative), CSR layout.
+    offsets : ndarray of int64
+        CSR offsets: query q is ``offsets[q]:offsets[q+1]``.
+    levels : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents per grade (the judged pool, retrieved or not).
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    check_inputs : bool, default True
+        Validate the arrays (False: the caller guarantees them).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name: float64 array (n_queries,)}`` for :data:`MEASURES`.
+
+    Raises
+    ------
+    ValueError
+        Malformed arrays or options.
+    """
     level = check_level(relevance_level)
     condensed, pad, matters = _check_options(unjudged, pad_to, variant)
     if check_inputs:
@@ -104,7 +146,35 @@ def curves_from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray,
                        ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """RP and CRP of every query as flat int64 arrays with CSR offsets:
     query q's curve is ``crp[curve_offsets[q]:curve_offsets[q + 1]]``.
-    Returns ``(rp, crp, curve_offsets)``."""
+    Returns ``(rp, crp, curve_offsets)``.
+
+    Parameters
+    ----------
+    rel : ndarray of int32
+        Grades in rank order (-1 not judged, -2 judged negative), CSR layout.
+    offsets : ndarray of int64
+        CSR offsets: query q is ``offsets[q]:offsets[q+1]``.
+    levels : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents per grade (the judged pool, retrieved or not).
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    check_inputs : bool, default True
+        Validate the arrays (False: the caller guarantees them).
+
+    Returns
+    -------
+    tuple of ndarray
+        ``(rp, crp, curve_offsets)``: flat int64 arrays, query q's curve is ``crp[curve_offsets[q]:curve_offsets[q + 1]]``.
+
+    Raises
+    ------
+    ValueError
+        Malformed arrays or options.
+    """
     level = check_level(relevance_level)
     condensed, pad, _ = _check_options(unjudged, pad_to, "default")
     if check_inputs:
@@ -145,6 +215,35 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     ``max_docs`` cuts each ranking (trec_eval ``-M``); ``complete`` (``-c``)
     adds qrels queries without a ranking as empty rankings (empty curves
     unless ``pad_to``).
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        As in :func:`irscore.evaluate`.
+    run : Run, dict, DataFrame or path
+        As in :func:`irscore.evaluate`.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    max_docs : int, optional
+        Cut each ranking to this many documents (trec_eval ``-M``).
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to CRPCurve
+        Per query (trec_eval's query order).
+
+    Raises
+    ------
+    ValueError
+        Bad options or inputs.
     """
     level = check_level(relevance_level)
     _check_options(unjudged, pad_to, variant)
@@ -153,28 +252,89 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     return _split(rel, offsets, j.levels, j.query_ids, level, unjudged, pad_to, variant)
 
 
-def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, pool: Optional[Any] = None,
-                relevance_level: int = 1, pad_to: Optional[int] = None, variant: str = "default",
-                ties: str = "trec", curves: bool = False) -> Any:
-    """CRP from scores and grades of candidate documents (no TREC files).
+_ARRAYS_DOC = """
+    Parameters
+    ----------
+    scores : array_like
+        2-D ``(n_queries, n_candidates)`` (NaN scores mark padding) or 1-D with
+        CSR ``offsets``; ranked here by score descending, equal scores by column
+        descending (``ties="trec"``, as :mod:`irscore.batch`) or in input order
+        (``ties="input"``).
+    labels : array_like of int
+        Grades, same shape; every candidate counts as judged (negative labels:
+        judged non-relevant).
+    offsets : array_like of int, optional, keyword-only
+        CSR offsets of 1-D input.
+    n_relevant : array_like of int, optional
+        ``(n_queries, n_grades)`` counts of the judged documents per grade when
+        some lie outside the candidates.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    variant : {"default", "matters"}
+        The CRP variant (docs/crp.md).
+    ties : {"trec", "input"}
+        Order of equal scores.
+"""
 
-    ``scores``/``labels``: 2-D (n_queries, n_candidates; NaN scores mark
-    padding) or 1-D with CSR ``offsets``; ranked here by score descending,
-    equal scores by column descending (``ties="trec"``, as :mod:`irscore.batch`)
-    or in input order (``ties="input"``).  Every candidate counts as judged (negative
-    labels: judged non-relevant); ``pool`` optionally gives (n_queries,
-    n_grades) counts of the judged documents per grade when some lie outside
-    the candidates.  Returns ``{name: float64 array (n_queries,)}`` for
-    :data:`MEASURES`, or with ``curves=True`` a list of :class:`CRPCurve`
-    (one per query).
+
+def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = None,
+                n_relevant: Optional[Any] = None, relevance_level: int = 1, pad_to: Optional[int] = None,
+                variant: str = "default", ties: str = "trec", pool: Optional[Any] = None,
+                curves: bool = False) -> Dict[str, np.ndarray]:
+    """CRP scalars from scores and grades of candidate documents (no TREC files).
+    {params}    pool : array_like, optional
+        Deprecated spelling of ``n_relevant``.
+    curves : bool, default False
+        Deprecated: use :func:`curves_from_arrays`.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{{name: float64 array (n_queries,)}}`` for :data:`MEASURES`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed arrays or a bad option.
     """
-    rel, _, off, _ = sort_arrays(scores, labels, offsets, ties)
-    levels = judged_counts(rel, off, pool)
+    offsets = keyword_only(args, ["offsets"], {"offsets": offsets}, "crp.from_arrays")["offsets"]
+    n_relevant = renamed(pool, n_relevant, "crp.from_arrays(pool=)", "n_relevant=")
     if curves:
-        level = check_level(relevance_level)
-        return list(_split(rel, off, levels, range(off.shape[0] - 1), level, "nonrel", pad_to, variant).values())
+        warn_deprecated("crp.from_arrays(curves=True)", "crp.curves_from_arrays()")
+        return curves_from_arrays(scores, labels, offsets=offsets, n_relevant=n_relevant,  # type: ignore[return-value]
+                                  relevance_level=relevance_level, pad_to=pad_to, variant=variant, ties=ties)
+    rel, _, off, _ = sort_arrays(scores, labels, offsets, ties)
+    levels = judged_counts(rel, off, n_relevant)
     return from_ranked(rel, off, levels, relevance_level=relevance_level, pad_to=pad_to, variant=variant,
                        check_inputs=False)
+
+
+def curves_from_arrays(scores: Any, labels: Any, *, offsets: Optional[Any] = None, n_relevant: Optional[Any] = None,
+                       relevance_level: int = 1, pad_to: Optional[int] = None, variant: str = "default",
+                       ties: str = "trec") -> List[CRPCurve]:
+    """CRP curves (one :class:`CRPCurve` per query, RP and CRP vectors with the
+    scalars) from scores and grades of candidate documents.
+    {params}
+    Returns
+    -------
+    list of CRPCurve
+        One per query, in input order.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed arrays or a bad option.
+    """
+    rel, _, off, _ = sort_arrays(scores, labels, offsets, ties)
+    levels = judged_counts(rel, off, n_relevant)
+    level = check_level(relevance_level)
+    return list(_split(rel, off, levels, range(off.shape[0] - 1), level, "nonrel", pad_to, variant).values())
+
+
+from_arrays.__doc__ = (from_arrays.__doc__ or "").format(params=_ARRAYS_DOC)
+curves_from_arrays.__doc__ = (curves_from_arrays.__doc__ or "").format(params=_ARRAYS_DOC)
 
 
 # ---------------------------------------------------------- evaluate() hook

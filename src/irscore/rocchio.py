@@ -1,5 +1,5 @@
 """Rocchio's indices of the SMART system (1966): normalized recall and
-precision, rank recall, log precision, scaled recall (SPEC section 2).
+precision, rank recall, log precision, scaled recall (definitions: docs/rocchio.md).
 
 Measure names (usable in :func:`irscore.evaluate`, ``irscore eval -m`` and the
 batch API), each with the keyword parameters in parentheses:
@@ -51,6 +51,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _rocchio
+from irscore.core.deprecation import keyword_only, renamed
 from irscore.core.checks import check_level, check_ranked, parse_bool, parse_int
 from irscore.core.joined import TIES, Joined, ResultCache, judged_counts, ranked_lists, sort_arrays
 from irscore.core.registry import ROCCHIO_MEASURES
@@ -113,6 +114,40 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     E, ``error_ln``, their worst-order maxima, ``signed_error``).  Raises
     ``ValueError`` when N is smaller than a query's retrieved documents plus
     its judged documents not retrieved.
+
+    Parameters
+    ----------
+    rel : ndarray of int32
+        Grades in rank order (-1 not judged, -2 judged negative), CSR layout.
+    scores : ndarray of float64
+        Scores in rank order, non-increasing within a query (equal adjacent scores
+        form a tie group).
+    offsets : ndarray of int64
+        CSR offsets: query q is ``offsets[q]:offsets[q+1]``.
+    levels : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents per grade (the judged pool, retrieved or not).
+    N : int or array_like of int
+        Collection size, one or one per query.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    graded : bool, default False
+        Graded reading (docs/rocchio.md).
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    query_ids : sequence of str, optional
+        Query names for error messages.
+    check_inputs : bool, default True
+        Validate the arrays (False: the caller guarantees them).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name: float64 array (n_queries,)}`` for :data:`MEASURES` and :data:`ERRORS`.
+
+    Raises
+    ------
+    ValueError
+        Malformed arrays or options, or ``N`` smaller than a query's retrieved plus judged-not-retrieved documents.
     """
     level = check_level(relevance_level)
     smart = _check_variant(variant) == "smart1966"
@@ -138,26 +173,56 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     return {name: out[:, i].copy() for i, name in enumerate(names)}
 
 
-def from_arrays(scores: Any, labels: Any, offsets: Optional[Any] = None, *, N: Optional[IntArrayLike] = None,
-                pool: Optional[Any] = None, relevance_level: int = 1, graded: bool = False,
-                variant: str = "default", ties: str = "trec") -> Dict[str, np.ndarray]:
+def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = None,
+                N: Optional[IntArrayLike] = None, n_relevant: Optional[Any] = None, relevance_level: int = 1,
+                graded: bool = False, variant: str = "default", ties: str = "trec",
+                pool: Optional[Any] = None) -> Dict[str, np.ndarray]:
     """Rocchio's indices from scores and grades of candidate documents.
 
-    ``scores``/``labels``: 2-D (n_queries, n_candidates; NaN scores mark
-    padding) or 1-D with CSR ``offsets``, in any order (ranked here by score
-    descending; Rocchio's indices do not depend on the order of ties).
-    ``labels``: integer grades; every candidate counts as judged (negative:
-    judged non-relevant).  ``N``: collection size per query (int or array);
-    default: the number of candidates of each query.  ``pool``: optional
-    (n_queries, n_grades) counts of the judged documents per grade when
-    relevant documents exist outside the candidates.  ``ties`` (``trec`` or
-    ``input``) only orders equal scores; the indices give them average ranks
-    either way.
+    Parameters
+    ----------
+    scores : array_like
+        2-D ``(n_queries, n_candidates)`` (NaN scores mark padding) or 1-D with
+        CSR ``offsets``; any order (ranked here by score descending; Rocchio's
+        indices do not depend on the order of ties).
+    labels : array_like of int
+        Grades, same shape; every candidate counts as judged (negative: judged
+        non-relevant).
+    offsets : array_like of int, optional, keyword-only
+        CSR offsets of 1-D input (query q is ``offsets[q]:offsets[q+1]``).
+    N : int or array_like of int, optional
+        Collection size per query; default: the number of candidates of each
+        query.
+    n_relevant : array_like of int, optional
+        ``(n_queries, n_grades)`` counts of the judged documents per grade, when
+        judged documents exist outside the candidates (at least the candidates'
+        own counts).
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    graded : bool, default False
+        Graded reading (docs/rocchio.md, graded relevance).
+    variant : {"default", "smart1966"}
+        ``smart1966``: Rnorm's denominator n0 (N - n0 + 1) of the SMART printouts.
+    ties : {"trec", "input"}
+        Only orders equal scores; the indices give them average ranks either way.
+    pool : array_like, optional
+        Deprecated spelling of ``n_relevant``.
 
-    Returns ``{name: float64 array (n_queries,)}``, as :func:`from_ranked`.
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name: float64 array (n_queries,)}`` as :func:`from_ranked`.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed arrays, a bad option, or ``N`` smaller than a query's known
+        documents.
     """
+    offsets = keyword_only(args, ["offsets"], {"offsets": offsets}, "rocchio.from_arrays")["offsets"]
+    n_relevant = renamed(pool, n_relevant, "rocchio.from_arrays(pool=)", "n_relevant=")
     rel, s, off, counts = sort_arrays(scores, labels, offsets, ties)
-    levels = judged_counts(rel, off, pool)
+    levels = judged_counts(rel, off, n_relevant)
     n_docs = counts if N is None else N
     return from_ranked(rel, s, off, levels, n_docs, relevance_level=relevance_level, graded=graded,
                        variant=variant, check_inputs=False)

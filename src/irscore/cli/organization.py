@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, out: Optional[TextIO] = None) -> int:
     )
     lines = []
     if args.q:
-        for topic, values in result.per_topic.items():
+        for topic, values in result.per_query.items():
             for name in RS_MEASURES:
                 lines.append(format_line(name, topic, values[name]))
     for name in RS_MEASURES:

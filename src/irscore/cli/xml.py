@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor")
     parser.add_argument("--no-normalise", action="store_true", help="do not cap XCG gain at the ideal gain")
     parser.add_argument("--seen", choices=["overlap", "ancestor"], default="ancestor",
-                        help="XCG: seen = retrieved itself or an ancestor before (default, SPEC) or overlap 1")
+                        help="XCG: seen = retrieved itself or an ancestor before (default, docs/xml.md) or overlap 1")
     parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal")
     parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact")
     parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel")
@@ -95,7 +95,7 @@ def run(args: Any) -> int:
     if fams & {"precall", "inex_eval"} and args.collection_size is not None:
         options["collection_size"] = args.collection_size
     if "gp" in fams:
-        options["beta_ric"] = args.ric_beta
+        options["ric_beta"] = args.ric_beta
         options["bep_distance"] = args.bep_distance
     if "t2i" in fams:
         options["tolerance"] = args.tolerance
@@ -112,7 +112,7 @@ def run(args: Any) -> int:
             for n in names:
                 if t in res[n]:
                     out.write(format_line(n, t, res[n][t]) + "\n")
-    out.write(format_line("runid", "all", run_.runid) + "\n")
+    out.write(format_line("runid", "all", run_.run_id) + "\n")
     for n in names:
         vals = list(res[n].values())
         out.write(format_line(n, "all", running_mean(vals) if vals else 0.0) + "\n")

@@ -84,7 +84,20 @@ class _Columns:
 
 
 class Qrels(_Columns):
-    """Relevance judgments: ``qid -> {docid: grade}`` in columnar form."""
+    """Relevance judgments: ``qid -> {docid: grade}`` in columnar form.
+
+    Parameters
+    ----------
+    parsed : mapping
+        The columns produced by the native reader (use :func:`irscore.read_qrels`,
+        :meth:`Qrels.from_dict` or :meth:`Qrels.from_pandas` rather than this).
+    source : str
+        Where the data came from (for messages).
+    unique : bool
+        The (query, doc) pairs are known to be unique.
+    n_jobs : int, optional
+        Threads for the grouping.
+    """
 
     grades: np.ndarray
 
@@ -145,7 +158,18 @@ class Qrels(_Columns):
 
 class Run(_Columns):
     """A ranking per query: ``qid -> {docid: score}`` in columnar form, each
-    query's entries stored in trec_eval order (score desc, doc id desc)."""
+    query's entries stored in trec_eval order (score desc, doc id desc).
+
+    Parameters
+    ----------
+    parsed : mapping
+        The columns produced by the native reader (use :func:`irscore.read_run`,
+        :meth:`Run.from_dict` or :meth:`Run.from_pandas` rather than this).
+    source : str
+        Where the data came from (for messages).
+    n_jobs : int, optional
+        Threads for the grouping.
+    """
 
     scores: np.ndarray
     run_id: str

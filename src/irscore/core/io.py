@@ -75,13 +75,47 @@ def _finish(parser: Any, name: str, kind: str) -> Dict[str, Any]:
 
 
 def read_qrels(path: PathLike) -> Qrels:
-    """Read TREC qrels ``qid iter docno rel`` (whitespace separated, ``#`` comments)."""
+    """Read TREC qrels ``qid iter docno rel`` (whitespace separated, ``#`` comments).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError
+        The path is not a file (the message names it).
+    ValueError
+        A malformed line (the message names the file and line).
+    """
     return Qrels(_parse(path, "qrels"), source=os.fspath(path))
 
 
 def read_run(path: PathLike) -> Run:
     """Read a TREC run ``qid Q0 docno rank score run_id`` (extra fields ignored);
-    ``"-"`` reads standard input, as trec_eval does."""
+    ``"-"`` reads standard input, as trec_eval does.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError
+        The path is not a file (the message names it).
+    ValueError
+        A malformed line (the message names the file and line).
+    """
     return Run(_parse(path, "run"), source=os.fspath(path))
 
 

@@ -160,7 +160,10 @@ def relevance_codes(labels: np.ndarray) -> np.ndarray:
     return np.where(labels < 0, -2, labels).astype(np.int32)
 
 
-def judged_counts(rel: np.ndarray, offsets: np.ndarray, pool: Optional[Any]) -> np.ndarray:
+def judged_counts(rel: np.ndarray, offsets: np.ndarray, n_relevant: Optional[Any]) -> np.ndarray:
+    """Judged documents per grade of each query ``(n_queries, n_grades)``: the
+    candidates' own counts, or ``n_relevant`` (checked to hold at least them)."""
+    pool = n_relevant
     nq = offsets.shape[0] - 1
     G = int(rel.max()) + 1 if rel.size and rel.max() >= 0 else 1
     qidx = np.repeat(np.arange(nq, dtype=np.int64), np.diff(offsets))
@@ -170,13 +173,13 @@ def judged_counts(rel: np.ndarray, offsets: np.ndarray, pool: Optional[Any]) -> 
         return counts
     p = np.asarray(pool)
     if p.ndim != 2 or p.shape[0] != nq or p.dtype.kind not in "iu":
-        raise ValueError(f"pool must be an integer array (n_queries={nq}, n_grades); got {p.shape} {p.dtype}")
+        raise ValueError(f"n_relevant must be an integer array (n_queries={nq}, n_grades); got {p.shape} {p.dtype}")
     width = max(G, p.shape[1])
     full = np.zeros((nq, width), dtype=np.int64)
     full[:, :p.shape[1]] = p
     if np.any(full[:, :G] < counts):
         q = int(np.flatnonzero((full[:, :G] < counts).any(axis=1))[0])
-        raise ValueError(f"pool[{q}] counts fewer judged documents of some grade than the candidates hold")
+        raise ValueError(f"n_relevant[{q}] counts fewer judged documents of some grade than the candidates hold")
     return full
 
 

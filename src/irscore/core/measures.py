@@ -167,6 +167,22 @@ class Measure:
     ``gain``/``discount`` the nDCG/DCG variants (``linear``/``exp``,
     ``log2``/``jarvelin``); ``params`` a trec_eval parameter string for the
     families that take one (``utility``, ``ndcg`` gain maps, ``rbp`` ...).
+
+    Parameters
+    ----------
+    family : str
+        The trec_eval family (or a registered family's name).
+    cutoff : float, optional
+        The single cutoff or recall point (``@k``).
+    rel : int, optional
+        A relevance level overriding the evaluation's.
+    gain, discount : str
+        nDCG/DCG variants (``linear``/``exp``, ``log2``/``jarvelin``).
+    params : str, optional
+        trec_eval parameter string (``utility``, ``ndcg`` gain maps, ``rbp`` ...).
+    extra : tuple of (str, str)
+        Keyword parameters of a registered family, as written in the name
+        (declared and typed in :mod:`irscore.core.registry`).
     """
 
     family: str
@@ -262,7 +278,25 @@ def _check_cutoff(f: Family, v: float, name: str) -> float:
 
 def parse_measure(name: str) -> Measure:
     """Parse one single-valued measure name (trec_eval, ir_measures or ranx style;
-    an ir_measures measure object is read through its ``str()``)."""
+    an ir_measures measure object is read through its ``str()``).
+
+    Parameters
+    ----------
+    name : str or ir_measures measure
+        A single-valued measure name.
+
+    Returns
+    -------
+    Measure
+        ``str(m)`` is its canonical spelling and ``parse_measure(str(m)) == m``.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (with suggestions) or bad parameters.
+    TypeError
+        Neither a str nor an ir_measures measure.
+    """
     if not isinstance(name, str):
         if type(name).__module__.startswith("ir_measures"):
             name = str(name)

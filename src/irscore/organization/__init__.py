@@ -9,7 +9,7 @@ filtering and clustering are special cases.
 Reliability (R) is the weighted precision of the relations a system output states
 (priority: "d above d'"; relatedness: "d and d' in one cluster") against the gold
 standard; Sensitivity (S) is their recall.  The definitions and the readings chosen
-where the paper is garbled are ``SPEC.md`` section 4; in short:
+where the paper is garbled are in docs/reliability_sensitivity.md; in short:
 
 - ranking weights (``weights="ranking"``, parameters ``n``, ``w_n``): the first ``n``
   occurrences carry the fraction ``w_n`` of the total weight; with
@@ -23,7 +23,7 @@ where the paper is garbled are ``SPEC.md`` section 4; in short:
   other side's tail, below all its levels; ``foreign="absent"`` counts every priority
   relation of such a document as wrong;
 - with ``weights="uniform"`` and a single level there is no priority relation and
-  R/S priority are 0 (as SPEC's filtering convention: an empty factor is 0);
+  R/S priority are 0 (the filtering convention of docs/reliability_sensitivity.md: an empty factor is 0);
 - F is the harmonic mean ``2RS/(R+S)`` (0 when both are 0), computed per topic; the
   averages are arithmetic means of the per-topic values.
 
@@ -41,8 +41,13 @@ only those above it):
 
 This ``__init__`` only re-exports the public names.
 """
-from irscore.organization.model import DocId, Cluster, Levels, OrganizationLike, PathLike, DEFAULT_TOPIC, RS_MEASURES, RSResult, Organization
-from irscore.organization.measures import position_weights, reliability_sensitivity, filtering_rs, bcubed, extended_bcubed
+from irscore.organization.model import (
+    DocId, Cluster, Levels, OrganizationLike, PathLike, DEFAULT_TOPIC, RS_MEASURES, RSResult,
+    Organization
+)
+from irscore.organization.measures import (
+    position_weights, reliability_sensitivity, filtering_rs, bcubed, extended_bcubed
+)
 from irscore.organization.readers import read_organization
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""Alignment of a gold and a system organization: shared topics and the pair arrays the native kernel reads."""
+"""Alignment of a gold and a system organization: shared topics and the pair arrays the
+native kernel reads."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple

@@ -1,14 +1,19 @@
-"""Reliability & Sensitivity and its special cases: position weights, :func:`reliability_sensitivity`, :func:`filtering_rs`, :func:`bcubed`, :func:`extended_bcubed`."""
+"""Reliability & Sensitivity and its special cases: position weights,
+:func:`reliability_sensitivity`, :func:`filtering_rs`, :func:`bcubed`,
+:func:`extended_bcubed`."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
 import math
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
 from irscore import _organization
 from irscore.organization.align import aligned_topics, pair_arrays
-from irscore.organization.model import DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, as_org, check_doc, check_label, rs_result
+from irscore.organization.model import (
+    DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, as_org, check_doc, check_label,
+    rs_result
+)
 
 
 # ---------------------------------------------------------------------------
@@ -32,7 +37,28 @@ def position_weights(k: int, n: float = 10, w_n: float = 0.8) -> np.ndarray:
     """Weights of the first ``k`` positions of a ranking (one occurrence per level).
 
     ``c = (1 - w_n) n / w_n`` and position ``i`` weighs ``c (1/(c+i-1) - 1/(c+i))``:
-    the first ``n`` positions sum to ``w_n``."""
+    the first ``n`` positions sum to ``w_n``.
+
+    Parameters
+    ----------
+    k : int
+        Number of positions.
+    n : float, default 10
+        Ranking weights: the first n occurrences carry the fraction ``w_n`` of the
+        weight.
+    w_n : float, default 0.8
+        That fraction.
+
+    Returns
+    -------
+    ndarray of float64
+        The weight of each position 1..k.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``n`` < 1 or ``w_n`` outside (0, 1).
+    """
     c = _weight_constant(n, w_n)
     i = np.arange(1, int(k) + 1, dtype=np.float64)
     return c * (1.0 / (c + i - 1.0) - 1.0 / (c + i))
@@ -63,7 +89,34 @@ def reliability_sensitivity(
 
     Returns an :class:`RSResult`: the means of ``R_priority``, ``S_priority``,
     ``F_priority``, ``R_relatedness``, ``S_relatedness``, ``F_relatedness`` over the
-    topics, and ``per_topic`` values.
+    topics, and ``per_query`` values.
+
+    Parameters
+    ----------
+    gold : Organization or nested lists
+        The gold standard (see :class:`Organization`).
+    system : Organization or nested lists
+        The system output, same form.
+    n : float, default 10
+        Ranking weights: the first n occurrences carry the fraction ``w_n`` of the
+        weight.
+    w_n : float, default 0.8
+        That fraction.
+    weights : {'ranking', 'uniform'}, default 'ranking'
+        Position weights (docs/reliability_sensitivity.md).
+    foreign : {'tail', 'absent'}, default 'tail'
+        Documents listed on one side only: in the other side's tail, or every
+        relation of theirs wrong.
+
+    Returns
+    -------
+    RSResult
+        Means over the topics; ``per_query`` per topic.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed organizations or options.
     """
     if weights not in ("ranking", "uniform"):
         raise ValueError(f"weights must be 'ranking' or 'uniform', got {weights!r}")
@@ -163,6 +216,22 @@ def filtering_rs(gold: Any, system: Any) -> RSResult:
     ``{doc: 0|1}``, ``{topic: {doc: 0|1}}``, two aligned 0/1 sequences, or
     organizations read with ``format="labels"``.  Both sides must label the same
     documents.  Returns an :class:`RSResult` with keys ``R``, ``S``, ``F``.
+
+    Parameters
+    ----------
+    gold : mapping or Organization
+        Gold labels (see the description above).
+    system : mapping or Organization
+        System labels, same form.
+
+    Returns
+    -------
+    RSResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed input.
     """
     g = _labels_per_topic(gold, "gold")
     s = _labels_per_topic(system, "system")
@@ -251,6 +320,22 @@ def bcubed(gold: Any, system: Any) -> RSResult:
     Reliability/Sensitivity of relatedness with uniform weights.  For Amigó et al.
     2009's extended BCubed see :func:`extended_bcubed`.  Keys: ``precision``,
     ``recall``, ``F``.
+
+    Parameters
+    ----------
+    gold : Organization or nested lists
+        The gold standard (see :class:`Organization`).
+    system : Organization or nested lists
+        The system output, same form.
+
+    Returns
+    -------
+    RSResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed input, or the two sides cover different documents.
     """
     topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
@@ -269,6 +354,22 @@ def extended_bcubed(gold: Any, system: Any) -> RSResult:
     P = avg_d avg_{e sharing a cluster with d} min(|C(d)&C(e)|, |L(d)&L(e)|) / |C(d)&C(e)|
     (C: system clusters, L: gold classes; e includes d itself), recall symmetric.
     Same inputs as :func:`bcubed`.  Keys: ``precision``, ``recall``, ``F``.
+
+    Parameters
+    ----------
+    gold : Organization or nested lists
+        The gold standard (see :class:`Organization`).
+    system : Organization or nested lists
+        The system output, same form.
+
+    Returns
+    -------
+    RSResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed input, or the two sides cover different documents.
     """
     topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)

@@ -1,14 +1,16 @@
-"""Document organizations: :class:`Organization` (priority levels of clusters per topic), its checks, and the result type :class:`RSResult`."""
+"""Document organizations: :class:`Organization` (priority levels of clusters per topic),
+its checks, and the result type :class:`RSResult`."""
 from __future__ import annotations
 
-from typing import Any, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 import itertools
 import os
+from typing import Any, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from irscore import _trec_io
 from irscore.core.aggregate import running_mean
+from irscore.core.deprecation import warn_deprecated
 
 
 DocId = Union[str, int]
@@ -38,15 +40,34 @@ _Topic = Tuple[Tuple[Tuple[DocId, ...], ...], ...]
 class RSResult(Dict[str, float]):
     """Mean value of each measure over the topics (a ``dict`` name -> float).
 
-    ``per_topic`` maps each topic to its own ``{name: value}``; measure names are
-    also readable as attributes (``result.R_priority``).
+    ``per_query`` maps each topic to its own ``{name: value}``; measure names are
+    also readable as attributes (``result.R_priority``).  ``per_topic`` is the
+    deprecated spelling of ``per_query``.
+
+    Parameters
+    ----------
+    means : mapping of str to float
+        Mean value of each measure over the topics.
+    per_query : dict
+        ``{topic: {measure: value}}``.
+
+    Attributes
+    ----------
+    per_query : dict
+        ``{topic: {measure: value}}``.
     """
 
-    per_topic: Dict[str, Dict[str, float]]
+    per_query: Dict[str, Dict[str, float]]
 
-    def __init__(self, means: Mapping[str, float], per_topic: Dict[str, Dict[str, float]]) -> None:
+    def __init__(self, means: Mapping[str, float], per_query: Dict[str, Dict[str, float]]) -> None:
         super().__init__(means)
-        self.per_topic = per_topic
+        self.per_query = per_query
+
+    @property
+    def per_topic(self) -> Dict[str, Dict[str, float]]:
+        """Deprecated spelling of :attr:`per_query`."""
+        warn_deprecated("RSResult.per_topic", "RSResult.per_query")
+        return self.per_query
 
     def __getattr__(self, name: str) -> float:
         try:
@@ -56,7 +77,7 @@ class RSResult(Dict[str, float]):
 
     def __repr__(self) -> str:
         inner = ", ".join("%s=%.4f" % (k, v) for k, v in self.items())
-        return "RSResult(%s; %d topics)" % (inner, len(self.per_topic))
+        return "RSResult(%s; %d topics)" % (inner, len(self.per_query))
 
 
 def _harmonic(r: float, s: float) -> float:
@@ -144,6 +165,20 @@ class Organization:
     each a list of clusters, each a collection (list, tuple, set) of document ids
     (``str`` or ``int``).  Documents not listed form the long tail.  Empty topics,
     levels or clusters and a document twice in one cluster are errors.
+
+    Parameters
+    ----------
+    data : nested lists or mapping
+        Levels of clusters of document ids (one topic), or ``{topic: levels}``.
+    topic : str, optional
+        The topic name of plain nested lists (default ``"1"``).
+    name : str
+        A label used in messages.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed levels, clusters or document ids.
     """
 
     __slots__ = ("_topics", "_enc", "_key_cache", "_labels", "name")

@@ -1,9 +1,9 @@
 """Organization files: TSV, JSON, flat clusters and filtering labels (:func:`read_organization`)."""
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Tuple
 import json
 import os
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from irscore.core.files import open_text
 from irscore.organization.model import Organization, PathLike
@@ -39,8 +39,27 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
     picks json for ``.json`` files or text starting with ``{``, tsv for 4 columns;
     3-column files need an explicit ``clusters`` or ``labels``.  Fields are
     tab-separated (whitespace if a line has no tab); blank lines and ``#`` comments
-    are skipped.  Errors name the file and line.  ``name``: the result's ``.name``
-    (default: the path).
+    are skipped.  Errors name the file and line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    format : {'auto', 'tsv', 'json', 'clusters', 'labels'}
+        The file format (see the description above).
+    name : str, optional
+        The result's ``.name`` (default: the path).
+
+    Returns
+    -------
+    Organization
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist (the message names it).
+    ValueError
+        A malformed file (the message names the file and line).
     """
     if format not in _FORMATS:
         raise ValueError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")

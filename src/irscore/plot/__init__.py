@@ -41,7 +41,22 @@ def crp_worst_curve(levels: np.ndarray, length: int, relevance_level: int = 1) -
     """CRP curve of the worst vector: the judged pool in reverse grade order
     (non-relevant first, the highest grade last), padded with non-relevant
     documents to ``max(length, pool size, 2R)``.  ``levels``: judged documents
-    per grade of one query (1-D or shape (1, n_grades))."""
+    per grade of one query (1-D or shape (1, n_grades)).
+
+    Parameters
+    ----------
+    levels : ndarray
+        Judged documents per grade of one query.
+    length : int
+        Minimum curve length.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+
+    Returns
+    -------
+    ndarray of int64
+        The worst CRP curve.
+    """
     lv = np.ascontiguousarray(np.atleast_2d(levels), dtype=np.int64)
     rel_grades = [g for g in range(relevance_level, lv.shape[1]) for _ in range(int(lv[0, g]))]
     R = len(rel_grades)
@@ -63,6 +78,44 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     point (circle, on the x axis) and turn-around point (triangle).  Options
     as :func:`irscore.crp_curves`.  Returns the matplotlib ``Axes``; ``path``
     saves the figure (PNG, SVG, PDF by extension).
+
+    Parameters
+    ----------
+    qrels : Qrels, dict, DataFrame or path
+        As in :func:`irscore.evaluate`.
+    runs : mapping or sequence
+        ``{label: run}`` or runs labelled by their run ids.
+    query : str
+        The query drawn.
+    relevance_level : int, default 1
+        Grades at or above it are relevant.
+    unjudged : {'nonrel', 'condensed'}, default 'nonrel'
+        Unjudged documents are non-relevant, or are removed (condensed list).
+    pad_to : int, optional
+        Pad each ranking with non-relevant documents to this length.
+    variant : str, default 'default'
+        The family's variant (see its docs page).
+    max_docs : int, optional
+        Cut each ranking to this many documents (trec_eval ``-M``).
+    worst : bool, default True
+        Draw the worst curve.
+    ax : matplotlib Axes, optional
+        Draw into this Axes.
+    path : str, optional
+        Save the figure (PNG, SVG, PDF by extension).
+    title : str, optional
+        The title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Raises
+    ------
+    ImportError
+        matplotlib is not installed.
+    ValueError
+        The query is not in the qrels.
     """
     plt = pyplot()
 

@@ -1,4 +1,4 @@
-"""XML and focused retrieval measures (SPEC section 5).
+"""XML and focused retrieval measures (definitions: docs/xml.md).
 
 Elements and passages are character spans ``(doc, start, end)``, half-open;
 nesting is containment.  A run is a ranked list of spans per topic; the
@@ -18,8 +18,8 @@ Entry points
   :func:`inex_eval`, :func:`inex_eval_ng`, :func:`generalized_precision`,
   :func:`eprum`, :func:`t2i` are the per-family functions.
 
-Every reading SPEC marks is a named parameter; the defaults are documented on
-each function and in the README (section "XML / focused retrieval").
+Every reading the literature leaves open is a named parameter; the defaults are
+documented on each function and in docs/xml.md ("Readings chosen").
 
 
 Architecture
@@ -35,17 +35,23 @@ imports only the layers above it:
 - ``context``   the evaluation context (everything an evaluation computes once)
 - ``names``     the measure-name grammar (``iP[0.01]``, ``nxCG@10``, ...)
 - ``focused``   overlap, XCG, HiXEval, interpolated precision
-- ``inex``      inex_eval, inex_eval_ng, gP/MAgP, EPRUM, T2I
+- ``inex_values``  per-topic values of the INEX families, one function per
+                family behind a dispatch table; the GR/EPRUM navigation model
+- ``inex``      inex_eval, inex_eval_ng, gP/MAgP, EPRUM, T2I (public functions)
 - ``evaluation``  :func:`evaluate`, every family in one pass
 
 This ``__init__`` only re-exports the public names.
 """
 from irscore.xml.model import Span, Quantisation, XmlQrels, XmlRun
-from irscore.xml.readers import read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes, read_inex_assessments, read_inex_run
+from irscore.xml.readers import (
+    read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes,
+    read_inex_assessments, read_inex_run
+)
 from irscore.xml.ideal import quantise, ideal_recall_base
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 from irscore.xml.focused import overlap, xcg, hixeval, interpolated_precision
-from irscore.xml.inex import inex_eval, inex_eval_ng, generalized_precision, Navigation, default_navigation, eprum, t2i
+from irscore.xml.inex import inex_eval, inex_eval_ng, generalized_precision, eprum, t2i
+from irscore.xml.inex_values import Navigation, default_navigation
 from irscore.xml.evaluation import evaluate
 
 __all__ = [

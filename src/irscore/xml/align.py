@@ -7,7 +7,7 @@ from typing import List, Tuple
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.model import XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64, csr
+from irscore.xml.model import EMPTY_F, EMPTY_I, I64, XmlQrels, XmlRun, csr
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The evaluation context: everything one evaluation needs, computed once (alignment, ideal sets, gains)."""
+"""The evaluation context: everything one evaluation needs, computed once (alignment, ideal
+sets, gains)."""
 from __future__ import annotations
 
 from typing import Iterable, Tuple
@@ -8,7 +9,7 @@ import numpy as np
 from irscore import _xml
 from irscore.xml.align import Aligned, Pass, align_run, gather, run_pass
 from irscore.xml.ideal import element_q, ideal_arrays, quantise
-from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
+from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
 
 
 # ---------------------------------------------------------------------------
@@ -39,7 +40,7 @@ def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisatio
         r_unseen = np.where(matched, r, partial)
         w = np.where(ps.covered == 0, r_unseen, np.where(full, 0.0, partial))
         gain = (1.0 - alpha) * r + alpha * w
-        # SPEC: an unseen result gains r(e_i) whatever alpha; for a passage that
+        # docs/xml.md, XCG: an unseen result gains r(e_i) whatever alpha; for a passage that
         # is not an assessed element, r(e_i) is the value of the elements inside it
         gain = np.where((ps.covered == 0) & ~matched, partial, gain)
     else:

@@ -1,13 +1,14 @@
 """``evaluate``: many XML measures of every family in one pass."""
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Union, overload
 
 
 from irscore.core.aggregate import running_mean
+from irscore.core.deprecation import warn_deprecated
 from irscore.xml.context import EvalContext
 from irscore.xml.focused import compute_focused
-from irscore.xml.inex import compute_extra
+from irscore.xml.inex_values import Navigation, compute_extra
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 
@@ -18,10 +19,21 @@ def _summary(name: str, per_topic: Mapping[str, float]) -> float:
     return running_mean(list(per_topic.values()))  # a running sum, as trec_eval
 
 
+@overload
+def evaluate(qrels: XmlQrels, run: XmlRun, measures: Union[str, Sequence[str], None] = ..., *,
+             per_query: Literal[False] = ..., **kwargs: Any) -> Dict[str, float]: ...
+@overload
+def evaluate(qrels: XmlQrels, run: XmlRun, measures: Union[str, Sequence[str], None] = ..., *,
+             per_query: Literal[True], **kwargs: Any) -> Dict[str, Dict[str, float]]: ...
+@overload
+def evaluate(qrels: XmlQrels, run: XmlRun, measures: Union[str, Sequence[str], None] = ..., *,
+             per_query: bool, **kwargs: Any) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]: ...
+
+
 def evaluate(
     qrels: XmlQrels,
     run: XmlRun,
-    measures: Optional[Sequence[str]] = None,
+    measures: Union[str, Sequence[str], None] = None,
     *,
     per_query: bool = False,
     alpha: float = 1.0,
@@ -34,33 +46,106 @@ def evaluate(
     bucketing: str = "exact",
     run_overlap: str = "novel",
     trel: Union[str, Mapping[str, float]] = "highlighted",
-    beta: float = 1.0,
+    hix_beta: float = 1.0,
     seen: str = "ancestor",
     complete: bool = False,
-    **options: Any,
-) -> Dict[str, Any]:
+    ric_beta: Optional[float] = None,
+    bep_distance: Optional[int] = None,
+    tolerance: Optional[int] = None,
+    navigation: Optional[Navigation] = None,
+    eprum_points: Optional[int] = None,
+    collection_size: Optional[Union[int, Mapping[str, int]]] = None,
+    precall_points: Optional[int] = None,
+    ties: Optional[bool] = None,
+    **deprecated: Any,
+) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Compute many XML measures in one pass.
 
-    ``measures``: names as in the CLI (default :data:`DEFAULT_MEASURES`).
-    Returns ``{name: mean over counted topics}`` or, with ``per_query=True``,
-    ``{name: {topic: value}}``.  A topic counts if it is in the qrels and the
-    run (``complete=True``: every qrels topic, a missing run scores 0) and has
-    relevant material for the measure (highlighted text for HiXEval/iP/gP, an
-    ideal element for XCG/GR/EPRUM, an assessed exhaustive element for
-    inex_eval_ng).  ``hix_alpha`` defaults to ``alpha``.  Options of the
-    other families (``beta_ric``, ``bep_distance``, ``tolerance``, ``navigation``,
-    ``collection_size``, ``precall_points``) are passed through ``options``.
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run.
+    measures : str or sequence of str, optional
+        Measure names as in the CLI (``iP[0.01]``, ``MAiP``, ``nxCG@10``,
+        ``MAep``, ``hixF@10``, ``MAgP_RiC``, ``GR@5``, ``T2IP@10`` ...);
+        default :data:`DEFAULT_MEASURES`.
+    per_query : bool, default False
+        Return the value of every counted topic instead of the mean.
+    alpha, hix_alpha : float
+        XCG's overlap penalty (1: Focused, 0: Thorough) and HiXEval's
+        (``hix_alpha`` defaults to ``alpha``).
+    quantisation, ideal_overlap, normalise, maep_denominator, points, bucketing, run_overlap, seen
+        The readings of XCG and interpolated precision (docs/xml.md, "Readings
+        chosen"); as in :func:`xcg` and :func:`interpolated_precision`.
+    trel : {"highlighted", "thorough"} or mapping, default "highlighted"
+        HiXEval's Trel (see :func:`hixeval`).
+    hix_beta : float, default 1.0
+        The beta of HiXEval's F-beta (``hixF@k``).
+    complete : bool, default False
+        Count every qrels topic (a topic without results scores 0).
+    ric_beta : float, optional
+        The beta of the Relevant-in-Context article score (gP/MAgP RiC;
+        default 0.25).
+    bep_distance : int, optional
+        Best-in-Context distance n in characters (default 500).
+    tolerance : int, optional
+        T2I's tolerated consecutive non-relevant characters (default 500).
+    navigation : callable, optional
+        GR/EPRUM navigation model (default :func:`default_navigation`).
+    eprum_points : int, optional
+        EPRUM recall grid (default 10).
+    collection_size : int or mapping, optional
+        inex_eval: units in the collection (per topic when a mapping).
+    precall_points : int, optional
+        inex_eval's recall grid (default 100).
+    ties : bool, optional
+        inex_eval: expected precision over tied RSVs (default True).
+
+    Returns
+    -------
+    dict
+        ``{name: mean over counted topics}`` or, with ``per_query=True``,
+        ``{name: {topic: value}}``.  A topic counts if it is in the qrels and
+        the run (``complete=True``: every qrels topic) and has relevant material
+        for the measure (highlighted text for HiXEval/iP/gP, an ideal element
+        for XCG/GR/EPRUM, an assessed exhaustive element for inex_eval_ng).
+
+    Raises
+    ------
+    ValueError
+        An unknown measure name or a bad option value.
+    TypeError
+        ``qrels``/``run`` of the wrong type, an unknown option, or an option of
+        a family none of ``measures`` belongs to.
+
+    Notes
+    -----
+    ``beta`` (now ``hix_beta``) and ``beta_ric`` (now ``ric_beta``) are
+    deprecated spellings, accepted for one release.
     """
-    names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    if "beta" in deprecated:
+        warn_deprecated("xml.evaluate(beta=)", "hix_beta=")
+        hix_beta = deprecated.pop("beta")
+    if "beta_ric" in deprecated:
+        warn_deprecated("xml.evaluate(beta_ric=)", "ric_beta=")
+        ric_beta = deprecated.pop("beta_ric")
     if isinstance(measures, str):
-        raise TypeError("measures must be a list of names, not a string")
+        measures = [measures]
+    names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    given = dict(ric_beta=ric_beta, bep_distance=bep_distance, tolerance=tolerance, navigation=navigation,
+                 eprum_points=eprum_points, collection_size=collection_size, precall_points=precall_points,
+                 ties=ties)
+    options: Dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    options.update(deprecated)          # unknown names: reported as unexpected options below
     fams = {n: measure_family(n) for n in names}
     ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
-                   quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
-                   complete=complete, seen=seen)
+                      quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
+                      complete=complete, seen=seen)
     core = [n for n in names if fams[n] in ("xcg", "iep", "maep", "epgr", "hix", "ip", "aip")]
     res = compute_focused(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
-                   run_overlap=run_overlap, trel=trel, beta=beta) if core else {}
+                          run_overlap=run_overlap, trel=trel, beta=hix_beta) if core else {}
     rest = [n for n in names if n not in res]
     if rest:
         res.update(compute_extra(ctx, rest, fams, options))

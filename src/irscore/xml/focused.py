@@ -1,4 +1,5 @@
-"""Focused-retrieval measures: overlap, XCG (nxCG, ep/gr, MAep), HiXEval, interpolated precision (iP, MAiP)."""
+"""Focused-retrieval measures: overlap, XCG (nxCG, ep/gr, MAep), HiXEval, interpolated
+precision (iP, MAiP)."""
 from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional, Sequence, Union
@@ -6,15 +7,27 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from irscore import _xml
+from irscore.core.deprecation import warn_deprecated
 from irscore.xml.align import align_run, run_pass
 from irscore.xml.context import EvalContext
-from irscore.xml.model import Quantisation, XmlQrels, XmlRun, EMPTY_F, EMPTY_I, I64
-from irscore.xml.names import level_name, match_name, point_index, measure_family
+from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
+from irscore.xml.names import level_name, match_name, measure_family, point_index
 
 
 def overlap(run: XmlRun) -> Dict[str, np.ndarray]:
     """overlap(i) = size(e_i ∩ union_{j<i} e_j) / size(e_i) for every result, per
-    topic (0 for empty spans).  O(n log n) per topic."""
+    topic (0 for empty spans).  O(n log n) per topic.
+
+    Parameters
+    ----------
+    run : XmlRun
+        The run, in rank order.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Per topic, the overlap of each result with earlier ones.
+    """
     if not run.topics:
         return {}
     empty = XmlQrels.from_passages({t: [] for t in run.topics})
@@ -37,13 +50,51 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     ``quantisation``: ``"auto"`` = generalised for element assessments,
     INEX 2006 (q = specificity) for passage assessments.  ``normalise``: cap the
     gain collected under an ideal element at its ideal gain.  ``maep_denominator``:
-    ``"ideal"`` (|ideal set|, SPEC default) or ``"gain_ranks"`` (number of ranks
+    ``"ideal"`` (|ideal set|, the default of docs/xml.md, XCG) or ``"gain_ranks"`` (number of ranks
     where gain was collected).  ``iep[x]`` = max ep at ranks with gr >= x on the
     grid 0, 1/points, ..., 1.  ``seen``: when a result (or, in the recursion,
     an assessed element) counts as completely seen: ``"ancestor"`` (default,
-    SPEC's rule: it or an ancestor was retrieved before; text covered only by
+    docs/xml.md, XCG: it or an ancestor was retrieved before; text covered only by
     several descendants is then partially seen) or ``"overlap"`` (overlap = 1:
     all its text was retrieved before, by whatever results).  Topics with an empty ideal set are left out.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    alpha : float, default 1.0
+        Overlap penalty (1: Focused, already seen text gains nothing; 0: Thorough).
+    quantisation : str, callable or mapping
+        How (exhaustivity, specificity) becomes a relevance value: a name
+        (``generalised``, ``strict``, ``inex2006``, ...; ``auto`` picks one for the
+        assessments), a function ``f(exh, spe)`` or a mapping ``{(exh, spe):
+        value}`` (docs/xml.md, quantisation).
+    ideal_overlap : {'ancestor', 'none'}, default 'ancestor'
+        How the ideal recall base removes overlap (docs/xml.md, ideal recall base).
+    normalise : bool, default True
+        Cap the gain collected under an ideal element at its ideal gain.
+    maep_denominator : {'ideal', 'gain_ranks'}, default 'ideal'
+        MAep's denominator.
+    points : int
+        Number of recall intervals of the interpolated grid (0, 1/points, ..., 1).
+    seen : {'ancestor', 'overlap'}, default 'ancestor'
+        When a result counts as completely seen (docs/xml.md, XCG).
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=1.0, quantisation=quantisation,
                    ideal_overlap=ideal_overlap, normalise=normalise, complete=complete, seen=seen)
@@ -53,8 +104,8 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
 
 
 def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10, 25, 50), alpha: float = 1.0,
-            trel: Union[str, Mapping[str, float]] = "highlighted", beta: float = 1.0,
-            complete: bool = False) -> Dict[str, Dict[str, float]]:
+            trel: Union[str, Mapping[str, float]] = "highlighted", hix_beta: float = 1.0,
+            complete: bool = False, beta: Optional[float] = None) -> Dict[str, Dict[str, float]]:
     """HiXEval P@k, R@k and F@k per topic (``hixP@k``, ``hixR@k``, ``hixF@k``).
 
     rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
@@ -71,12 +122,46 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     assessments) or a mapping topic -> Trel.  With element-only assessments
     (INEX 2005-06) rsize(e_i) = spe * size of the assessed element equal to
     e_i (0 for other spans).
-    F is the F-beta of P and R (``beta=1``: harmonic mean).
+    F is the F-beta of P and R (``hix_beta=1``: harmonic mean; ``beta`` is
+    its deprecated spelling).
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    cutoffs : sequence of int
+        The rank cutoffs k of the ``@k`` measures.
+    alpha : float, default 1.0
+        Overlap penalty (1: Focused, already seen text gains nothing; 0: Thorough).
+    trel : {'highlighted', 'thorough'} or mapping
+        HiXEval's Trel: highlighted characters (Focused), rsize over every assessed
+        element (Thorough), or topic -> Trel.
+    hix_beta : float, default 1.0
+        The beta of the F-beta ``hixF@k``.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+    beta : float, optional
+        Deprecated spelling (see the parameter it renames).
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
+    if beta is not None:
+        warn_deprecated("hixeval(beta=)", "hix_beta=")
+        hix_beta = beta
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
                    ideal_overlap="ancestor", normalise=False, complete=complete, use_elements=False)
     names = [f"hix{x}@{k}" for k in cutoffs for x in "PRF"]
-    return compute_focused(ctx, names, trel=trel, beta=beta)
+    return compute_focused(ctx, names, trel=trel, beta=hix_beta)
 
 
 def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, bucketing: str = "exact",
@@ -92,6 +177,31 @@ def interpolated_precision(qrels: XmlQrels, run: XmlRun, *, points: int = 100, b
     once).  ``bucketing``: ``"exact"`` (R >= x tested exactly in integers) or
     ``"inex_eval"`` (level floor(points * R) in floating point, as the official
     tool).  Topics without highlighted text are left out.
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    run : XmlRun
+        The run, in rank order.
+    points : int
+        Number of recall intervals of the interpolated grid (0, 1/points, ..., 1).
+    bucketing : {'exact', 'inex_eval'}, default 'exact'
+        How recall levels are bucketed.
+    run_overlap : {'novel', 'count'}, default 'novel'
+        Whether text retrieved again counts again.
+    complete : bool, default False
+        Count every topic/query of the assessments; one without results scores 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{measure name: {topic: value}}`` (topics that count for the measure).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs or options.
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
                    normalise=False, complete=complete, use_elements=False)

@@ -6,7 +6,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 import numpy as np
 
 from irscore import _xml
-from irscore.xml.model import Quantisation, XmlQrels, I64, csr
+from irscore.xml.model import I64, Quantisation, XmlQrels, csr
 
 
 # ---------------------------------------------------------------------------
@@ -23,6 +23,30 @@ def quantise(exh: np.ndarray, spe: np.ndarray, quantisation: Quantisation = "gen
     elements 0; ``"inex2006"``: s.  A callable ``f(exh, spe) -> array`` or a
     table ``{(exh, spe): value}`` (pairs missing from the table quantise to 0)
     are used as given.
+
+    Parameters
+    ----------
+    exh : ndarray
+        Exhaustivity per element.
+    spe : ndarray
+        Specificity per element.
+    quantisation : str, callable or mapping
+        How (exhaustivity, specificity) becomes a relevance value: a name
+        (``generalised``, ``strict``, ``inex2006``, ...; ``auto`` picks one for the
+        assessments), a function ``f(exh, spe)`` or a mapping ``{(exh, spe):
+        value}`` (docs/xml.md, quantisation).
+    too_small : ndarray of bool, optional
+        Elements assessed too small.
+
+    Returns
+    -------
+    ndarray of float64
+        The quantised relevance of each element.
+
+    Raises
+    ------
+    ValueError
+        An unknown quantisation name.
     """
     exh = np.asarray(exh, dtype=np.float64)
     spe = np.asarray(spe, dtype=np.float64)
@@ -66,6 +90,28 @@ def ideal_recall_base(qrels: XmlQrels, quantisation: Quantisation = "generalised
     ancestor (``ideal_overlap="ancestor"``, default) or the descendant
     (``"descendant"``).  Passage assessments: the highlighted passages, each
     with gain q(exh=1, spe=1).
+
+    Parameters
+    ----------
+    qrels : XmlQrels
+        The assessments.
+    quantisation : str, callable or mapping
+        How (exhaustivity, specificity) becomes a relevance value: a name
+        (``generalised``, ``strict``, ``inex2006``, ...; ``auto`` picks one for the
+        assessments), a function ``f(exh, spe)`` or a mapping ``{(exh, spe):
+        value}`` (docs/xml.md, quantisation).
+    ideal_overlap : {'ancestor', 'none'}, default 'ancestor'
+        How the ideal recall base removes overlap (docs/xml.md, ideal recall base).
+
+    Returns
+    -------
+    dict
+        ``{topic: [(doc, start, end, value), ...]}``, the ideal elements by value descending.
+
+    Raises
+    ------
+    ValueError
+        Unknown options.
     """
     ioff, idoc, istart, iend, igain = ideal_arrays(qrels, quantisation, ideal_overlap)
     out: Dict[str, List[Tuple[str, int, int, float]]] = {}

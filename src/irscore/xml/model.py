@@ -1,13 +1,15 @@
-"""XML retrieval data model: spans, :class:`XmlQrels` (passages and/or assessed elements) and :class:`XmlRun`."""
+"""XML retrieval data model: spans, :class:`XmlQrels` (passages and/or assessed elements)
+and :class:`XmlRun`."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
-import math
 
 import numpy as np
 
 from irscore import _xml
+from irscore.core.deprecation import warn_deprecated
 
 
 Span = Tuple[str, int, int]
@@ -56,6 +58,17 @@ class XmlQrels:
     exhaustivity and specificity in [0, 1] (``el_*``; ``el_small`` marks
     INEX 2005 "too small" elements).  ``doclen[code]`` is the document length
     (-1 if unknown), ``bep[(topic, doc)]`` the best entry point.
+
+    Attributes
+    ----------
+    topics, docs : list of str
+        Topic and document names (documents are coded by position).
+    hl_* : ndarray
+        Highlighted passages per topic (CSR ``hl_off``).
+    el_* : ndarray
+        Assessed elements per topic (CSR ``el_off``) with exhaustivity and specificity.
+
+    Build it with :meth:`from_passages`, :meth:`from_elements` or a reader.
     """
 
     topics: List[str]
@@ -135,7 +148,21 @@ class XmlQrels:
 
 @dataclass
 class XmlRun:
-    """A ranked list of spans per topic (CSR ``off``), already in rank order."""
+    """A ranked list of spans per topic (CSR ``off``), already in rank order.
+
+    Attributes
+    ----------
+    topics, docs : list of str
+        Topic and document names.
+    off : ndarray of int64
+        CSR offsets of each topic's results.
+    doc, start, end, score : ndarray
+        Document code, span and score of each result, in rank order.
+    run_id : str
+        The run's name.
+
+    Build it with :meth:`from_spans` or a reader.
+    """
 
     topics: List[str]
     docs: List[str]
@@ -144,19 +171,50 @@ class XmlRun:
     start: np.ndarray
     end: np.ndarray
     score: np.ndarray
-    runid: str = "run"
+    run_id: str = "run"
 
     def __post_init__(self) -> None:
         self.topic_index: Dict[str, int] = {t: i for i, t in enumerate(self.topics)}
+
+    @property
+    def runid(self) -> str:
+        """Deprecated spelling of :attr:`run_id`."""
+        warn_deprecated("XmlRun.runid", "XmlRun.run_id")
+        return self.run_id
 
     @classmethod
     def from_spans(
         cls,
         spans: Mapping[str, Sequence[Span]],
-        runid: str = "run",
+        run_id: str = "run",
         allow_overlap: bool = True,
+        *,
+        runid: Optional[str] = None,
     ) -> "XmlRun":
-        """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1)."""
+        """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1).
+
+        Parameters
+        ----------
+        spans : mapping
+            Topic -> ranked spans ``(doc, start, end)`` (half-open character offsets).
+        run_id : str, default "run"
+            The run's name (``runid`` is its deprecated spelling).
+        allow_overlap : bool, default True
+            False declares the run non-overlapping: overlapping spans of a
+            topic are then an error.
+
+        Returns
+        -------
+        XmlRun
+
+        Raises
+        ------
+        TypeError, ValueError
+            A malformed span, or overlapping spans when ``allow_overlap=False``.
+        """
+        if runid is not None:
+            warn_deprecated("XmlRun.from_spans(runid=)", "run_id=")
+            run_id = runid
         di = DocIndex()
         topics, counts, docs, starts, ends = [], [], [], [], []
         for topic, lst in spans.items():
@@ -176,7 +234,7 @@ class XmlRun:
             np.asarray(starts, dtype=I64).reshape(n),
             np.asarray(ends, dtype=I64).reshape(n),
             -np.arange(n, dtype=np.float64),
-            runid,
+            run_id,
         )
         if not allow_overlap:
             check_no_overlap(run, None, None)

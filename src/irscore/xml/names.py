@@ -38,7 +38,23 @@ def match_name(family: str, name: str) -> "re.Match[str]":
 
 
 def measure_family(name: str) -> str:
-    """The family of a measure name, or ValueError."""
+    """The family of a measure name, or ValueError.
+
+    Parameters
+    ----------
+    name : str
+        A measure name.
+
+    Returns
+    -------
+    str
+        The family key of the name.
+
+    Raises
+    ------
+    ValueError
+        An unknown name.
+    """
     for fam, rx in _RX.items():
         if rx.match(name):
             return fam

@@ -1,4 +1,5 @@
-"""XML retrieval readers: FOL runs, passage qrels, element TSV, INEX XML assessments and runs, document layouts."""
+"""XML retrieval readers: FOL runs, passage qrels, element TSV, INEX XML assessments and
+runs, document layouts."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -6,7 +7,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore.core.files import open_text, read_bytes
-from irscore.xml.model import Span, XmlQrels, XmlRun, DocIndex, I64, build_qrels, check_no_overlap, csr
+from irscore.xml.model import DocIndex, I64, Span, XmlQrels, XmlRun, build_qrels, check_no_overlap, csr
 
 
 # ---------------------------------------------------------------------------
@@ -29,6 +30,24 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
     entry point and each ``off:len`` a highlighted passage.  Errors name the
     file and line.  With ``check_relchars`` the passages must add up to
     ``relchars`` (after merging overlaps).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    check_relchars : bool, default True
+        Check the relchars column against the passages.
+
+    Returns
+    -------
+    XmlQrels
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        A malformed line (the message names the file and line).
     """
     rows: List[Tuple[str, str, int, int]] = []
     doclens: Dict[str, int] = {}
@@ -112,9 +131,33 @@ def read_fol_run(
     ``qrels`` given, offsets are checked against the known document lengths;
     ``unknown_docs="error"`` also rejects documents the qrels do not know
     (default ``"ignore"``: they are non-relevant text).  ``order``: ``"trec"``
-    (default, SPEC §0: rsv descending, ties by document id descending, then file
+    (default, docs/conventions.md, run order: rsv descending, ties by document id descending, then file
     order; the rank column is ignored), ``"rank"`` (rank column ascending, ties by
     file order), ``"score"`` (rsv descending, ties by file order) or ``"input"``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    qrels : XmlQrels, optional
+        Assessments to check spans against.
+    allow_overlap : bool, default True
+        False declares the run non-overlapping.
+    unknown_docs : {'ignore', 'error'}, default 'ignore'
+        Documents the qrels do not know.
+    order : str
+        How the run is ordered (see the description above).
+
+    Returns
+    -------
+    XmlRun
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        A malformed line (the message names the file and line).
     """
     if unknown_docs not in ("ignore", "error"):
         raise ValueError(f"unknown_docs must be 'ignore' or 'error', got {unknown_docs!r}")
@@ -202,7 +245,30 @@ def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
     ``spe_max`` (e.g. ``exh_max=2`` for INEX 2005's {0,1,2}); an exh of ``?``
     marks an INEX 2005 "too small" element (exh 0, quantised to 0 by the
     INEX 2005 function).  Elements of a document must nest; errors name file
-    and line."""
+    and line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    exh_max : float
+        The scale of exhaustivity in the file (values are divided by it).
+    spe_max : float, default 1.0
+        The scale of specificity in the file.
+    doclens : mapping, optional
+        Document lengths in characters.
+
+    Returns
+    -------
+    XmlQrels
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        A malformed line (the message names the file and line).
+    """
     if not exh_max > 0 or not spe_max > 0:
         raise ValueError("exh_max and spe_max must be positive")
     rows = []
@@ -266,6 +332,21 @@ def layout_from_sizes(sizes: Mapping[str, Sequence[Tuple[str, int]]]) -> Dict[st
     its parent's start when it is the first listed child; text of a parent
     that is not inside a listed child is taken to follow its children.
     Children must fit inside their parent.
+
+    Parameters
+    ----------
+    sizes : mapping
+        ``{doc: [(xpath, size), ...]}`` in document order.
+
+    Returns
+    -------
+    dict
+        ``{doc: {xpath: (start, end)}}``.
+
+    Raises
+    ------
+    ValueError
+        Malformed sizes.
     """
     out: Dict[str, Dict[str, Tuple[int, int]]] = {}
     for doc, lst in sizes.items():
@@ -355,6 +436,27 @@ def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> Xm
     attribute in [0, 1].  ``layout`` maps ``doc -> {path: (start, end)}`` (see
     :func:`layout_from_sizes`) or is a callable ``(doc, path) -> (start, end)``;
     unknown documents or paths are errors naming file and line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    layout : mapping or callable
+        Where each element lies: ``{doc: {xpath: (start, end)}}`` (see
+        :func:`layout_from_sizes`) or ``f(doc, xpath) -> (start, end)``.
+    exh_max : float
+        The scale of exhaustivity in the file (values are divided by it).
+
+    Returns
+    -------
+    XmlQrels
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        Malformed XML or an element the layout does not place.
     """
     src = str(path)
     rows: List[Tuple[str, str, int, int, float, float, bool]] = []
@@ -405,7 +507,29 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
     <rank>..</rank> [<rsv>..</rsv>]</result>``; paths are mapped to spans with
     ``layout`` (as in :func:`read_inex_assessments`).  ``order``: ``"rank"``
     (default; missing ranks = position), ``"score"`` (rsv descending) or
-    ``"input"``.  Errors name file and line."""
+    ``"input"``.  Errors name file and line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (plain or gzip, detected by its magic bytes).
+    layout : mapping or callable
+        Where each element lies: ``{doc: {xpath: (start, end)}}`` (see
+        :func:`layout_from_sizes`) or ``f(doc, xpath) -> (start, end)``.
+    order : str
+        How the run is ordered (see the description above).
+
+    Returns
+    -------
+    XmlRun
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        Malformed XML or an element the layout does not place.
+    """
     if order not in ("rank", "score", "input"):
         raise ValueError(f"order must be 'rank', 'score' or 'input', got {order!r}")
     src = str(path)
@@ -459,7 +583,7 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
             lst.sort(key=lambda x: (x[1], x[2]))
         ordered[tid] = [x[3] for x in lst]
         rsv.extend(-x[1] for x in lst)
-    run = XmlRun.from_spans(ordered, runid=st["runid"])
+    run = XmlRun.from_spans(ordered, run_id=st["runid"])
     # keep the RSVs: equal RSVs form inex_eval's tie groups
     run.score = np.asarray(rsv, dtype=np.float64).reshape(len(rsv))
     return run

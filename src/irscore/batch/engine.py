@@ -1,66 +1,5 @@
-"""Array API for training loops: many measures over a batch of queries in one call.
-
-``evaluate(scores, labels, measures)`` takes the candidates of a batch of queries
-as arrays and returns ``{name: float64 array with one value per query}``::
-
-    >>> import numpy as np
-    >>> from irscore import batch
-    >>> scores = np.array([[0.9, 0.8, 0.1], [0.2, 0.7, 0.5]])
-    >>> labels = np.array([[0, 2, 1], [1, 0, 0]])
-    >>> r = batch.evaluate(scores, labels, ["nDCG@2", "AP", "P@1", "RR"])
-    >>> r["RR"]
-    array([0.5       , 0.33333333])
-
-Input layouts
--------------
-- dense 2-D ``(n_queries, n_candidates)``; rows may be padded: ``lengths[q]``
-  candidates are valid in row q, or, without ``lengths``, padded cells have a
-  NaN score (with ``lengths``, a NaN or infinite score inside a row's length is
-  a ``ValueError``: a diverged model, not padding);
-- ragged 1-D with CSR ``offsets`` (query q = ``offsets[q]:offsets[q+1]``); NaN
-  scores are padding there too.
-
-Scores may be any real dtype (float32/float64 are used as they are, without a
-copy); labels any integer, bool or float dtype.  Anything numpy can view (CPU
-torch tensors included, also those that require grad) is accepted; a tensor on
-a GPU raises ``ValueError`` asking to move it to the CPU.
-
-Relevance: a candidate is relevant when ``label >= level``; the level is
-``relevance_level`` (or ``rel=`` in a measure name, ``P(rel=2)@5``), by default
-1 for integer labels and "label > 0" for float labels.  nDCG/DCG use the label
-as gain (``gain=exp``: 2**label - 1; labels <= 0 gain nothing) and the discount
-log2(rank + 1), as trec_eval.
-
-The judged set (``n_relevant``)
--------------------------------
-Without ``n_relevant`` the candidates are the whole judged set (sklearn's
-convention): recall, AP and the ideal DCG only see the candidates.  trec_eval
-divides by every relevant document of the query, retrieved or not; pass
-``n_relevant`` to do the same:
-
-- a 1-D integer array: the number of relevant documents of each query (at the
-  evaluation's level), at least the number of relevant candidates; the
-  relevant documents that are not candidates count in AP, R@k, R-prec, and in
-  nDCG's ideal ranking with the grade ``relevance_level`` (1 by default);
-- a 2-D integer array ``(n_queries, n_grades)``: judged documents per grade
-  0..n_grades-1 (trec_eval's own information; needs integer labels below
-  n_grades); every measure and level is then exactly trec_eval's.
-
-Ties (``ties=``): ``"trec"`` (score descending, then column index descending,
-the column index playing trec_eval's document id), ``"input"`` (column index
-ascending) or ``"average"`` (the expected value over all orders of tied
-candidates, McSherry & Najork 2008, exact and without enumeration; for AP,
-nDCG/DCG, P@k, R@k, R-prec, RR and Success@k).
-
-Measures: the names of :mod:`irscore.core.measures` (``nDCG@10``, ``ndcg_cut_10``,
-``AP``, ``AP@100``, ``P@10``, ``R@100``, ``RR``, ``Rprec``, ``Success@5``,
-``DCG@10``, ``nDCG(gain=exp)@10``, ``NumRel`` ...).  nDCG/DCG, AP, P, R, RR,
-R-prec, Success and the counts run in the batch kernel; every other trec_eval
-measure (``bpref``, ``infAP``, ``iprec_at_recall_0.50`` ...) and the
-registered families (Rocchio ``Rnorm``, CRP ...) are computed by the same code
-as :func:`irscore.evaluate` from the ranked labels (integer labels; ties
-``trec`` or ``input``).
-"""
+"""The batch evaluation: measure plans, the native batch kernel, and the trec_eval and
+registered families through the ranked lists of the core."""
 from __future__ import annotations
 
 import os
@@ -71,12 +10,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _batch, _ranking
-from irscore.core.joined import MAX_GRADE, Joined, ResultCache, rank_order, relevance_codes
+from irscore.batch.arrays import as_array, int_vector, label_array, score_array
+from irscore.core.joined import Joined, MAX_GRADE, ResultCache, rank_order, relevance_codes
 from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
 from irscore.core.registry import EXTERNAL, family_values
 
-__all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall",
-           "reciprocal_rank", "r_precision", "success", "TIES"]
 
 TIES = ("trec", "input", "average")
 # tie modes, op kinds and error codes of irscore._batch.evaluate_rows: the
@@ -93,94 +31,6 @@ _FLOAT_DEFAULT_THR = 5e-324          # "label > 0" as label >= the smallest posi
 _PARALLEL_MIN_CELLS = 200_000        # default n_jobs: one thread below this many cells
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _EMPTY_I64_2D = np.zeros((0, 1), dtype=np.int64)
-
-_SCORE_OK = (np.dtype(np.float32), np.dtype(np.float64))
-_LABEL_OK = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                        np.float32, np.float64))
-
-
-# ------------------------------------------------------------------ conversion
-
-def _as_array(x: Any, name: str) -> np.ndarray:
-    if isinstance(x, np.ndarray):
-        return x
-    dev = getattr(x, "device", None)
-    dev_type = getattr(dev, "type", None)
-    if isinstance(dev_type, str) and dev_type != "cpu":
-        raise ValueError(f"{name}: the tensor is on device {dev!s}; irscore computes on the CPU, "
-                         f"move it first (e.g. {name}.detach().cpu())")
-    dl_device = getattr(x, "__dlpack_device__", None)
-    if callable(dl_device) and dev_type is None:
-        try:
-            kind = int(dl_device()[0])
-        except Exception:  # noqa: BLE001 - not a usable DLPack object; numpy decides below
-            kind = 1
-        if kind not in (1, 3):      # kDLCPU, kDLCUDAHost (host memory)
-            raise ValueError(f"{name}: the array is not in host memory (DLPack device type {kind}); "
-                             "irscore computes on the CPU, copy it to the host first")
-    detach = getattr(x, "detach", None)
-    if callable(detach):
-        x = detach()
-        if str(getattr(x, "dtype", "")) == "torch.bfloat16":     # numpy has no bfloat16: one copy
-            x = x.float()
-    if not hasattr(x, "__array__") and hasattr(x, "__dlpack__"):
-        try:
-            return np.from_dlpack(x)
-        except Exception as exc:  # noqa: BLE001
-            raise TypeError(f"{name}: cannot be read through DLPack ({exc})") from None
-    try:
-        a = np.asarray(x)
-    except Exception as exc:  # noqa: BLE001 - report what numpy said
-        raise TypeError(f"{name}: cannot be read as a numpy array ({exc})") from None
-    return a
-
-
-def _score_array(x: Any) -> np.ndarray:
-    a = _as_array(x, "scores")
-    dt = a.dtype
-    if dt not in _SCORE_OK:
-        if dt.kind == "f" or dt.kind in "iub":
-            a = a.astype(np.float32 if dt == np.float16 else np.float64)
-        else:
-            raise TypeError(f"scores: expected a real-valued array, got dtype {dt}")
-    return a
-
-
-def _label_array(x: Any) -> np.ndarray:
-    a = _as_array(x, "labels")
-    dt = a.dtype
-    if dt in _LABEL_OK:
-        return a
-    if dt.kind == "b":
-        return a.view(np.uint8)
-    if dt == np.float16:
-        return a.astype(np.float32)
-    if dt.kind == "u":
-        if dt.itemsize == 8 and a.size and int(a.max()) > np.iinfo(np.int64).max:
-            raise ValueError("labels: values above 2**63 - 1")
-        return a.astype(np.int32 if dt.itemsize == 2 else np.int64)
-    if dt.kind == "f":   # longdouble
-        return a.astype(np.float64)
-    raise TypeError(f"labels: expected an integer, bool or float array, got dtype {dt}")
-
-
-def _int_vector(x: Any, name: str, n: Optional[int]) -> np.ndarray:
-    a = _as_array(x, name)
-    if a.dtype.kind not in "iu":
-        if a.dtype.kind == "f" and a.size and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
-            pass
-        elif a.dtype.kind == "f" and a.size == 0:
-            pass
-        else:
-            raise TypeError(f"{name}: expected an integer array, got dtype {a.dtype}")
-    if a.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D array, got shape {a.shape}")
-    if n is not None and a.shape[0] != n:
-        raise ValueError(f"{name}: expected {n} values (one per query), got {a.shape[0]}")
-    if a.dtype.kind == "u" and a.dtype.itemsize == 8 and a.size and int(a.max()) > np.iinfo(np.int64).max:
-        raise ValueError(f"{name}: values too large")
-    return np.ascontiguousarray(a, dtype=np.int64)
-
 
 def _check_finite_within(sc: np.ndarray, lens: np.ndarray) -> None:
     """With explicit ``lengths`` every candidate must have a finite score: a NaN
@@ -336,6 +186,44 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     always run, and the kernel checks every row's range again.
     ``n_jobs``: threads (default: all cores for batches of at least 200,000
     candidates, else one); results do not depend on it.
+
+    Parameters
+    ----------
+    scores : array_like
+        Scores, 2-D ``(n_queries, n_candidates)`` or 1-D with ``offsets``.
+    labels : array_like
+        Relevance labels, same shape as ``scores``.
+    measures : str or sequence of str
+        One name or a list (names of :mod:`irscore.core.measures` and the registered
+        families).
+    lengths : array_like of int, optional, keyword-only
+        Valid candidates of each row of 2-D input.
+    offsets : array_like of int, optional, keyword-only
+        CSR offsets of 1-D input.
+    n_relevant : array_like of int, optional
+        The judged set: 1-D relevant documents per query, or 2-D judged documents
+        per grade (see the module documentation).
+    ties : {'trec', 'input', 'average'}, default 'trec'
+        Order of equal scores, or the expected value over their orders.
+    relevance_level : float, optional
+        Label threshold of relevance (default 1 for integer labels, label > 0 for
+        float labels).
+    check_inputs : bool, default True
+        False skips the checks that only protect the meaning of the result (the
+        memory-safety checks always run).
+    n_jobs : int, optional
+        Threads: ``None``/-1 all cores for large inputs, a positive int exactly that
+        many; results do not depend on it.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``{name as asked: float64 array (n_queries,)}``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Malformed arrays (a GPU tensor included), unknown measures, bad options.
     """
     if ties not in _TIE_CODE:
         raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")
@@ -343,8 +231,8 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
                                         not isinstance(relevance_level, (int, float, np.integer, np.floating))
                                         or not np.isfinite(relevance_level)):
         raise TypeError(f"relevance_level: expected a finite number, got {relevance_level!r}")
-    sc = _score_array(scores)
-    lb = _label_array(labels)
+    sc = score_array(scores)
+    lb = label_array(labels)
     if sc.ndim == 2:
         if offsets is not None:
             raise ValueError("offsets: only for 1-D (ragged) scores; 2-D scores use lengths")
@@ -361,7 +249,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
         if lengths is None:
             lens = full
         else:
-            lens = _int_vector(lengths, "lengths", nq)
+            lens = int_vector(lengths, "lengths", nq)
             # always checked: a length past its row would read the next query's cells
             if lens.min() < 0:
                 raise ValueError(f"lengths: negative length {int(lens.min())}")
@@ -379,7 +267,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
             raise ValueError("lengths: only for 2-D scores; ragged input uses offsets")
         if lb.ndim != 1 or lb.shape[0] != sc.shape[0]:
             raise ValueError(f"labels: shape {lb.shape} does not match scores {sc.shape}")
-        off = _int_vector(offsets, "offsets", None)
+        off = int_vector(offsets, "offsets", None)
         if off.shape[0] < 2:
             raise ValueError("offsets: empty batch (offsets needs n_queries + 1 >= 2 values)")
         if off[0] != 0 or off[-1] != sc.shape[0]:
@@ -409,9 +297,9 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     nrel2: np.ndarray = _EMPTY_I64_2D
     extra_label = 0.0
     if n_relevant is not None:
-        nr = _as_array(n_relevant, "n_relevant")
+        nr = as_array(n_relevant, "n_relevant")
         if nr.ndim == 1:
-            nrel1 = _int_vector(nr, "n_relevant", nq)
+            nrel1 = int_vector(nr, "n_relevant", nq)
             if nrel1.size and nrel1.min() < 0:
                 raise ValueError("n_relevant: negative count")
             nrel_mode = 1
@@ -577,59 +465,3 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
         else:
             raise ValueError(f"measure {o.key!r} is not numeric")
     return result
-
-
-# ------------------------------------------------------------------ one function per measure
-
-def _cut(name: str, k: Optional[int]) -> str:
-    if k is None:
-        return name
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k <= 0:
-        raise ValueError(f"k: expected a positive integer, got {k!r}")
-    return f"{name}@{int(k)}"
-
-
-def ndcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "linear", **kw: Any) -> np.ndarray:
-    """nDCG@k per query (whole ranking when k is None); ``gain="exp"`` for 2**label - 1."""
-    name = _cut("nDCG" if gain == "linear" else f"nDCG(gain={gain})", k)
-    return evaluate(scores, labels, [name], **kw)[name]
-
-
-def dcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "linear", **kw: Any) -> np.ndarray:
-    """DCG@k per query (whole ranking when k is None)."""
-    name = _cut("DCG" if gain == "linear" else f"DCG(gain={gain})", k)
-    return evaluate(scores, labels, [name], **kw)[name]
-
-
-def average_precision(scores: Any, labels: Any, k: Optional[int] = None, **kw: Any) -> np.ndarray:
-    """AP per query (AP@k, trec_eval's map_cut, when k is given)."""
-    name = _cut("AP", k)
-    return evaluate(scores, labels, [name], **kw)[name]
-
-
-def precision(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
-    """P@k per query (k fixed even when a query has fewer candidates)."""
-    name = _cut("P", k)
-    return evaluate(scores, labels, [name], **kw)[name]
-
-
-def recall(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
-    """R@k per query."""
-    name = _cut("R", k)
-    return evaluate(scores, labels, [name], **kw)[name]
-
-
-def success(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
-    """Success@k per query: 1 if a relevant candidate is in the top k."""
-    name = _cut("Success", k)
-    return evaluate(scores, labels, [name], **kw)[name]
-
-
-def reciprocal_rank(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
-    """RR per query: 1 / rank of the first relevant candidate (0 if none)."""
-    return evaluate(scores, labels, ["RR"], **kw)["RR"]
-
-
-def r_precision(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
-    """R-precision per query: precision at rank R (R = number of relevant)."""
-    return evaluate(scores, labels, ["Rprec"], **kw)["Rprec"]
