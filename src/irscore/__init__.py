@@ -36,6 +36,9 @@ _EXPORTS: Dict[str, str] = {
     "xml": "irscore.xml",
     # plots (matplotlib optional)
     "plot": "irscore.plot",
+    # drop-ins for pytrec_eval / ir_measures, GBDT eval metrics
+    "compat": "irscore.compat",
+    "iter_calc": "irscore.compat.ir_measures", "calc_aggregate": "irscore.compat.ir_measures",
 }
 
 __all__: List[str] = sorted(list(_EXPORTS) + ["evaluate"]) + ["__version__"]
