@@ -37,7 +37,7 @@ _EXPORTS: Dict[str, str] = {
     # plots (matplotlib optional)
     "plot": "irscore.plot",
     # drop-ins for pytrec_eval / ir_measures, GBDT eval metrics
-    "compat": "irscore.compat",
+    "compat": "irscore.compat", "integrations": "irscore.integrations",
     "iter_calc": "irscore.compat.ir_measures", "calc_aggregate": "irscore.compat.ir_measures",
 }
 
