@@ -49,13 +49,13 @@ _SUM_FAMILIES = ("NumRet", "NumRel", "NumQ", "NumRelRet")
 
 
 def _param(measure: Any, key: str) -> Any:
-    """A parameter of an ir_measures measure (its default when not given)."""
+    """A parameter of an ir_measures measure (its default when not given), None
+    when it has none: ir_measures marks "not provided" with a bare ``object()``."""
     try:
         value = measure[key]
     except KeyError:
         return None
-    cls = type(value)
-    return None if cls.__name__ == "object" else value
+    return None if type(value) is object else value
 
 
 def to_irscore_name(measure: Any) -> Tuple[str, bool]:
