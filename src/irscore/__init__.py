@@ -64,6 +64,9 @@ _EXPORTS: Dict[str, str] = {
     "xml": "irscore.xml",
     # plots (matplotlib optional)
     "plot": "irscore.plot",
+    # drop-ins for pytrec_eval / ir_measures, GBDT eval metrics
+    "compat": "irscore.compat", "integrations": "irscore.integrations",
+    "iter_calc": "irscore.compat.ir_measures", "calc_aggregate": "irscore.compat.ir_measures",
 }
 
 __all__: List[str] = sorted(_EXPORTS) + ["__version__"]

@@ -1,0 +1,437 @@
+"""ir_measures' API on irscore's kernels.
+
+``iter_calc(measures, qrels, run)`` yields ``Metric(query_id, measure, value)``
+(ir_measures' own namedtuple when ir_measures is installed);
+``calc_aggregate(measures, qrels, run)`` returns a :class:`Results` mapping that
+answers both the measure object and its string (``res[nDCG@10]`` and
+``res["nDCG@10"]``); ``calc`` returns both; ``evaluator(measures, qrels)`` keeps
+the judgments for several runs.  ``register()`` adds irscore to ir_measures'
+provider registry.
+
+Inputs, as in ir_measures: measure objects (``ir_measures.nDCG@10``) or their
+strings; qrels and runs as namedtuple iterators (``ir_measures.read_trec_qrels``,
+``read_trec_run``, any iterable of ``Qrel(query_id, doc_id, relevance)`` /
+``ScoredDoc(query_id, doc_id, score)``), DataFrames with those columns, dicts
+``{query_id: {doc_id: value}}``; irscore's ``Qrels``/``Run`` and file paths too.
+
+Conventions are ir_measures': a query of the qrels missing from the run scores
+the measure's default (0) and counts in the mean; run queries without judgments
+are ignored; an empty run gives 0 for every qrels query; empty qrels give no
+per-query values and a NaN mean (sums: 0).
+
+ir_measures measure objects are read from their parameters (not their strings),
+so ``NumRet(rel=1)`` (``NumRelRet``) counts relevant retrieved documents and
+``RBP`` is p=0.8.  Measures whose ir_measures definition irscore does not
+implement yet (``Judged@k``, ``RBP(rel=k)``, ``RR@k``, ``nDCG(gains=...)``, ...)
+raise ``ValueError`` here and are left to ir_measures' other providers when
+irscore is registered as a provider.
+"""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, cast
+
+import irscore
+
+__all__ = ["Metric", "Results", "CalcResults", "iter_calc", "calc_aggregate", "calc", "evaluator", "Evaluator",
+           "register", "to_irscore_name"]
+
+try:  # ir_measures' own types when available, identical namedtuples otherwise
+    from ir_measures.util import CalcResults, Metric
+    _HAVE_IRM = True
+except ImportError:  # pragma: no cover - exercised only without ir_measures
+    Metric = namedtuple("Metric", ["query_id", "measure", "value"])  # type: ignore[misc,no-redef]
+    CalcResults = namedtuple("CalcResults", ["aggregated", "per_query"])  # type: ignore[misc,no-redef]
+    _HAVE_IRM = False
+
+_SUM_FAMILIES = ("NumRet", "NumRel", "NumQ", "NumRelRet")
+
+
+def _param(measure: Any, key: str) -> Any:
+    """A parameter of an ir_measures measure (its default when not given), None
+    when it has none: ir_measures marks "not provided" with a bare ``object()``."""
+    try:
+        value = measure[key]
+    except KeyError:
+        return None
+    return None if type(value) is object else value
+
+
+def to_irscore_name(measure: Any) -> Tuple[str, bool]:
+    """(irscore measure name, judged_only) of an ir_measures measure object with
+    ir_measures' definition; ``ValueError`` when irscore has no equal measure."""
+    if isinstance(measure, str):
+        return measure, False
+    name = getattr(measure, "NAME", None)
+    if name is None or not hasattr(measure, "params"):
+        raise TypeError(f"measures must be ir_measures measure objects or str, got {measure!r}")
+    measure.validate_params()
+    p = lambda k: _param(measure, k)  # noqa: E731
+    judged_only = bool(p("judged_only")) if "judged_only" in measure.SUPPORTED_PARAMS else False
+    cut = p("cutoff")
+    rel = p("rel")
+
+    def unsupported(why: str) -> ValueError:
+        return ValueError(f"measure {measure!r}: {why} (ir_measures' definition is not implemented by irscore "
+                          "yet; issue 13)")
+
+    def at(base: str, args: Dict[str, Any], c: Any) -> str:
+        a = ",".join(f"{k}={v}" for k, v in args.items() if v is not None)
+        return base + (f"({a})" if a else "") + (f"@{c}" if c is not None else "")
+
+    def level() -> Dict[str, Any]:
+        if rel is not None and (not isinstance(rel, int) or isinstance(rel, bool)):
+            raise unsupported("rel must be an int")
+        return {"rel": rel}
+
+    if name in ("P", "AP", "R", "Success"):
+        if cut is None and name != "AP":
+            raise unsupported("a cutoff is required")
+        return at(name, level(), cut), judged_only
+    if name == "RR":
+        if cut is not None:
+            raise unsupported("RR@k")
+        return at("RR", level(), None), judged_only
+    if name in ("Rprec", "Bpref", "infAP", "SetAP", "SetR"):
+        return at(name, level(), None), judged_only
+    if name == "SetP":
+        return at("SetRelP" if p("relative") else "SetP", level(), None), judged_only
+    if name == "SetF":
+        beta = float(p("beta"))
+        return at("SetF", dict(level(), params=repr(beta)), None), judged_only
+    if name == "IPrec":
+        recall = p("recall")
+        if recall is None:
+            raise unsupported("a recall level is required")
+        return at("IPrec", level(), recall), judged_only
+    if name == "nDCG":
+        dcg = p("dcg")
+        gains = p("gains")
+        if gains is not None:
+            # trec_eval's gain map (ndcg.level=gain,...): unlisted grades gain
+            # their grade, as ir_measures maps them
+            if cut is not None or dcg != "log2" or not all(isinstance(k, int) for k in gains):
+                raise unsupported("gains= with a cutoff or dcg=")
+            pairs = ",".join(f"{int(k)}={float(v)!r}" for k, v in sorted(gains.items()))
+            return f"ndcg.{pairs}", judged_only
+        gain = {"log2": None, "exp-log2": "exp"}.get(dcg, "?")
+        if gain == "?":
+            raise unsupported(f"dcg={dcg!r}")
+        return at("nDCG", {"gain": gain}, cut), judged_only
+    if name == "NumRet":
+        return (at("NumRelRet", level(), None) if rel is not None else "NumRet"), False
+    if name == "NumRel":
+        return at("NumRel", level(), None), False
+    if name == "NumQ":
+        return "NumQ", False
+    if name == "RBP":
+        if rel is not None or cut is not None:
+            raise unsupported("RBP(rel=k) / RBP@k")
+        return f"RBP(p={float(p('p'))!r})", False
+    raise unsupported(f"{name} is not an irscore measure")
+
+
+def _is_sum(measure: Any) -> bool:
+    name = getattr(measure, "NAME", None)
+    if name is not None:
+        return name in _SUM_FAMILIES
+    return str(measure).split("(")[0].split("@")[0] in _SUM_FAMILIES or str(measure).startswith("num_")
+
+
+def _as_measures(measures: Iterable[Any]) -> List[Any]:
+    if isinstance(measures, str) or hasattr(measures, "params"):
+        measures = [measures]
+    out: List[Any] = []
+    for m in measures:
+        if isinstance(m, str) and _HAVE_IRM:
+            import ir_measures
+
+            try:
+                m = ir_measures.parse_measure(m)
+            except (ValueError, NameError, SyntaxError, AssertionError, TypeError, KeyError):
+                irscore.parse_measure(m)    # an irscore-only name: kept as a string
+        if m not in out:
+            out.append(m)
+    if not out:
+        raise ValueError("no measures requested")
+    return out
+
+
+# ------------------------------------------------------------------ inputs
+
+def _rows_to_dict(rows: Iterable[Any], value: str, what: str) -> Dict[str, Dict[str, Any]]:
+    out: Dict[str, Dict[str, Any]] = {}
+    for n, row in enumerate(rows):
+        try:
+            q, d, v = row.query_id, row.doc_id, getattr(row, value)
+        except AttributeError:
+            raise TypeError(f"{what}: item {n} is not a namedtuple with fields query_id, doc_id, {value} "
+                            f"(got {row!r})") from None
+        out.setdefault(str(q), {})[str(d)] = v
+    return out
+
+
+def _qrels(qrels: Any) -> Optional["irscore.Qrels"]:
+    """irscore Qrels, or None when there are no judgments."""
+    if isinstance(qrels, irscore.Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        d = {str(q): docs for q, docs in qrels.items() if len(docs) > 0}
+        return irscore.Qrels.from_dict(d) if d else None
+    if hasattr(qrels, "columns"):
+        return irscore.Qrels.from_pandas(qrels) if len(qrels) else None
+    if isinstance(qrels, (str, bytes)) or hasattr(qrels, "__fspath__"):
+        return irscore.read_qrels(qrels)
+    if hasattr(qrels, "__iter__"):
+        d = _rows_to_dict(qrels, "relevance", "qrels")
+        return irscore.Qrels.from_dict(d) if d else None
+    raise TypeError(f"qrels: expected an iterable of Qrel namedtuples, a DataFrame, a dict or a path, "
+                    f"got {type(qrels).__name__}")
+
+
+def _run(run: Any) -> Optional["irscore.Run"]:
+    """irscore Run, or None when nothing is ranked."""
+    if isinstance(run, irscore.Run):
+        return run
+    if isinstance(run, Mapping):
+        d = {str(q): docs for q, docs in run.items() if len(docs) > 0}
+        return irscore.Run.from_dict(d) if d else None
+    if hasattr(run, "columns"):
+        return irscore.Run.from_pandas(run) if len(run) else None
+    if isinstance(run, (str, bytes)) or hasattr(run, "__fspath__"):
+        return irscore.read_run(run)
+    if hasattr(run, "__iter__"):
+        d = _rows_to_dict(run, "score", "run")
+        return irscore.Run.from_dict(d) if d else None
+    raise TypeError(f"run: expected an iterable of ScoredDoc namedtuples, a DataFrame, a dict or a path, "
+                    f"got {type(run).__name__}")
+
+
+# ------------------------------------------------------------------ results
+
+class Results(Mapping):  # type: ignore[type-arg]
+    """``{measure: value}`` answering the measure object and its string alike."""
+
+    def __init__(self, items: Sequence[Tuple[Any, float]]) -> None:
+        self._keys = [k for k, _ in items]
+        self._by_str = {str(k): v for k, v in items}
+
+    def __getitem__(self, key: Any) -> float:
+        try:
+            return self._by_str[str(key)]
+        except KeyError:
+            raise KeyError(key) from None
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return str(key) in self._by_str
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k}: {self._by_str[str(k)]!r}" for k in self._keys) + "}"
+
+
+class Evaluator:
+    """Judgments and measures fixed once; ``iter_calc``/``calc_aggregate``/``calc``
+    for any number of runs (ir_measures' ``Evaluator``)."""
+
+    def __init__(self, measures: Iterable[Any], qrels: Any) -> None:
+        self.measures = _as_measures(measures)
+        self._names = [to_irscore_name(m) for m in self.measures]
+        self._qrels = _qrels(qrels)
+        self.qrel_qids = list(self._qrels.query_ids) if self._qrels is not None else []
+        if isinstance(qrels, Mapping) and len(qrels) != len(self.qrel_qids):
+            # a query without judgments still scores the default, as in ir_measures
+            self.qrel_qids = sorted(map(str, qrels), key=lambda q: q.encode("utf-8"))
+
+    def _columns(self, run: Any) -> Tuple[List[str], List[List[float]]]:
+        """Query ids both in the run and the qrels, and one value list per measure."""
+        if self._qrels is None:
+            return [], []
+        r = _run(run)
+        if r is None or not any(q in self._qrels for q in r.query_ids):
+            return [], []
+        cols: List[List[float]] = [[] for _ in self.measures]
+        qids: List[str] = []
+        for judged_only in (False, True):
+            idx = [i for i, (_, j) in enumerate(self._names) if j == judged_only]
+            if not idx:
+                continue
+            res = cast(Dict[str, Dict[str, float]], irscore.evaluate(
+                self._qrels, r, [self._names[i][0] for i in idx], per_query=True, judged_only=judged_only))
+            for i in idx:
+                per_q = res[self._names[i][0]]
+                qids = qids or list(per_q)
+                cols[i] = list(per_q.values())
+        return qids, cols
+
+    def _computed(self, run: Any) -> Iterator[Any]:
+        """Metrics of the queries both in the run and the qrels."""
+        qids, cols = self._columns(run)
+        ms = self.measures
+        for q, values in zip(qids, zip(*cols)):
+            for m, v in zip(ms, values):
+                yield Metric(q, m, v)
+
+    def _defaults(self, computed: List[str]) -> List[Tuple[Any, str]]:
+        """(measure, query) of the qrels queries the run lacks, in ir_measures' order."""
+        done = set(computed)
+        missing = [q for q in self.qrel_qids if q not in done]
+        return sorted(((m, q) for m in self.measures for q in missing), key=lambda t: (str(t[0]), t[1]))
+
+    def iter_calc(self, run: Any) -> Iterator[Any]:
+        """Per-query ``Metric``s; qrels queries missing from the run get the default 0."""
+        qids, cols = self._columns(run)
+        ms = self.measures
+        for q, values in zip(qids, zip(*cols)):
+            for m, v in zip(ms, values):
+                yield Metric(q, m, v)
+        for m, q in self._defaults(qids):
+            yield Metric(q, m, float(getattr(m, "DEFAULT", 0.0)))
+
+    def calc_aggregate(self, run: Any) -> Results:
+        """``{measure: aggregate}``: mean over the qrels queries, counts summed."""
+        qids, cols = self._columns(run)
+        n = len(self.qrel_qids)
+        agg = []
+        for i, m in enumerate(self.measures):
+            total = math.fsum(cols[i]) if cols else 0.0
+            default = float(getattr(m, "DEFAULT", 0.0)) * (n - len(qids))
+            if _is_sum(m):
+                agg.append((m, total + default))
+            else:
+                agg.append((m, (total + default) / n if n else math.nan))
+        return Results(agg)
+
+    def calc(self, run: Any) -> Any:
+        """``CalcResults(aggregated, per_query)``."""
+        metrics = list(self.iter_calc(run))
+        sums = [0.0] * len(self.measures)
+        pos = {id(m): i for i, m in enumerate(self.measures)}
+        for metric in metrics:
+            sums[pos[id(metric.measure)]] += metric.value
+        n = len(self.qrel_qids)
+        agg = [(m, sums[i] if _is_sum(m) else (sums[i] / n if n else math.nan))
+               for i, m in enumerate(self.measures)]
+        return CalcResults(Results(agg), metrics)  # type: ignore[arg-type]
+
+
+def evaluator(measures: Iterable[Any], qrels: Any) -> Evaluator:
+    return Evaluator(measures, qrels)
+
+
+def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Any]:
+    """Per-query values as ir_measures' ``Metric(query_id, measure, value)``.
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measure objects or str
+        The measures, e.g. ``[nDCG@10, "AP"]``.
+    qrels : namedtuple iterator, DataFrame, dict, Qrels or path
+        Judgments (``Qrel(query_id, doc_id, relevance, iteration)`` tuples as
+        ir_measures' readers give them, ``query_id, doc_id, relevance`` columns,
+        ``{qid: {doc: grade}}`` or a TREC qrels file).
+    run : namedtuple iterator, DataFrame, dict, Run or path
+        Scored documents (``ScoredDoc(query_id, doc_id, score)`` tuples, columns,
+        ``{qid: {doc: score}}`` or a TREC run file).
+
+    Returns
+    -------
+    iterator of Metric
+        One ``Metric(query_id, measure, value)`` per query and measure; qrels
+        queries missing from the run get the measure's default (0), as in
+        ir_measures.
+    """
+    return Evaluator(measures, qrels).iter_calc(run)
+
+
+def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> Results:
+    """``{measure: aggregate}`` as ``ir_measures.calc_aggregate``.
+
+    Parameters
+    ----------
+    measures : iterable of ir_measures measure objects or str
+        The measures.
+    qrels : namedtuple iterator, DataFrame, dict, Qrels or path
+        Judgments (as :func:`iter_calc`).
+    run : namedtuple iterator, DataFrame, dict, Run or path
+        Scored documents (as :func:`iter_calc`).
+
+    Returns
+    -------
+    Results
+        A mapping keyed by each measure object and by its string
+        (``res[nDCG@10] == res["nDCG@10"]``): the mean over the qrels queries
+        (a query missing from the run scores 0), counts summed; an empty run
+        gives 0, empty qrels NaN, as ir_measures.
+    """
+    return Evaluator(measures, qrels).calc_aggregate(run)
+
+
+def calc(measures: Iterable[Any], qrels: Any, run: Any) -> Any:
+    """``CalcResults(aggregated, per_query)`` as ``ir_measures.calc``."""
+    return Evaluator(measures, qrels).calc(run)
+
+
+# ------------------------------------------------------------------ provider
+
+def _provider_class() -> Any:
+    from ir_measures import providers
+
+    class IrscoreProvider(providers.Provider):  # type: ignore[misc]
+        """irscore: trec_eval 10 measures (and irscore's own) computed by native kernels."""
+
+        NAME = "irscore"
+
+        def supports(self, measure: Any) -> bool:
+            try:
+                to_irscore_name(measure)
+            except (ValueError, TypeError, AssertionError):
+                return False
+            return True
+
+        def _evaluator(self, measures: Any, qrels: Any) -> Any:
+            return _ProviderEvaluator(list(measures), qrels)
+
+    class _ProviderEvaluator(providers.Evaluator):  # type: ignore[misc]
+        def __init__(self, measures: List[Any], qrels: Any) -> None:
+            self._inner = Evaluator(measures, qrels)
+            super().__init__(self._inner.measures, set(self._inner.qrel_qids))
+
+        def _iter_calc(self, run: Any) -> Iterator[Any]:
+            return self._inner._computed(run)
+
+    return IrscoreProvider
+
+
+_PROVIDER: Any = None
+
+
+def register(default: bool = False) -> Any:
+    """Add irscore to ir_measures' provider registry (ir_measures 0.4 has no
+    entry-point group for providers, only ``ir_measures.providers.register``) and
+    return the provider.  Afterwards ``ir_measures.providers.registry["irscore"]``
+    and ``ir_measures.irscore`` evaluate with irscore
+    (``ir_measures.irscore.calc_aggregate(measures, qrels, run)``), and the
+    ``ir_measures`` command line accepts ``--provider irscore`` in this process.
+    ``default=True`` also puts irscore first in ``ir_measures.DefaultPipeline``,
+    so plain ``ir_measures.calc_aggregate`` uses it for the measures it supports.
+    Idempotent."""
+    global _PROVIDER
+    import ir_measures
+
+    if _PROVIDER is None:
+        _PROVIDER = ir_measures.providers.register(_provider_class()())
+    ir_measures.providers.registry["irscore"] = _PROVIDER
+    setattr(ir_measures, "irscore", _PROVIDER)
+    if default:
+        chain = ir_measures.DefaultPipeline.providers
+        if _PROVIDER not in chain:
+            chain.insert(0, _PROVIDER)
+    return _PROVIDER
+
