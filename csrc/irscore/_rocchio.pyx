@@ -41,6 +41,21 @@ DEF C_SIGNED = 9
 DEF N_COLS = 10
 
 
+cdef int _check_csr(const int64_t[::1] offsets, Py_ssize_t n, Py_ssize_t nrows, str fn) except -1:
+    """offsets: nrows + 1 entries, from 0, non-decreasing, ending within n."""
+    cdef Py_ssize_t q, nq = offsets.shape[0] - 1
+    if nq < 0:
+        raise ValueError(f"{fn}: offsets must have n_queries + 1 entries")
+    if nq != nrows:
+        raise ValueError(f"{fn}: offsets have {nq} queries, levels {nrows} rows")
+    if offsets[0] != 0 or offsets[nq] > n:
+        raise ValueError(f"{fn}: offsets out of range")
+    for q in range(nq):
+        if offsets[q + 1] < offsets[q]:
+            raise ValueError(f"{fn}: offsets not increasing")
+    return 0
+
+
 def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,
                         const int64_t[:, ::1] levels, int64_t[::1] out):
     """``out[q]`` = the smallest collection size consistent with query q:
@@ -50,6 +65,9 @@ def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,
     cdef Py_ssize_t G = levels.shape[1]
     cdef Py_ssize_t q, i, g
     cdef int64_t judged, judged_ret
+    _check_csr(offsets, rel.shape[0], levels.shape[0], "min_collection_size")
+    if out.shape[0] != nq:
+        raise ValueError("min_collection_size: out must have one entry per query")
     with nogil:
         for q in range(nq):
             judged = 0
@@ -91,8 +109,10 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
     errors behind them: E, E_ln (positive parts), E_max, E_ln_max (worst
     order) and the signed error sum(rank - ideal) (NaN when n0 = 0).
 
-    Preconditions (checked by the façade): ``level >= 0``, every ``rel`` value
-    is < ``levels.shape[1]``, ``n_docs[q]`` >= ``min_collection_size``.
+    Checked here (ValueError): array shapes agree, offsets run from 0,
+    non-decreasing, within ``rel``; ``level >= 0``; every ``rel`` value is
+    >= -2 and < ``levels.shape[1]``.  Checked by the façade (meaning only):
+    ``n_docs[q]`` >= ``min_collection_size``, ``levels`` >= 0.
     """
     cdef Py_ssize_t nq = offsets.shape[0] - 1
     cdef Py_ssize_t G = levels.shape[1]
@@ -107,6 +127,17 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
     cdef double err, err_ln, err_max, err_ln_max, avg, log_avg, s, d
     cdef double sum_ideal, sum_ln_ideal, rn, sgn
     cdef int64_t nlev
+    cdef int32_t r
+    _check_csr(offsets, rel.shape[0], levels.shape[0], "rocchio")
+    if scores.shape[0] != rel.shape[0] or n_docs.shape[0] != nq or out.shape[0] != nq \
+            or out.shape[1] < N_COLS or G < 1:
+        raise ValueError("rocchio: inconsistent array shapes")
+    if level < 0:
+        raise ValueError(f"rocchio: level must be >= 0, got {level}")
+    for i in range(offsets[nq] if nq >= 0 else 0):
+        r = rel[i]
+        if r < -2 or r >= G:
+            raise ValueError(f"rocchio: rel[{i}] = {r} is not a grade 0..{G - 1}, -1 or -2")
 
     base = <int64_t *> malloc(5 * S * sizeof(int64_t))
     if base == NULL:
