@@ -280,9 +280,13 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
             w.wl[l] = 1.0 / nx
             denom = (nx - neq) / nx
         else:
-            Wl = c * (1.0 / (c + ngt) - 1.0 / (c + ngt + neq))
+            # c (1/(c+a) - 1/(c+a+neq)) without the cancellation of the
+            # difference (c ~ 1e10 for w_n = 1e-9)
+            Wl = c * neq / ((c + ngt) * (c + ngt + neq))
             w.wl[l] = Wl / neq
-            denom = 1.0 - Wl
+            # 1 - Wl = ((c+a)^2 + a neq) / ((c+a)(c+a+neq)): no cancellation
+            # when Wl is close to 1 (w_n close to 1)
+            denom = ((c + ngt) * (c + ngt) + ngt * neq) / ((c + ngt) * (c + ngt + neq))
         w.fl[l] = w.wl[l] / denom if denom > 0.0 else 0.0
         ngt += neq
     return 0.0
@@ -731,6 +735,14 @@ cdef int64_t _max_topic(const int64_t[::1] x_ptr, const int64_t[::1] g_ptr) noex
     return best
 
 
+cdef inline double _unit(double v) noexcept nogil:
+    if v < 0.0:
+        return 0.0
+    if v > 1.0:
+        return 1.0
+    return v
+
+
 cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32_t[::1] level,
                      const int32_t[::1] cluster, int64_t n_docs, int64_t[::1] seen, str fn,
                      str side) except -1:
@@ -837,6 +849,10 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                     rc = -1
                 out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
                                                    g_cluster, Wt)
+                # both are weighted means of ratios in [0, 1]: what lies outside
+                # is rounding
+                out_priority[ti] = _unit(out_priority[ti])
+                out_relatedness[ti] = _unit(out_relatedness[ti])
                 _release_topic(&t, &w)
                 if rc != 0:
                     break
@@ -931,7 +947,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                                             t.kg[e], &g_cluster[0], ga)
                             s += <double> (ag if ag < ax else ax) / <double> ax
                     total += s / cnt_e
-                out[ti] = total / ndoc
+                out[ti] = _unit(total / ndoc)
                 _release_topic(&t, &w)
         _free_work(&w)
         free(cstart)

@@ -80,6 +80,18 @@ def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,
             out[q] = (offsets[q + 1] - offsets[q]) + (judged - judged_ret)
 
 
+cdef inline double _snap(double v) noexcept nogil:
+    """Rounding just outside [0, 1] (the error sums are taken along two paths,
+    log of ranks and lgamma, so e.g. the worst order gives Pnorm -2.2e-16) is
+    put back on the bound.  Larger departures are not rounding and are kept:
+    Pnorm is legitimately negative with tied relevant documents (README)."""
+    if v < 0.0 and v > -1e-12:
+        return 0.0
+    if v > 1.0 and v < 1.0 + 1e-12:
+        return 1.0
+    return v
+
+
 cdef inline void add_unit(int64_t m, double avg, double log_avg, int64_t before,
                           double *err, double *err_ln, double *sgn) noexcept nogil:
     """m documents of one level at average rank ``avg``, paired with the
@@ -250,11 +262,12 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
                     rn = 1.0 - err / (err_max + <double> n0)
                 else:
                     rn = 1.0 - err / err_max
+                rn = _snap(rn)
                 out[q, C_RNORM] = rn
-                out[q, C_PNORM] = 1.0 - err_ln / err_ln_max
-                out[q, C_RANK_RECALL] = sum_ideal / (sum_ideal + err)
+                out[q, C_PNORM] = _snap(1.0 - err_ln / err_ln_max)
+                out[q, C_RANK_RECALL] = _snap(sum_ideal / (sum_ideal + err))
                 if sum_ln_ideal + err_ln > 0.0:
-                    out[q, C_LOG_PRECISION] = sum_ln_ideal / (sum_ln_ideal + err_ln)
+                    out[q, C_LOG_PRECISION] = _snap(sum_ln_ideal / (sum_ln_ideal + err_ln))
                 else:
                     out[q, C_LOG_PRECISION] = 1.0
                 out[q, C_SCALED_RECALL] = 1.0 - 5.0 * (1.0 - rn)
