@@ -768,7 +768,7 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
             raise ValueError(f"{fn}: {side}_ptr not increasing")
         for i in range(a, b):
             d = doc[i]
-            if d < 0 or d >= n_docs:
+            if d < 0 or d >= n_docs or d >= seen.shape[0]:
                 raise ValueError(f"{fn}: {side}_doc[{i}] = {d} is not a document code 0..{n_docs - 1}")
             if i == a:
                 if level[i] != 0 or cluster[i] != 0:
@@ -788,17 +788,30 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
     return 0
 
 
-cdef int _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::1] x_level,
+cdef int64_t _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::1] x_level,
                       const int32_t[::1] x_cluster, const int64_t[::1] g_ptr, const int32_t[::1] g_doc,
                       const int32_t[::1] g_level, const int32_t[::1] g_cluster, int64_t n_docs,
                       Py_ssize_t n_out, str fn) except -1:
+    """Checks both sides; returns the size of the document tables: the largest
+    document code + 1 (at most n_docs)."""
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
     cdef int64_t[::1] seen
+    cdef int64_t i, ntab = 0
     if nt < 0 or g_ptr.shape[0] != nt + 1 or n_out < nt:
         raise ValueError(f"{fn}: inconsistent topic arrays")
     if n_docs < 0 or n_docs > 2147483647:
         raise ValueError(f"{fn}: n_docs must be in 0..2**31 - 1, got {n_docs}")
-    seen = np.full(n_docs, -1, dtype=np.int64)
+    if x_ptr[0] < 0 or x_ptr[nt] > x_doc.shape[0] or g_ptr[0] < 0 or g_ptr[nt] > g_doc.shape[0]:
+        raise ValueError(f"{fn}: x_ptr/g_ptr out of range")
+    for i in range(x_ptr[0], x_ptr[nt]):
+        if x_doc[i] >= ntab:
+            ntab = x_doc[i] + 1
+    for i in range(g_ptr[0], g_ptr[nt]):
+        if g_doc[i] >= ntab:
+            ntab = g_doc[i] + 1
+    if ntab > n_docs:
+        raise ValueError(f"{fn}: document code {ntab - 1} is not below n_docs={n_docs}")
+    seen = np.full(ntab, -1, dtype=np.int64)
     _check_side(x_ptr, x_doc, x_level, x_cluster, n_docs, seen, fn, "x")
     seen[:] = -1
     _check_side(g_ptr, g_doc, g_level, g_cluster, n_docs, seen, fn, "g")
@@ -806,7 +819,7 @@ cdef int _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const 
         # one topic's occurrences (both sides) index int32 scratch arrays
         if (x_ptr[ti + 1] - x_ptr[ti]) + (g_ptr[ti + 1] - g_ptr[ti]) > 2147483600:
             raise ValueError(f"{fn}: topic {ti} has too many occurrences")
-    return 0
+    return ntab
 
 
 def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::1] x_level,
@@ -829,8 +842,8 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
     cdef int64_t maxocc
     if out_relatedness.shape[0] < nt:
         raise ValueError("rs_side: inconsistent topic arrays")
-    _check_sides(x_ptr, x_doc, x_level, x_cluster, g_ptr, g_doc, g_level, g_cluster, n_docs,
-                 out_priority.shape[0], "rs_side")
+    n_docs = _check_sides(x_ptr, x_doc, x_level, x_cluster, g_ptr, g_doc, g_level, g_cluster, n_docs,
+                          out_priority.shape[0], "rs_side")
     with nogil:
         maxocc = _max_topic(x_ptr, g_ptr)
         rc = _alloc_work(&w, n_docs, maxocc)
@@ -879,8 +892,8 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
     cdef int32_t k, e, g, q, cl, nt_, ax, ag, cnt_e, ndoc
     cdef double total, s
     cdef int32_t *cstart = NULL
-    _check_sides(x_ptr, x_doc, x_cluster, x_cluster, g_ptr, g_doc, g_cluster, g_cluster, n_docs,
-                 out.shape[0], "extended_bcubed_side")
+    n_docs = _check_sides(x_ptr, x_doc, x_cluster, x_cluster, g_ptr, g_doc, g_cluster, g_cluster, n_docs,
+                          out.shape[0], "extended_bcubed_side")
     with nogil:
         maxocc = _max_topic(x_ptr, g_ptr)
         rc = _alloc_work(&w, n_docs, maxocc)

@@ -49,11 +49,12 @@ cdef Py_ssize_t _csr(const int64_t[::1] off, Py_ssize_t n, str fn, str name, Py_
     return nt
 
 
-cdef int _spans(const int64_t[::1] off, const int64_t[::1] doc, const int64_t[::1] start,
-                const int64_t[::1] end, Py_ssize_t ndocs, str fn, str name) except -1:
+cdef Py_ssize_t _spans(const int64_t[::1] off, const int64_t[::1] doc, const int64_t[::1] start,
+                       const int64_t[::1] end, Py_ssize_t ndocs, str fn, str name) except -1:
     """Document codes in 0..ndocs-1 and 0 <= start <= end; per topic the sum of
-    (end + 1) stays far below 2**62 (the topic's coordinates are int64)."""
-    cdef Py_ssize_t t, i, nt = off.shape[0] - 1
+    (end + 1) stays far below 2**62 (the topic's coordinates are int64).
+    Returns the largest document code + 1 (0 if none)."""
+    cdef Py_ssize_t t, i, nt = off.shape[0] - 1, top = 0
     cdef double tot
     if start.shape[0] != doc.shape[0] or end.shape[0] != doc.shape[0]:
         raise ValueError(f"{fn}: {name}_doc, {name}_start and {name}_end must have one length")
@@ -65,9 +66,11 @@ cdef int _spans(const int64_t[::1] off, const int64_t[::1] doc, const int64_t[::
             if start[i] < 0 or end[i] < start[i]:
                 raise ValueError(f"{fn}: {name} span {i} [{start[i]}, {end[i]}) is not 0 <= start <= end")
             tot += <double> end[i] + 1.0
+            if doc[i] >= top:
+                top = doc[i] + 1
         if tot > 1e18:
             raise ValueError(f"{fn}: {name} offsets of topic {t} too large")
-    return 0
+    return top
 
 
 cdef int _out2(double[:, ::1] out, Py_ssize_t rows, Py_ssize_t cols, str fn, str name) except -1:
@@ -294,10 +297,12 @@ def focused_pass(
     _csr(id_off, id_doc.shape[0], fn, "id_off", ntop)
     if el_q.shape[0] != el_doc.shape[0]:
         raise ValueError(f"{fn}: el_q must have one value per assessed element")
-    _spans(run_off, run_doc, run_start, run_end, ndocs, fn, "run")
-    _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl")
-    _spans(el_off, el_doc, el_start, el_end, ndocs, fn, "el")
-    _spans(id_off, id_doc, id_start, id_end, ndocs, fn, "id")
+    # the document slot table only needs the codes in use
+    ntab = _spans(run_off, run_doc, run_start, run_end, ndocs, fn, "run")
+    ntab = max(ntab, _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl"))
+    ntab = max(ntab, _spans(el_off, el_doc, el_start, el_end, ndocs, fn, "el"))
+    ntab = max(ntab, _spans(id_off, id_doc, id_start, id_end, ndocs, fn, "id"))
+    ndocs = ntab
     nr = run_doc.shape[0]
     if (out_size.shape[0] < nr or out_covered.shape[0] < nr or out_contained.shape[0] < nr
             or out_rsize.shape[0] < nr or out_novel_rel.shape[0] < nr or out_rval.shape[0] < nr
