@@ -73,6 +73,7 @@ def test_compute_valid():
 @pytest.mark.parametrize("key,value", [
     ("ret_off", np.array([0, 9], i64)), ("ret_off", np.array([1, 3], i64)), ("levels", np.zeros((2, 2), i64)),
     ("op_col", np.array([1], i64)), ("par_off", np.array([0, 5], i64)), ("out", np.zeros((2, 1))),
+    ("par_off", np.array([-1, 1], i64)),  # a negative start (found by the garbage test, debug build)
     ("op_kind", np.array([37], i32)),  # nDCG variant op needs >= 3 parameters
     ("op_kind", np.array([15], i32)),  # utility needs 5 parameters
 ])
@@ -507,3 +508,205 @@ def test_garbage_in_subprocess():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, f"garbage run died with {r.returncode}:\n{r.stderr[-3000:]}"
     assert int(r.stdout.split()[-1]) > 1000
+
+
+# ---------------------------------------------------------------------------
+# native bugs of issue 9 (each failed before its fix)
+# ---------------------------------------------------------------------------
+import time
+import warnings
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+class _ClearsDict:
+    """A value whose conversion empties the dict that holds it (freeing the
+    keys the encoder had borrowed)."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def __float__(self):
+        self.d.clear()
+        return 1.0
+
+    def __index__(self):
+        self.d.clear()
+        return 1
+
+    __int__ = __index__
+
+
+@pytest.mark.parametrize("is_run", [True, False])
+def test_encode_nested_value_that_clears_its_dict(is_run):
+    for i in range(50):
+        docs = {}
+        docs["doc-" + "x" * 60 + str(i)] = _ClearsDict(docs)
+        docs["other-" + str(i)] = 2.0 if is_run else 1
+        with pytest.raises(RuntimeError, match="changed size"):
+            _trec_io.encode_nested({"q": docs}, is_run)
+
+
+def test_encode_nested_value_that_grows_another_query():
+    later = {"a": 1.0}
+
+    class Grows:
+        def __float__(self):
+            for j in range(100):
+                later[f"n{j}"] = 1.0
+            return 1.0
+
+    with pytest.raises(RuntimeError, match="changed size"):
+        _trec_io.encode_nested({"q1": {"x": Grows()}, "q2": later}, True)
+
+
+def test_batch_huge_n_relevant_returns_promptly():
+    import irscore.batch as b
+    t0 = time.perf_counter()
+    v = b.evaluate([[0.9, 0.8, 0.1]], [[0, 2, 1]], ["nDCG"], n_relevant=[2**62])["nDCG"][0]
+    assert time.perf_counter() - t0 < 5.0          # was: one loop step per relevant document
+    assert 0.0 < v < 1e-15
+
+
+@pytest.mark.parametrize("nrel", [2**20 - 1, 2**20 + 7, 3_000_001])
+@pytest.mark.parametrize("ties,disc", [("trec", "log2"), ("average", "log2"), ("trec", "jarvelin")])
+def test_batch_ideal_dcg_closed_form_matches_the_plain_sum(nrel, ties, disc):
+    import irscore.batch as b
+    m = "nDCG" if disc == "log2" else "nDCG(discount=jarvelin)"
+    v = b.evaluate([[0.9, 0.8, 0.1]], [[1, 1, 0]], [m], n_relevant=[nrel], ties=ties)[m][0]
+    pos = np.arange(1, nrel + 1, dtype=np.float64)           # 1-based ranks
+    disc_f = np.log2(pos + 1) if disc == "log2" else np.log2(np.maximum(pos, 2))
+    ideal = np.sum(1.0 / disc_f)
+    dcg = 1.0 / disc_f[0] + 1.0 / disc_f[1]
+    assert v == pytest.approx(dcg / ideal, rel=1e-12)
+
+
+def test_batch_ideal_closed_form_with_cutoff_and_grades():
+    import irscore.batch as b
+    # a cutoff bounds the ideal: huge n_relevant is cheap and exact
+    v = b.evaluate([[0.9, 0.8]], [[1, 1]], ["nDCG@2"], n_relevant=[2**62])["nDCG@2"][0]
+    assert v == 1.0
+    nrel2 = np.zeros((1, 3), np.int64)
+    nrel2[0, 2] = 2**40
+    nrel2[0, 1] = 5
+    v = b.evaluate([[0.9, 0.8]], [[2, 1]], ["nDCG"], n_relevant=nrel2)["nDCG"][0]
+    assert 0.0 < v < 1e-9
+
+
+def test_ndcg_exp_gain_refuses_grades_that_overflow():
+    import irscore
+    import irscore.batch as b
+    qrels = {"q": {"a": 1024, "b": 1}}
+    run = {"q": {"a": 1.0, "b": 2.0}}
+    with pytest.raises(ValueError, match=r"gain=exp.*1024"):
+        irscore.evaluate(qrels, run, ["nDCG(gain=exp)@5"])
+    with pytest.raises(ValueError, match=r"gain=exp.*1024"):
+        b.evaluate([[0.9, 0.8]], [[1024, 1]], ["nDCG(gain=exp)"])
+    # 1023 is still finite and exact; the linear gain takes any grade
+    v = irscore.evaluate({"q": {"a": 1023, "b": 1}}, run, ["nDCG(gain=exp)@5", "nDCG@5"])
+    assert np.isfinite(v["nDCG(gain=exp)@5"]) and 0.0 < v["nDCG(gain=exp)@5"] < 1.0
+    assert irscore.evaluate(qrels, run, ["nDCG@5"])["nDCG@5"] < 1.0
+    assert np.isfinite(b.evaluate([[0.9, 0.8]], [[1023.5, 1]], ["nDCG(gain=exp)"])["nDCG(gain=exp)"][0])
+
+
+def test_int32_grade_limits(tmp_path):
+    import irscore
+    f = tmp_path / "q.txt"
+    f.write_text("q1 0 d1 -2147483648\nq1 0 d2 2147483647\n")
+    g = irscore.read_qrels(f).to_dict()
+    assert g["q1"]["d1"] == -2147483648 and g["q1"]["d2"] == 2147483647
+    for bad in ("-2147483649", "2147483648", "99999999999999999999"):
+        f.write_text(f"q1 0 d1 {bad}\n")
+        with pytest.raises(ValueError, match=r"q\.txt:1: relevance .* out of range"):
+            irscore.read_qrels(f)
+    f.write_text("q1 0 d1 1.5\n")
+    with pytest.raises(ValueError, match="not an integer"):
+        irscore.read_qrels(f)
+
+
+def test_utf8_bom_is_skipped_with_one_warning(tmp_path):
+    import irscore
+    for name in ("qrels.txt", "run.txt"):
+        (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + (EXAMPLES / name).read_bytes())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = irscore.evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), ["num_ret", "map"],
+                               per_query=True)
+    msgs = [str(x.message) for x in w if issubclass(x.category, UserWarning)]
+    assert len(msgs) == 2 and all("byte-order mark" in m for m in msgs)
+    assert any("qrels.txt" in m for m in msgs) and any("run.txt" in m for m in msgs)
+    want = irscore.evaluate(str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), ["num_ret", "map"],
+                            per_query=True)
+    assert got == want
+
+
+def test_binary_input_is_reported_as_such(tmp_path):
+    import irscore
+    rng = np.random.default_rng(5)
+    junk = bytes(rng.integers(1, 256, size=400, dtype=np.uint8)).replace(b"\n", b"x")
+    cases = [b"q1 Q0 d1 1 " + junk + b" r\n", b"q1 Q0 d\xff1 1 1.0 r\n", b"\x00\x01\x02 Q0 d1 1 1.0 r\n"]
+    for data in cases:
+        f = tmp_path / "bin.run"
+        f.write_bytes(b"q1 Q0 ok 1 2.0 r\n" + data)
+        with pytest.raises(ValueError) as e:
+            irscore.read_run(f)
+        msg = str(e.value)
+        assert msg.startswith(f"{f}:2: binary or non-UTF-8 data"), msg
+        assert len(msg) < len(str(f)) + 100
+    # a long bad token is echoed as a short escaped excerpt
+    f = tmp_path / "long.run"
+    f.write_bytes(b"q1 Q0 d1 1 " + b"a" * 300 + b" r\n")
+    with pytest.raises(ValueError, match="is not a number") as e:
+        irscore.read_run(f)
+    assert len(str(e.value)) < len(str(f)) + 80
+
+
+def test_tie_averaged_ndcg_stays_within_one():
+    import irscore.batch as b
+    for labels in ([[2, 2, 2]], [[3, 3]], [[1, 1, 1, 1, 1]]):
+        n = len(labels[0])
+        v = b.evaluate(np.ones((1, n)), labels, ["nDCG", "nDCG(gain=exp)", "nDCG@2"], ties="average")
+        for k, a in v.items():
+            assert a[0] == 1.0, (k, labels, a[0])
+
+
+def test_rocchio_rounding_is_put_back_on_the_bound():
+    from irscore import rocchio
+    # relevant at the last ranks: the worst order, Pnorm exactly 0 (was -2.2e-16)
+    r = rocchio.from_arrays(np.array([[2.0, 1.0, 0.0]]), np.array([[0, 2, 2]]), N=3)
+    assert r["Pnorm"][0] == 0.0 and r["Rnorm"][0] == 0.0
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(2, 8))
+        s = rng.integers(0, 3, size=(1, n)).astype(float)
+        y = rng.integers(0, 3, size=(1, n))
+        for graded in (False, True):
+            r = rocchio.from_arrays(s, y, N=n + int(rng.integers(0, 3)), graded=graded)
+            for k in ("Rnorm", "Pnorm", "rank_recall", "log_precision"):
+                v = r[k][0]
+                assert np.isnan(v) or not (-1e-9 < v < 0.0 or v > 1.0), (k, v)
+    # a legitimately negative Pnorm (tied relevant documents, README) is kept
+    r = rocchio.from_arrays(np.array([[2.0, 1.0, 1.0, 1.0, 1.0]]), np.array([[0, 1, 1, 1, 1]]), N=5)
+    assert r["Pnorm"][0] < -0.1
+
+
+def _ref_priority_mp(X, G, w_n):
+    """The quadratic reference of tests/test_organization.py in 50-digit arithmetic."""
+    mp = pytest.importorskip("mpmath")
+    import test_organization as T
+    with mp.workdps(50):
+        return float(T.ref_priority(X, G, n=10, w_n=mp.mpf(w_n)))
+
+
+@pytest.mark.parametrize("w_n", [1e-9, 1e-5, 0.999999, 1 - 1e-12])
+def test_rs_extreme_w_n_is_accurate_and_bounded(w_n):
+    import irscore
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    gold = [[["d1"], ["d0"]], [["d2"]]]
+    system = [[["d0"]], [["d2"]], [["d1"]]]
+    r = irscore.reliability_sensitivity(gold, system, w_n=w_n)
+    want = _ref_priority_mp(system, gold, w_n)
+    assert r.R_priority == pytest.approx(want, abs=1e-12)     # was 1.00000018 at w_n = 1e-9
+    for key in ("R_priority", "S_priority", "R_relatedness", "S_relatedness"):
+        assert 0.0 <= getattr(r, key) <= 1.0

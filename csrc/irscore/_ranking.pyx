@@ -671,7 +671,7 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         if ret_off[e + 1] < ret_off[e]:
             raise ValueError("compute: offsets not increasing")
     for o in range(nops):
-        if par_off[o + 1] < par_off[o] or par_off[o + 1] > params.shape[0] or op_col[o] < 0:
+        if par_off[o] < 0 or par_off[o + 1] < par_off[o] or par_off[o + 1] > params.shape[0] or op_col[o] < 0:
             raise ValueError("compute: bad op parameters")
         np_ = par_off[o + 1] - par_off[o]
         if np_ > maxp:
