@@ -303,8 +303,9 @@ def test_unencodable_ids_name_the_argument(tmp_path):
         irscore.evaluate({"1": {"a\udc80": 1}}, {"1": {"a": 1.0}}, ["P@5"])
     p = tmp_path / "latin.run"
     p.write_bytes(b"1 Q0 d\xe9 1 1.0 r\n")
-    with pytest.raises(ValueError, match=r"latin.run: query '1': document id b'd\\xe9' is not UTF-8"):
-        irscore.read_run(p).to_dict()
+    # the tokenizer refuses ids that are not UTF-8 when it reads the file, naming file and line
+    with pytest.raises(ValueError, match=r"latin.run:1: binary or non-UTF-8 data"):
+        irscore.read_run(p)
 
 
 # ------------------------------------------------------------------ batch

@@ -73,6 +73,7 @@ def test_compute_valid():
 @pytest.mark.parametrize("key,value", [
     ("ret_off", np.array([0, 9], i64)), ("ret_off", np.array([1, 3], i64)), ("levels", np.zeros((2, 2), i64)),
     ("op_col", np.array([1], i64)), ("par_off", np.array([0, 5], i64)), ("out", np.zeros((2, 1))),
+    ("par_off", np.array([-1, 1], i64)),  # a negative start (found by the garbage test, debug build)
     ("op_kind", np.array([37], i32)),  # nDCG variant op needs >= 3 parameters
     ("op_kind", np.array([15], i32)),  # utility needs 5 parameters
 ])
@@ -90,3 +91,622 @@ def test_readonly_inputs_work():
             v.setflags(write=False)
     _ranking.compute(**a)
     assert a["out"][0, 0] == 0.5
+
+
+# ---------------------------------------------------------------------------
+# Every compiled module: each entry point checks, itself, whatever could make
+# it read or write out of bounds.  Valid arguments are recorded from façade
+# calls (the arrays the kernels really receive); then each precondition is
+# violated on its own, and random garbage is handed to every entry point.
+# ---------------------------------------------------------------------------
+import copy
+import os
+import subprocess
+import sys
+import textwrap
+
+from irscore import _batch, _crp, _organization, _rocchio, _trec_io, _xml
+
+MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_organization": _organization, "_xml": _xml,
+           "_batch": _batch, "_ranking": _ranking, "_join": _join}
+
+
+def _record_calls():
+    """{"module.function": [args, ...]} of the kernel calls made by façade runs
+    on small examples."""
+    import irscore
+    import irscore.batch
+    from irscore import rocchio
+    from irscore import xml as X
+
+    calls = {}
+    saved = []
+
+    def wrap(mod, name):
+        fn = getattr(mod, name)
+
+        def rec(*args):
+            calls.setdefault(f"{mod.__name__.split('.')[-1]}.{name}", []).append(copy.deepcopy(
+                [a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+            return fn(*args)
+        saved.append((mod, name, fn))
+        setattr(mod, name, rec)
+
+    for mod, names in [(_rocchio, ["min_collection_size", "rocchio"]),
+                       (_crp, ["curve_lengths", "curves", "scalars"]),
+                       (_organization, ["rs_side", "extended_bcubed_side"]),
+                       (_xml, ["focused_pass", "xcg_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
+                               "interpolated_precision", "check_nesting", "ideal_elements"]),
+                       (_batch, ["evaluate_rows"])]:
+        for n in names:
+            wrap(mod, n)
+    try:
+        qrels = {"q1": {"a": 2, "b": 1, "c": 0, "z": 1}, "q2": {"x": 1, "y": 3}}
+        run = {"q1": {"a": 3.0, "b": 3.0, "c": 2.0, "d": 1.0}, "q2": {"y": 2.0, "w": 1.0, "x": 0.5}}
+        irscore.evaluate(qrels, run, ["Rnorm(N=10)", "Pnorm(N=10,graded=True)", "CRP_loss", "CRP_recovery"])
+        irscore.crp_curves(qrels, run)
+        rocchio.from_arrays(np.array([[0.9, 0.8, 0.8, 0.1]]), np.array([[1, 0, 2, 0]]), N=10, graded=True)
+        irscore.batch.evaluate(np.array([[0.9, 0.8, 0.1, 0.4]]), np.array([[0, 2, 1, 1]]),
+                               ["nDCG", "nDCG@2", "AP", "P@2", "RR", "R-prec", "nDCG(gain=exp)"])
+        irscore.batch.evaluate(np.array([[0.9, 0.8, 0.8, 0.4]]), np.array([[0, 2, 1, 1]]), ["nDCG", "AP"],
+                               ties="average", n_relevant=[5])
+        gold = [[["a", "b"], ["c"]], [["d"]], [["e", "f"]]]
+        system = [[["a"], ["c", "d"]], [["b", "e"]], [["f", "g"]]]
+        irscore.reliability_sensitivity(gold, system)
+        irscore.organization.extended_bcubed([["a", "b"], ["c", "d"]], [["a"], ["b", "c", "d"]])
+        q = X.XmlQrels.from_passages({"1": [("d1", 200, 500), ("d1", 600, 800), ("d2", 0, 100)]},
+                                     doclens={"d1": 1000, "d2": 400})
+        xr = X.XmlRun.from_spans({"1": [("d1", 200, 400), ("d2", 0, 400), ("d1", 600, 1000), ("d1", 0, 200)]})
+        X.evaluate(q, xr, ["MAiP", "iP[0.01]", "hixP@2", "hixR@2"])
+        els = [("a", 0, 1000, 0.5, 0.5), ("a", 0, 600, 1.0, 0.5), ("a", 0, 200, 0.0, 0.0),
+               ("a", 200, 400, 1.0, 1.0), ("a", 400, 600, 0.5, 1.0), ("a", 600, 1000, 0.5, 0.5)]
+        qe = X.XmlQrels.from_elements({"1": els})
+        xr2 = X.XmlRun.from_spans({"1": [("a", 0, 600), ("a", 200, 400), ("a", 0, 1000), ("a", 600, 800)]})
+        X.xcg(qe, xr2, cutoffs=(1, 2, 3), alpha=1.0, quantisation="generalised")
+        X.ideal_recall_base(qe, "generalised")
+        X.ep_gr_curves(qe, xr2) if hasattr(X, "ep_gr_curves") else None
+    finally:
+        for mod, name, fn in saved:
+            setattr(mod, name, fn)
+    return calls
+
+
+_CALLS = None
+
+
+def recorded(name):
+    global _CALLS
+    if _CALLS is None:
+        _CALLS = _record_calls()
+    # the recorded call with the most data (every optional array filled)
+    best = max(_CALLS[name], key=lambda args: sum(a.size for a in args if isinstance(a, np.ndarray)))
+    return copy.deepcopy(best)
+
+
+def _call(name, args):
+    mod, fn = name.split(".")
+    return getattr(MODULES[mod], fn)(*args)
+
+
+# entry point -> its recorded arguments' names (positions)
+ENTRY_POINTS = {
+    "_rocchio.min_collection_size": ["rel", "offsets", "levels", "out"],
+    "_rocchio.rocchio": ["rel", "scores", "offsets", "levels", "n_docs", "level", "graded", "smart1966", "out"],
+    "_crp.curve_lengths": ["rel", "offsets", "condensed", "pad_to", "out"],
+    "_crp.curves": ["rel", "offsets", "levels", "level", "condensed", "out_off", "rp", "crp"],
+    "_crp.scalars": ["rel", "offsets", "levels", "level", "condensed", "pad_to", "matters", "out"],
+    "_organization.rs_side": ["x_ptr", "x_doc", "x_level", "x_cluster", "g_ptr", "g_doc", "g_level",
+                              "g_cluster", "n_docs", "c", "uniform", "foreign_tail", "out_priority",
+                              "out_relatedness"],
+    "_organization.extended_bcubed_side": ["x_ptr", "x_doc", "x_cluster", "g_ptr", "g_doc", "g_cluster",
+                                           "n_docs", "out"],
+    "_xml.focused_pass": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start",
+                          "hl_end", "el_off", "el_doc", "el_start", "el_end", "el_q", "el_rsize", "id_off",
+                          "id_doc", "id_start", "id_end", "ndocs", "alpha_hix", "alpha_xcg", "seen_mode",
+                          "out_size", "out_covered", "out_contained", "out_rsize", "out_novel_rel",
+                          "out_rval", "out_tree_w", "out_match", "out_ideal"],
+    "_xml.xcg_cap": ["run_off", "ideal_of", "ideal_gain", "gain"],
+    "_xml.xcg_measures": ["run_off", "gain", "id_off", "ideal_sorted", "cutoffs", "npoints", "maep_mode",
+                          "out_xcg", "out_nxcg", "out_maep", "out_iep"],
+    "_xml.hixeval_at": ["run_off", "rval", "size", "trel", "cutoffs", "out_p", "out_r"],
+    "_xml.interpolated_precision": ["run_off", "rel", "size", "trel", "npoints", "bucketing", "out_ip"],
+    "_xml.check_nesting": ["off", "doc", "start", "end"],
+    "_xml.ideal_elements": ["off", "doc", "start", "end", "q", "rule", "out_keep"],
+    "_batch.evaluate_rows": ["scores", "labels", "starts", "lens", "q0", "q1", "op_kind", "op_k", "op_thr",
+                             "op_gain", "op_disc", "tie_mode", "default_thr", "extra_label", "nrel_mode",
+                             "nrel1", "nrel2", "out"],
+}
+
+
+def _with(name, **changes):
+    names = ENTRY_POINTS[name]
+    args = recorded(name)
+    for k, v in changes.items():
+        args[names.index(k)] = v
+    return args
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_entry_point_valid_call(name):
+    _call(name, recorded(name))
+
+
+def _grow(a, extra):
+    return np.concatenate([a, np.full(extra, a[-1] if a.size else 0, a.dtype)])
+
+
+# (entry point, {argument: bad value}) -> ValueError
+VIOLATIONS = [
+    # _rocchio: the crash of issue 9 (a grade past the levels), offsets, shapes, level
+    ("_rocchio.rocchio", dict(rel=np.array([1, 0, 70_000_000], i32), scores=np.array([3.0, 2.0, 1.0]),
+                              offsets=np.array([0, 3], i64), levels=np.array([[1, 1]], i64),
+                              n_docs=np.array([10], i64), out=np.zeros((1, 10)))),
+    ("_rocchio.rocchio", dict(rel=np.array([-3, 0, 1], i32), scores=np.array([3.0, 2.0, 1.0]),
+                              offsets=np.array([0, 3], i64), levels=np.array([[1, 1]], i64),
+                              n_docs=np.array([10], i64), out=np.zeros((1, 10)))),
+    ("_rocchio.rocchio", dict(level=-1)),
+    ("_rocchio.rocchio", dict(offsets=np.array([0, 99, 99], i64))),
+    ("_rocchio.rocchio", dict(scores=np.zeros(1))),
+    ("_rocchio.rocchio", dict(n_docs=np.zeros(0, i64))),
+    ("_rocchio.rocchio", dict(out=np.zeros((0, 10)))),
+    ("_rocchio.min_collection_size", dict(offsets=np.array([0, 99, 99], i64))),
+    ("_rocchio.min_collection_size", dict(offsets=np.array([0], i64))),
+    ("_rocchio.min_collection_size", dict(out=np.zeros(0, i64))),
+    # _crp
+    ("_crp.curve_lengths", dict(offsets=np.array([5, 1, 2], i64))),
+    ("_crp.curve_lengths", dict(out=np.zeros(0, i64))),
+    ("_crp.curves", dict(level=-1)),
+    ("_crp.curves", dict(out_off=np.array([0, 1, 1], i64))),
+    ("_crp.curves", dict(rp=np.zeros(1, i64))),
+    ("_crp.curves", dict(levels=np.zeros((1, 1), i64))),
+    ("_crp.scalars", dict(level=-5)),
+    ("_crp.scalars", dict(offsets=np.array([0, 1 << 40, 1 << 41], i64))),
+    ("_crp.scalars", dict(out=np.zeros((2, 2)))),
+    ("_crp.scalars", dict(levels=np.zeros((2, 1), i64))),
+    # _organization
+    ("_organization.rs_side", dict(n_docs=1)),
+    ("_organization.rs_side", dict(n_docs=-1)),
+    ("_organization.rs_side", dict(n_docs=1 << 40)),
+    ("_organization.rs_side", dict(x_level=np.zeros(0, i32))),
+    ("_organization.rs_side", dict(g_ptr=np.zeros(1, i64))),
+    ("_organization.rs_side", dict(x_ptr=np.array([0, 1 << 40], i64))),
+    ("_organization.rs_side", dict(out_priority=np.zeros(0))),
+    ("_organization.rs_side", dict(out_relatedness=np.zeros(0))),
+    ("_organization.extended_bcubed_side", dict(n_docs=0)),
+    ("_organization.extended_bcubed_side", dict(g_cluster=np.zeros(0, i32))),
+    ("_organization.extended_bcubed_side", dict(out=np.zeros(0))),
+    # _xml
+    ("_xml.focused_pass", dict(ndocs=0)),
+    ("_xml.focused_pass", dict(ndocs=-1)),
+    ("_xml.focused_pass", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.focused_pass", dict(run_end=np.zeros(0, i64))),
+    ("_xml.focused_pass", dict(el_q=np.zeros(0))),
+    ("_xml.focused_pass", dict(out_rval=np.zeros(0))),
+    ("_xml.focused_pass", dict(out_ideal=np.zeros(0, i64))),
+    ("_xml.xcg_cap", dict(ideal_of=np.array([99, 99, 99, 99], i64))),
+    ("_xml.xcg_cap", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.xcg_measures", dict(cutoffs=np.array([-1], i64))),
+    ("_xml.xcg_measures", dict(npoints=-1)),
+    ("_xml.xcg_measures", dict(out_iep=np.zeros((1, 1)))),
+    ("_xml.xcg_measures", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.hixeval_at", dict(trel=np.zeros(0))),
+    ("_xml.hixeval_at", dict(out_p=np.zeros((1, 0)))),
+    ("_xml.hixeval_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.interpolated_precision", dict(npoints=1000)),
+    ("_xml.interpolated_precision", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.interpolated_precision", dict(trel=np.zeros(0, i64))),
+    ("_xml.check_nesting", dict(off=np.array([0, 99], i64))),
+    ("_xml.check_nesting", dict(end=np.zeros(0, i64))),
+    ("_xml.ideal_elements", dict(out_keep=np.zeros(0, i64))),
+    ("_xml.ideal_elements", dict(q=np.zeros(0))),
+    ("_xml.ideal_elements", dict(off=np.array([3, 2], i64))),
+    # _batch (n_relevant rows with more grades than the row has candidates were a write past
+    # the ideal's run buffer)
+    ("_batch.evaluate_rows", dict(lens=np.array([99], i64))),
+    ("_batch.evaluate_rows", dict(q1=2)),
+    ("_batch.evaluate_rows", dict(nrel_mode=7)),
+    ("_batch.evaluate_rows", dict(nrel_mode=2, nrel2=np.zeros((1, 0), i64))),
+    ("_batch.evaluate_rows", dict(out=np.zeros((1, 1)))),
+]
+
+
+@pytest.mark.parametrize("name,changes", VIOLATIONS,
+                         ids=[f"{n}-{'-'.join(c)}-{i}" for i, (n, c) in enumerate(VIOLATIONS)])
+def test_entry_point_rejects(name, changes):
+    with pytest.raises(ValueError):
+        _call(name, _with(name, **changes))
+
+
+def test_rocchio_segfault_of_issue_9_is_a_value_error():
+    from irscore import rocchio
+    with pytest.raises(ValueError, match="rel"):
+        rocchio.from_ranked(np.array([1, 0, 70_000_000], i32), np.array([3.0, 2.0, 1.0]), np.array([0, 3], i64),
+                            np.array([[1, 1]], i64), 10, graded=True, check_inputs=False)
+
+
+def test_organization_unsorted_levels_and_duplicates_rejected():
+    base = recorded("_organization.rs_side")
+    names = ENTRY_POINTS["_organization.rs_side"]
+    lev = base[names.index("x_level")].copy()
+    lev[-1] += 5                                   # a jump: levels not consecutive
+    with pytest.raises(ValueError, match="sorted"):
+        _call("_organization.rs_side", _with("_organization.rs_side", x_level=lev))
+    doc = base[names.index("x_doc")].copy()
+    cl = base[names.index("x_cluster")]
+    i = int(np.flatnonzero(np.diff(cl) == 0)[0])   # two occurrences in one cluster
+    doc[i + 1] = doc[i]
+    with pytest.raises(ValueError, match="twice"):
+        _call("_organization.rs_side", _with("_organization.rs_side", x_doc=doc))
+
+
+def test_organization_nan_weight_is_not_a_memory_error():
+    # a NaN score used to be the signal of a failed allocation
+    out = np.zeros(len(recorded("_organization.rs_side")[-1]))
+    args = _with("_organization.rs_side", c=float("nan"), out_priority=out)
+    _call("_organization.rs_side", args)
+
+
+def test_ranking_ndcg_cut_without_cutoffs_reads_no_parameter():
+    a = _compute_args()
+    a.update(rel=np.array([3, 2], i32), ret_off=np.array([0, 2], i64), levels=np.array([[0, 0, 1, 1]], i64),
+             op_kind=np.array([22], i32), par_off=np.array([0, 0], i64), params=np.zeros(0))
+    _ranking.compute(**a)
+
+
+def test_batch_n_relevant_grades_beyond_the_row():
+    # 300 grades of n_relevant for a row of 2 candidates: the ideal holds 299 runs
+    nrel2 = np.ones((1, 300), i64)
+    args = _with("_batch.evaluate_rows", nrel_mode=2, nrel2=nrel2)
+    _call("_batch.evaluate_rows", args)
+
+
+def test_trec_io_entry_points():
+    p = _trec_io.TrecParser("run", "x")
+    p.feed(np.frombuffer(b"q 0 d 1 1.5 r\n", np.uint8))
+    assert p.finish()["scores"].tolist() == [1.5]
+    with pytest.raises(ValueError):
+        _trec_io.TrecParser("nope")
+    with pytest.raises(TypeError):
+        _trec_io.hash_strings([b"bytes"])
+    with pytest.raises(TypeError):
+        _trec_io.encode_keys([1.5])
+    buf, off, h = _trec_io.encode_keys(["a", 1])
+    idx = _trec_io.KeyIndex(buf, off, h)
+    assert idx.lookup(buf, off, h).tolist() == [0, 1]
+    with pytest.raises(ValueError):
+        _trec_io.KeyIndex(buf, off[:-1], h)
+    with pytest.raises(ValueError):
+        idx.lookup(buf, np.array([0, 9, 2], i64), h)
+    with pytest.raises(ValueError):
+        _trec_io.KeyIndex(buf, np.array([0, 3, 2], i64), h)
+
+
+# ------------------------------------------------------------- random garbage
+
+_COUNT_ARGS = {"levels"}   # counts drive the ideal-DCG loops of _ranking/_crp: time, not memory
+
+
+def _garbage_value(rng, value, name):
+    """A random replacement for one argument: other length, other values
+    (negative, huge, boundary), other dtype or shape."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(rng.integers(2))
+    if isinstance(value, (int, np.integer)):
+        return int(rng.choice([-(1 << 62), -2, -1, 0, 1, 2, 3, 7, 1000, (1 << 31) - 1, 1 << 40, 1 << 62]))
+    if isinstance(value, (float, np.floating)):
+        return float(rng.choice([0.0, -1.0, 0.5, 1.0, 1e300, -1e300, np.nan, np.inf, -np.inf]))
+    if not isinstance(value, np.ndarray):
+        return value
+    kind = rng.integers(6)
+    shape = list(value.shape)
+    if kind in (0, 1) or value.size == 0:
+        shape[0] = int(rng.integers(0, 12))
+        if len(shape) == 2 and rng.integers(2):
+            shape[1] = int(rng.integers(0, 6))
+    if kind == 2:                                  # wrong dtype
+        dt = rng.choice([np.float64, np.int32, np.int64, np.uint8, np.float32])
+        return np.zeros(shape, dtype=dt)
+    if kind == 3 and value.ndim == 1:              # wrong dimensionality
+        return np.zeros((max(shape[0], 1), 2), dtype=value.dtype)
+    dt = value.dtype
+    n = int(np.prod(shape)) if shape else 0
+    if dt.kind == "f":
+        pool = np.array([0.0, -1.0, 0.25, 1.0, 3.0, 1e300, -1e300, np.nan, np.inf, -np.inf])
+        vals = np.where(rng.random(n) < 0.5, rng.normal(size=n) * 10, rng.choice(pool, n))
+    else:
+        info = np.iinfo(dt)
+        hi = 1000 if name in _COUNT_ARGS else info.max
+        lo = max(info.min, -1000) if name in _COUNT_ARGS else info.min
+        pool = np.array([v for v in (0, 1, 2, -1, -2, n, n + 1, 2**31 - 1, -2**31, 2**62, -2**62, 255)
+                         if lo <= v <= hi], dtype=np.int64)
+        small = rng.integers(max(lo, -3), min(hi, 12) + 1, size=n)
+        vals = np.where(rng.random(n) < 0.6, small, rng.choice(pool, n))
+        if kind == 4:                               # sorted: plausible offsets
+            vals = np.sort(vals)
+    return np.ascontiguousarray(vals.reshape(shape).astype(dt))
+
+
+_CLEAN = (ValueError, TypeError, MemoryError, OverflowError)
+
+
+def run_garbage(seed, iterations):
+    """Hand random garbage to every compiled entry point; only clean exceptions
+    or results are allowed (IndexError from the bounds-checked build means a
+    check is missing).  Returns the number of calls made."""
+    rng = np.random.default_rng(seed)
+    calls = 0
+    names = sorted(ENTRY_POINTS)
+    extra = {"_ranking.compute": (list(_compute_args().values()),
+                                  ["rel", "ret_off", "levels", "op_kind", "op_level", "op_col", "par_off",
+                                   "params", "out"]),
+             "_join.join": (_join_args(), [f"a{i}" for i in range(17)]),
+             "_join.group_sort": (list(_gs_args().values()),
+                                  ["qidx", "qrank", "nq", "doc_off", "doc_hash", "scores", "doc_buf", "mode"])}
+    for it in range(iterations):
+        for name in names + sorted(extra):
+            if name in extra:
+                args, argn = copy.deepcopy(extra[name][0]), extra[name][1]
+            else:
+                args, argn = recorded(name), ENTRY_POINTS[name]
+            for _ in range(int(rng.integers(1, 4))):
+                j = int(rng.integers(len(args)))
+                args[j] = _garbage_value(rng, args[j], argn[j])
+            try:
+                _call(name, args)
+            except _CLEAN:
+                pass
+            calls += 1
+        # the tokenizer and the dict encoder
+        data = bytes(rng.integers(0, 256, size=int(rng.integers(0, 200)), dtype=np.uint8))
+        if rng.integers(2):
+            data = b"q1 Q0 d1 1 " + data
+        for kind in ("run", "qrels"):
+            p = _trec_io.TrecParser(kind, "garbage")
+            try:
+                cut = int(rng.integers(0, len(data) + 1))
+                p.feed(np.frombuffer(data[:cut], np.uint8))
+                p.feed(np.frombuffer(data[cut:], np.uint8))
+                p.finish()
+            except _CLEAN:
+                pass
+            calls += 1
+        vals = [1, -1, 2.5, float("nan"), 1 << 70, -(1 << 31), "x", None, np.int64(3), np.float32(2)]
+        nested = {f"q{i}": {f"d{j}": vals[int(rng.integers(len(vals)))] for j in range(int(rng.integers(0, 4)))}
+                  for i in range(int(rng.integers(0, 3)))}
+        for is_run in (True, False):
+            try:
+                _trec_io.encode_nested(nested, is_run)
+            except _CLEAN:
+                pass
+            calls += 1
+    return calls
+
+
+MODULES["_join"] = _join
+
+
+def test_garbage_in_process():
+    assert run_garbage(0, 30) > 0
+
+
+def test_garbage_in_subprocess():
+    """Many seeded iterations in a child process: a crash (segfault, abort)
+    fails this test instead of killing pytest."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {here!r})
+        import test_native_safety as t
+        n = 0
+        for seed in range(1, 9):
+            n += t.run_garbage(seed, 40)
+        print(n)
+    """)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(os.path.dirname(here), "src"),
+                                                    env.get("PYTHONPATH", "")] if p)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, f"garbage run died with {r.returncode}:\n{r.stderr[-3000:]}"
+    assert int(r.stdout.split()[-1]) > 1000
+
+
+# ---------------------------------------------------------------------------
+# native bugs of issue 9 (each failed before its fix)
+# ---------------------------------------------------------------------------
+import time
+import warnings
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+class _ClearsDict:
+    """A value whose conversion empties the dict that holds it (freeing the
+    keys the encoder had borrowed)."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def __float__(self):
+        self.d.clear()
+        return 1.0
+
+    def __index__(self):
+        self.d.clear()
+        return 1
+
+    __int__ = __index__
+
+
+@pytest.mark.parametrize("is_run", [True, False])
+def test_encode_nested_value_that_clears_its_dict(is_run):
+    for i in range(50):
+        docs = {}
+        docs["doc-" + "x" * 60 + str(i)] = _ClearsDict(docs)
+        docs["other-" + str(i)] = 2.0 if is_run else 1
+        with pytest.raises(RuntimeError, match="changed size"):
+            _trec_io.encode_nested({"q": docs}, is_run)
+
+
+def test_encode_nested_value_that_grows_another_query():
+    later = {"a": 1.0}
+
+    class Grows:
+        def __float__(self):
+            for j in range(100):
+                later[f"n{j}"] = 1.0
+            return 1.0
+
+    with pytest.raises(RuntimeError, match="changed size"):
+        _trec_io.encode_nested({"q1": {"x": Grows()}, "q2": later}, True)
+
+
+def test_batch_huge_n_relevant_returns_promptly():
+    import irscore.batch as b
+    t0 = time.perf_counter()
+    v = b.evaluate([[0.9, 0.8, 0.1]], [[0, 2, 1]], ["nDCG"], n_relevant=[2**62])["nDCG"][0]
+    assert time.perf_counter() - t0 < 5.0          # was: one loop step per relevant document
+    assert 0.0 < v < 1e-15
+
+
+@pytest.mark.parametrize("nrel", [2**20 - 1, 2**20 + 7, 3_000_001])
+@pytest.mark.parametrize("ties,disc", [("trec", "log2"), ("average", "log2"), ("trec", "jarvelin")])
+def test_batch_ideal_dcg_closed_form_matches_the_plain_sum(nrel, ties, disc):
+    import irscore.batch as b
+    m = "nDCG" if disc == "log2" else "nDCG(discount=jarvelin)"
+    v = b.evaluate([[0.9, 0.8, 0.1]], [[1, 1, 0]], [m], n_relevant=[nrel], ties=ties)[m][0]
+    pos = np.arange(1, nrel + 1, dtype=np.float64)           # 1-based ranks
+    disc_f = np.log2(pos + 1) if disc == "log2" else np.log2(np.maximum(pos, 2))
+    ideal = np.sum(1.0 / disc_f)
+    dcg = 1.0 / disc_f[0] + 1.0 / disc_f[1]
+    assert v == pytest.approx(dcg / ideal, rel=1e-12)
+
+
+def test_batch_ideal_closed_form_with_cutoff_and_grades():
+    import irscore.batch as b
+    # a cutoff bounds the ideal: huge n_relevant is cheap and exact
+    v = b.evaluate([[0.9, 0.8]], [[1, 1]], ["nDCG@2"], n_relevant=[2**62])["nDCG@2"][0]
+    assert v == 1.0
+    nrel2 = np.zeros((1, 3), np.int64)
+    nrel2[0, 2] = 2**40
+    nrel2[0, 1] = 5
+    v = b.evaluate([[0.9, 0.8]], [[2, 1]], ["nDCG"], n_relevant=nrel2)["nDCG"][0]
+    assert 0.0 < v < 1e-9
+
+
+def test_ndcg_exp_gain_refuses_grades_that_overflow():
+    import irscore
+    import irscore.batch as b
+    qrels = {"q": {"a": 1024, "b": 1}}
+    run = {"q": {"a": 1.0, "b": 2.0}}
+    with pytest.raises(ValueError, match=r"gain=exp.*1024"):
+        irscore.evaluate(qrels, run, ["nDCG(gain=exp)@5"])
+    with pytest.raises(ValueError, match=r"gain=exp.*1024"):
+        b.evaluate([[0.9, 0.8]], [[1024, 1]], ["nDCG(gain=exp)"])
+    # 1023 is still finite and exact; the linear gain takes any grade
+    v = irscore.evaluate({"q": {"a": 1023, "b": 1}}, run, ["nDCG(gain=exp)@5", "nDCG@5"])
+    assert np.isfinite(v["nDCG(gain=exp)@5"]) and 0.0 < v["nDCG(gain=exp)@5"] < 1.0
+    assert irscore.evaluate(qrels, run, ["nDCG@5"])["nDCG@5"] < 1.0
+    assert np.isfinite(b.evaluate([[0.9, 0.8]], [[1023.5, 1]], ["nDCG(gain=exp)"])["nDCG(gain=exp)"][0])
+
+
+def test_int32_grade_limits(tmp_path):
+    import irscore
+    f = tmp_path / "q.txt"
+    f.write_text("q1 0 d1 -2147483648\nq1 0 d2 2147483647\n")
+    g = irscore.read_qrels(f).to_dict()
+    assert g["q1"]["d1"] == -2147483648 and g["q1"]["d2"] == 2147483647
+    for bad in ("-2147483649", "2147483648", "99999999999999999999"):
+        f.write_text(f"q1 0 d1 {bad}\n")
+        with pytest.raises(ValueError, match=r"q\.txt:1: relevance .* out of range"):
+            irscore.read_qrels(f)
+    f.write_text("q1 0 d1 1.5\n")
+    with pytest.raises(ValueError, match="not an integer"):
+        irscore.read_qrels(f)
+
+
+def test_utf8_bom_is_skipped_with_one_warning(tmp_path):
+    import irscore
+    for name in ("qrels.txt", "run.txt"):
+        (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + (EXAMPLES / name).read_bytes())
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = irscore.evaluate(str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), ["num_ret", "map"],
+                               per_query=True)
+    msgs = [str(x.message) for x in w if issubclass(x.category, UserWarning)]
+    assert len(msgs) == 2 and all("byte-order mark" in m for m in msgs)
+    assert any("qrels.txt" in m for m in msgs) and any("run.txt" in m for m in msgs)
+    want = irscore.evaluate(str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"), ["num_ret", "map"],
+                            per_query=True)
+    assert got == want
+
+
+def test_binary_input_is_reported_as_such(tmp_path):
+    import irscore
+    rng = np.random.default_rng(5)
+    junk = bytes(rng.integers(1, 256, size=400, dtype=np.uint8)).replace(b"\n", b"x")
+    cases = [b"q1 Q0 d1 1 " + junk + b" r\n", b"q1 Q0 d\xff1 1 1.0 r\n", b"\x00\x01\x02 Q0 d1 1 1.0 r\n"]
+    for data in cases:
+        f = tmp_path / "bin.run"
+        f.write_bytes(b"q1 Q0 ok 1 2.0 r\n" + data)
+        with pytest.raises(ValueError) as e:
+            irscore.read_run(f)
+        msg = str(e.value)
+        assert msg.startswith(f"{f}:2: binary or non-UTF-8 data"), msg
+        assert len(msg) < len(str(f)) + 100
+    # a long bad token is echoed as a short escaped excerpt
+    f = tmp_path / "long.run"
+    f.write_bytes(b"q1 Q0 d1 1 " + b"a" * 300 + b" r\n")
+    with pytest.raises(ValueError, match="is not a number") as e:
+        irscore.read_run(f)
+    assert len(str(e.value)) < len(str(f)) + 80
+
+
+def test_tie_averaged_ndcg_stays_within_one():
+    import irscore.batch as b
+    for labels in ([[2, 2, 2]], [[3, 3]], [[1, 1, 1, 1, 1]]):
+        n = len(labels[0])
+        v = b.evaluate(np.ones((1, n)), labels, ["nDCG", "nDCG(gain=exp)", "nDCG@2"], ties="average")
+        for k, a in v.items():
+            assert a[0] == 1.0, (k, labels, a[0])
+
+
+def test_rocchio_rounding_is_put_back_on_the_bound():
+    from irscore import rocchio
+    # relevant at the last ranks: the worst order, Pnorm exactly 0 (was -2.2e-16)
+    r = rocchio.from_arrays(np.array([[2.0, 1.0, 0.0]]), np.array([[0, 2, 2]]), N=3)
+    assert r["Pnorm"][0] == 0.0 and r["Rnorm"][0] == 0.0
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(2, 8))
+        s = rng.integers(0, 3, size=(1, n)).astype(float)
+        y = rng.integers(0, 3, size=(1, n))
+        for graded in (False, True):
+            r = rocchio.from_arrays(s, y, N=n + int(rng.integers(0, 3)), graded=graded)
+            for k in ("Rnorm", "Pnorm", "rank_recall", "log_precision"):
+                v = r[k][0]
+                assert np.isnan(v) or not (-1e-9 < v < 0.0 or v > 1.0), (k, v)
+    # a legitimately negative Pnorm (tied relevant documents, README) is kept
+    r = rocchio.from_arrays(np.array([[2.0, 1.0, 1.0, 1.0, 1.0]]), np.array([[0, 1, 1, 1, 1]]), N=5)
+    assert r["Pnorm"][0] < -0.1
+
+
+def _ref_priority_mp(X, G, w_n):
+    """The quadratic reference of tests/test_organization.py in 50-digit arithmetic."""
+    mp = pytest.importorskip("mpmath")
+    import test_organization as T
+    with mp.workdps(50):
+        return float(T.ref_priority(X, G, n=10, w_n=mp.mpf(w_n)))
+
+
+@pytest.mark.parametrize("w_n", [1e-9, 1e-5, 0.999999, 1 - 1e-12])
+def test_rs_extreme_w_n_is_accurate_and_bounded(w_n):
+    import irscore
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    gold = [[["d1"], ["d0"]], [["d2"]]]
+    system = [[["d0"]], [["d2"]], [["d1"]]]
+    r = irscore.reliability_sensitivity(gold, system, w_n=w_n)
+    want = _ref_priority_mp(system, gold, w_n)
+    assert r.R_priority == pytest.approx(want, abs=1e-12)     # was 1.00000018 at w_n = 1e-9
+    for key in ("R_priority", "S_priority", "R_relatedness", "S_relatedness"):
+        assert 0.0 <= getattr(r, key) <= 1.0

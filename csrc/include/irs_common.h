@@ -188,11 +188,13 @@ static inline int irs_parse_double(const char *p, int64_t n, double *out)
     }
 }
 
-/* Parse p[0..n) as a base-10 integer that fits in int32.  0 on success. */
+/* Parse p[0..n) as a base-10 integer that fits in int32 (-2147483648 ..
+ * 2147483647).  0 on success, -1 if it is not an integer, -2 if it is an
+ * integer outside the int32 range. */
 static inline int irs_parse_int32(const char *p, int64_t n, int32_t *out)
 {
     const char *s = p, *end = p + n;
-    int neg = 0;
+    int neg = 0, big = 0;
     int64_t v = 0;
     if (n <= 0)
         return -1;
@@ -205,12 +207,61 @@ static inline int irs_parse_int32(const char *p, int64_t n, int32_t *out)
     while (s < end) {
         if (*s < '0' || *s > '9')
             return -1;
-        v = v * 10 + (*s - '0');
-        if (v > 2147483647LL)
-            return -1;
+        if (!big) {
+            v = v * 10 + (*s - '0');
+            if (v > 2147483648LL)
+                big = 1;
+        }
         s++;
     }
+    if (big || (!neg && v > 2147483647LL))
+        return -2;
     *out = (int32_t)(neg ? -v : v);
+    return 0;
+}
+
+/* 1 if p[0..n) holds a NUL byte or is not valid UTF-8 (overlong forms,
+ * surrogates and code points above U+10FFFF are invalid).  ASCII text is
+ * checked eight bytes at a time. */
+static inline int irs_not_text(const char *p, int64_t n)
+{
+    const unsigned char *s = (const unsigned char *)p, *end = s + n;
+    while (s < end) {
+        unsigned char c;
+        if (end - s >= 8) {
+            uint64_t w;
+            memcpy(&w, s, 8);
+            if (!(w & 0x8080808080808080ULL) &&
+                !((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL)) {
+                s += 8;
+                continue;
+            }
+        }
+        c = *s;
+        if (c == 0)
+            return 1;
+        if (c < 0x80) {
+            s++;
+        } else if (c >= 0xC2 && c <= 0xDF) {
+            if (end - s < 2 || (s[1] & 0xC0) != 0x80)
+                return 1;
+            s += 2;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            if (end - s < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+                return 1;
+            if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] >= 0xA0))
+                return 1;
+            s += 3;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            if (end - s < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+                return 1;
+            if ((c == 0xF0 && s[1] < 0x90) || (c == 0xF4 && s[1] >= 0x90))
+                return 1;
+            s += 4;
+        } else {
+            return 1;
+        }
+    }
     return 0;
 }
 

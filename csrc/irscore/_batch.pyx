@@ -31,6 +31,10 @@ BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
 GAIN_KINDS = {"linear": GAIN_LINEAR, "exp": GAIN_EXP}
 DISCOUNT_KINDS = {"log2": DISCOUNT_LOG2, "jarvelin": DISCOUNT_JARVELIN}
 
+cdef extern from "irs_disc.h" nogil:
+    int64_t IRS_DISC_EXACT
+    double irs_inv_log2_sum(int64_t y0, int64_t y1)
+
 cdef extern from "batch_sort.h" nogil:
     ctypedef struct bs_item:
         double s
@@ -81,9 +85,11 @@ cdef struct Work:
     int64_t cap
 
 
-cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc) noexcept nogil:
-    """Buffers for rows of up to cap candidates; the discount table has ndisc entries."""
+cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept nogil:
+    """Buffers for rows of up to cap candidates; the discount table has ndisc
+    entries; the ideal holds up to max(cap, nruns) + 1 runs."""
     cdef int64_t i, c = cap + 2
+    cdef int64_t cr = (nruns if nruns > cap else cap) + 2
     w.cap = cap
     w.ndisc = ndisc if ndisc < c else c
     w.items = <bs_item *> malloc(c * sizeof(bs_item))
@@ -94,8 +100,8 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc) noexcept nogil:
     w.hist = <int32_t *> malloc((2 * c + 1) * sizeof(int32_t))
     w.vl = <double *> malloc(c * sizeof(double))
     w.rl = <double *> malloc(c * sizeof(double))
-    w.run_v = <double *> malloc((c + 1) * sizeof(double))
-    w.run_c = <int64_t *> malloc((c + 1) * sizeof(int64_t))
+    w.run_v = <double *> malloc((cr + 1) * sizeof(double))
+    w.run_c = <int64_t *> malloc((cr + 1) * sizeof(int64_t))
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
     w.idisc = <double *> malloc(c * sizeof(double))
     w.inv = <double *> malloc(c * sizeof(double))
@@ -264,13 +270,30 @@ cdef void build_runs(Work *w, Row *r, int nrel_mode, int64_t nrel1, const int64_
     r.nruns = nr
 
 
+cdef inline double disc_sum(int64_t i0, int64_t i1, int dk) noexcept nogil:
+    """Sum of 1 / discount over 0-based positions i0 .. i1 - 1 (i0 >= 2), in
+    closed form (``irs_disc.h``)."""
+    if dk == 1:
+        return irs_inv_log2_sum(i0 + 1, i1 + 1)
+    return irs_inv_log2_sum(i0 + 2, i1 + 2)
+
+
 cdef double ideal_dcg(const Work *w, const Row *r, int64_t k, int gk, int dk) noexcept nogil:
-    cdef int64_t u, c, i = 0
+    """Ideal DCG@k (k = 2**62: no cutoff).  The first IRS_DISC_EXACT positions
+    are added one by one (as trec_eval); the positions beyond, which only huge
+    ``n_relevant`` values reach, in closed form (Euler-Maclaurin), so the time
+    does not depend on the number of relevant documents."""
+    cdef int64_t u, c, i = 0, m
     cdef double s = 0.0, g
     for u in range(r.nruns):
         g = gain_of(w.run_v[u], gk)
         c = w.run_c[u]
         while c > 0 and i < k:
+            if i >= IRS_DISC_EXACT:
+                m = c if c < k - i else k - i
+                s += g * disc_sum(i, i + m, dk)
+                i += m
+                break
             s += g * idisc_of(w, i, dk)
             i += 1
             c -= 1
@@ -410,7 +433,12 @@ cdef double op_average(Work *w, Row *r, int kind, int64_t k, double thr, int gk,
         if r.nruns < 0:
             build_runs(w, r, nrel_mode, nrel1, nrel2, G, default_thr, extra_label)
         idcg = ideal_dcg(w, r, kk, gk, dk)
-        return s / idcg if idcg > 0.0 else 0.0
+        if idcg <= 0.0:
+            return 0.0
+        e = s / idcg
+        # the expected DCG is at most the ideal: an excess of a few ulps is the
+        # rounding of the per-group averages (a perfect ranking with ties)
+        return 1.0 if (e > 1.0 and e < 1.0 + 1e-12) else e
     if kind == K_AP:
         R = total_rel(w, r, thr, nrel_mode, nrel1, nrel2, G)
         if R <= 0:
@@ -534,6 +562,30 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
     return t
 
 
+cdef int _check_exp_gain(const score_t[::1] scores, const label_t[::1] labels,
+                         const int64_t[::1] starts, const int64_t[::1] lens, int64_t q0, int64_t q1,
+                         int nrel_mode, const int64_t[:, ::1] nrel2, double extra_label) except -1:
+    """gain=exp: 2**label - 1 must be finite (labels below 1024)."""
+    cdef int64_t q, j, g
+    cdef double v, worst = -INFINITY
+    for q in range(q0, q1):
+        for j in range(starts[q], starts[q] + lens[q]):
+            if scores[j] == scores[j]:
+                v = <double> labels[j]
+                if v > worst:
+                    worst = v
+        if nrel_mode == 2:
+            for g in range(1024, nrel2.shape[1]):
+                if nrel2[q, g] > 0 and g > worst:
+                    worst = g
+    if nrel_mode == 1 and extra_label > worst:
+        worst = extra_label
+    if worst >= 1024.0:
+        raise ValueError(f"nDCG/DCG(gain=exp): label {worst:g} gives the gain 2**label - 1, beyond the "
+                         "range of a double; gain=exp takes labels below 1024 (use the linear gain)")
+    return 0
+
+
 def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
                   const int64_t[::1] starts, const int64_t[::1] lens, int64_t q0, int64_t q1,
                   const int32_t[::1] op_kind, const int64_t[::1] op_k, const double[::1] op_thr,
@@ -563,8 +615,10 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
         raise ValueError("evaluate_rows: bad row range")
     if nrel_mode == 1 and nrel1.shape[0] != nq:
         raise ValueError("evaluate_rows: n_relevant must have one value per query")
-    if nrel_mode == 2 and nrel2.shape[0] != nq:
-        raise ValueError("evaluate_rows: n_relevant must have one row per query")
+    if nrel_mode == 2 and (nrel2.shape[0] != nq or G < 1):
+        raise ValueError("evaluate_rows: n_relevant must have one row per query and at least one grade")
+    if nrel_mode < 0 or nrel_mode > 2:
+        raise ValueError("evaluate_rows: bad n_relevant mode")
     if tie_mode < TIES_TREC or tie_mode > TIES_AVERAGE:
         raise ValueError("evaluate_rows: bad tie mode")
     for q in range(q0, q1):
@@ -597,7 +651,11 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
                 ndisc = cap
             elif op_k[o] > ndisc:
                 ndisc = op_k[o]
-    if work_alloc(&w, cap, ndisc) != 0:
+    for o in range(nops):
+        if (op_kind[o] == K_NDCG or op_kind[o] == K_DCG) and op_gain[o] == 1:
+            _check_exp_gain(scores, labels, starts, lens, q0, q1, nrel_mode, nrel2, extra_label)
+            break
+    if work_alloc(&w, cap, ndisc, G if nrel_mode == 2 else 0) != 0:
         work_free(&w)
         raise MemoryError()
     with nogil:

@@ -27,6 +27,31 @@ cdef enum:
     N_COLS = 5
 
 
+cdef int _check(const int32_t[::1] rel, const int64_t[::1] offsets, Py_ssize_t nrows, Py_ssize_t G,
+                int64_t level, str fn) except -1:
+    """The memory preconditions of every entry point (whatever the caller
+    checked): offsets CSR over ``rel`` (nrows + 1 entries from 0,
+    non-decreasing, ending within rel); with ``G`` >= 0 (levels given):
+    ``level`` >= 0 and every rel value in -2..G-1."""
+    cdef Py_ssize_t q, i, nq = offsets.shape[0] - 1
+    cdef int32_t r
+    if nq < 0 or (nrows >= 0 and nq != nrows):
+        raise ValueError(f"{fn}: offsets must have n_queries + 1 entries (levels rows + 1)")
+    if offsets[0] != 0 or offsets[nq] > rel.shape[0]:
+        raise ValueError(f"{fn}: offsets out of range")
+    for q in range(nq):
+        if offsets[q + 1] < offsets[q]:
+            raise ValueError(f"{fn}: offsets not increasing")
+    if G >= 0:
+        if level < 0:
+            raise ValueError(f"{fn}: level must be >= 0, got {level}")
+        for i in range(offsets[nq]):
+            r = rel[i]
+            if r < -2 or r >= G:
+                raise ValueError(f"{fn}: rel[{i}] = {r} is not a grade 0..{G - 1}, -1 or -2")
+    return 0
+
+
 cdef inline int64_t blocks(const int64_t[:, ::1] levels, Py_ssize_t q, int64_t level,
                            int64_t *bmin, int64_t *bmax) noexcept nogil:
     """Ideal blocks [bmin[g], bmax[g]] of the grades >= level; returns R."""
@@ -60,6 +85,9 @@ def curve_lengths(const int32_t[::1] rel, const int64_t[::1] offsets, bint conde
     cdef Py_ssize_t nq = offsets.shape[0] - 1
     cdef Py_ssize_t q, i
     cdef int64_t n
+    _check(rel, offsets, -1, -1, 0, "curve_lengths")
+    if out.shape[0] != nq:
+        raise ValueError("curve_lengths: out must have one entry per query")
     with nogil:
         for q in range(nq):
             if condensed:
@@ -85,6 +113,18 @@ def curves(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, 
     cdef Py_ssize_t q, i, o, end
     cdef int64_t R, j, v, c
     cdef int32_t g
+    _check(rel, offsets, levels.shape[0], G, level, "curves")
+    if out_off.shape[0] != nq + 1 or crp.shape[0] != rp.shape[0] or out_off[0] != 0 \
+            or out_off[nq] > rp.shape[0]:
+        raise ValueError("curves: out_off must have n_queries + 1 entries from 0 to at most len(rp) == len(crp)")
+    for q in range(nq):
+        j = offsets[q + 1] - offsets[q]
+        if condensed:
+            for i in range(offsets[q], offsets[q + 1]):
+                if rel[i] == -1:
+                    j -= 1
+        if out_off[q + 1] - out_off[q] < j:
+            raise ValueError(f"curves: out_off gives query {q} fewer than its {j} ranks")
     bmin = <int64_t *> malloc(2 * S * sizeof(int64_t))
     if bmin == NULL:
         raise MemoryError()
@@ -132,6 +172,9 @@ def scalars(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:,
     cdef int32_t g
     cdef bint allzero, prev_pos, pos
     cdef double loss
+    _check(rel, offsets, levels.shape[0], G, level, "scalars")
+    if out.shape[0] != nq or out.shape[1] < N_COLS:
+        raise ValueError("scalars: out must have shape (n_queries, 5)")
     bmin = <int64_t *> malloc(2 * S * sizeof(int64_t))
     if bmin == NULL:
         raise MemoryError()

@@ -9,7 +9,8 @@ An organization side is given as CSR arrays over all topics:
 - ``cluster[i]``: topic-local cluster index, consecutive, numbered in level order.
 
 Occurrences are sorted by (level, cluster) and a document occurs at most once per
-cluster (the facade validates all of this once).  Every function scores the side
+cluster.  Every entry point checks all of this itself (``ValueError``), whatever
+the caller checked, before it touches memory.  Every function scores the side
 ``x`` against the reference side ``g``: called as (system, gold) it gives
 Reliability, as (gold, system) Sensitivity.
 
@@ -29,6 +30,7 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, calloc, free
 from libc.math cimport NAN, isnan
 
+import numpy as np
 from irscore._common cimport fenwick_add, fenwick_prefix
 
 
@@ -64,6 +66,7 @@ cdef struct Work:
     int32_t *touched
     int32_t *multi
     int32_t *mark
+    int oom            # set when a scratch allocation inside a topic failed
 
 
 cdef inline void _free_work(Work *w) noexcept nogil:
@@ -76,6 +79,7 @@ cdef inline void _free_work(Work *w) noexcept nogil:
 cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     cdef int64_t i
     cdef int64_t m = maxocc + 2
+    w.oom = 0
     w.loc = <int32_t *> malloc((n_docs + 1) * sizeof(int32_t))
     w.gid = <int32_t *> malloc(m * sizeof(int32_t))
     w.kx = <int32_t *> malloc(m * sizeof(int32_t))
@@ -261,9 +265,13 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
             w.wl[l] = 1.0 / nx
             denom = (nx - neq) / nx
         else:
-            Wl = c * (1.0 / (c + ngt) - 1.0 / (c + ngt + neq))
+            # c (1/(c+a) - 1/(c+a+neq)) without the cancellation of the
+            # difference (c ~ 1e10 for w_n = 1e-9)
+            Wl = c * neq / ((c + ngt) * (c + ngt + neq))
             w.wl[l] = Wl / neq
-            denom = 1.0 - Wl
+            # 1 - Wl = ((c+a)^2 + a neq) / ((c+a)(c+a+neq)): no cancellation
+            # when Wl is close to 1 (w_n close to 1)
+            denom = ((c + ngt) * (c + ngt) + ngt * neq) / ((c + ngt) * (c + ngt + neq))
         w.fl[l] = w.wl[l] / denom if denom > 0.0 else 0.0
         ngt += neq
     return 0.0
@@ -437,7 +445,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     coefficient, and the weights of the simple documents inside each rectangle are
     2-D prefix sums, answered offline: queries sorted by x', a sweep over the X
     levels inserting the simple documents into a Fenwick tree over y'.
-    Returns NaN if memory runs out."""
+    Sets ``w.oom`` (and returns 0) if memory runs out."""
     cdef int32_t LX = t.LX, LG = t.LG, size = t.LG + 1
     cdef int64_t xa = t.xa, ga = t.ga, pos
     cdef int32_t k, s, nmd = 0, i, j, q, K, J, v, last, beta, x, y, kg_eff
@@ -491,7 +499,8 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             or q_idx == NULL):
         free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
         free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
-        return NAN
+        w.oom = 1
+        return 0.0
     # boundaries: X buckets [b_i, b_i+1) over levels 0..LX, reference buckets over 0..LG+1
     s = 0
     xb_ptr[0] = 0
@@ -711,6 +720,93 @@ cdef int64_t _max_topic(const int64_t[::1] x_ptr, const int64_t[::1] g_ptr) noex
     return best
 
 
+cdef inline double _unit(double v) noexcept nogil:
+    if v < 0.0:
+        return 0.0
+    if v > 1.0:
+        return 1.0
+    return v
+
+
+cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32_t[::1] level,
+                     const int32_t[::1] cluster, int64_t n_docs, int64_t[::1] seen, str fn,
+                     str side) except -1:
+    """The memory preconditions of one side (ValueError): ``ptr`` CSR over the
+    occurrences (from >= 0, non-decreasing, within ``doc``; doc/level/cluster of
+    one length); ``0 <= doc < n_docs``; per topic, levels and clusters start at
+    0 and rise by 0 or 1 from one occurrence to the next (sorted, consecutive),
+    a new level starts a new cluster, and a document occurs at most once per
+    cluster.  ``seen`` (n_docs entries) is scratch."""
+    cdef Py_ssize_t nt = ptr.shape[0] - 1, ti
+    cdef int64_t i, a, b, gc = 0
+    cdef int32_t d, dl, dc
+    if nt < 0:
+        raise ValueError(f"{fn}: {side}_ptr must have n_topics + 1 entries")
+    if level.shape[0] != doc.shape[0] or cluster.shape[0] != doc.shape[0]:
+        raise ValueError(f"{fn}: {side}_doc, {side}_level and {side}_cluster must have one length")
+    if ptr[0] < 0 or ptr[nt] > doc.shape[0]:
+        raise ValueError(f"{fn}: {side}_ptr out of range")
+    for ti in range(nt):
+        a = ptr[ti]
+        b = ptr[ti + 1]
+        if b < a:
+            raise ValueError(f"{fn}: {side}_ptr not increasing")
+        for i in range(a, b):
+            d = doc[i]
+            if d < 0 or d >= n_docs or d >= seen.shape[0]:
+                raise ValueError(f"{fn}: {side}_doc[{i}] = {d} is not a document code 0..{n_docs - 1}")
+            if i == a:
+                if level[i] != 0 or cluster[i] != 0:
+                    raise ValueError(f"{fn}: topic {ti} of {side} must start at level 0, cluster 0")
+                gc += 1
+            else:
+                dl = level[i] - level[i - 1]
+                dc = cluster[i] - cluster[i - 1]
+                if dl < 0 or dl > 1 or dc < 0 or dc > 1 or (dl == 1 and dc == 0):
+                    raise ValueError(f"{fn}: {side} occurrences of topic {ti} are not sorted by "
+                                     "(level, cluster) with consecutive indices")
+                if dc:
+                    gc += 1
+            if seen[d] == gc:
+                raise ValueError(f"{fn}: document {d} occurs twice in one cluster of {side} topic {ti}")
+            seen[d] = gc
+    return 0
+
+
+cdef int64_t _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::1] x_level,
+                      const int32_t[::1] x_cluster, const int64_t[::1] g_ptr, const int32_t[::1] g_doc,
+                      const int32_t[::1] g_level, const int32_t[::1] g_cluster, int64_t n_docs,
+                      Py_ssize_t n_out, str fn) except -1:
+    """Checks both sides; returns the size of the document tables: the largest
+    document code + 1 (at most n_docs)."""
+    cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
+    cdef int64_t[::1] seen
+    cdef int64_t i, ntab = 0
+    if nt < 0 or g_ptr.shape[0] != nt + 1 or n_out < nt:
+        raise ValueError(f"{fn}: inconsistent topic arrays")
+    if n_docs < 0 or n_docs > 2147483647:
+        raise ValueError(f"{fn}: n_docs must be in 0..2**31 - 1, got {n_docs}")
+    if x_ptr[0] < 0 or x_ptr[nt] > x_doc.shape[0] or g_ptr[0] < 0 or g_ptr[nt] > g_doc.shape[0]:
+        raise ValueError(f"{fn}: x_ptr/g_ptr out of range")
+    for i in range(x_ptr[0], x_ptr[nt]):
+        if x_doc[i] >= ntab:
+            ntab = x_doc[i] + 1
+    for i in range(g_ptr[0], g_ptr[nt]):
+        if g_doc[i] >= ntab:
+            ntab = g_doc[i] + 1
+    if ntab > n_docs:
+        raise ValueError(f"{fn}: document code {ntab - 1} is not below n_docs={n_docs}")
+    seen = np.full(ntab, -1, dtype=np.int64)
+    _check_side(x_ptr, x_doc, x_level, x_cluster, n_docs, seen, fn, "x")
+    seen[:] = -1
+    _check_side(g_ptr, g_doc, g_level, g_cluster, n_docs, seen, fn, "g")
+    for ti in range(nt):
+        # one topic's occurrences (both sides) index int32 scratch arrays
+        if (x_ptr[ti + 1] - x_ptr[ti]) + (g_ptr[ti + 1] - g_ptr[ti]) > 2147483600:
+            raise ValueError(f"{fn}: topic {ti} has too many occurrences")
+    return ntab
+
+
 def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::1] x_level,
             const int32_t[::1] x_cluster,
             const int64_t[::1] g_ptr, const int32_t[::1] g_doc, const int32_t[::1] g_level,
@@ -729,8 +825,10 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
     cdef double Wt = 0.0, Wr = 1.0
     cdef int rc
     cdef int64_t maxocc
-    if g_ptr.shape[0] != nt + 1 or out_priority.shape[0] < nt or out_relatedness.shape[0] < nt:
+    if out_relatedness.shape[0] < nt:
         raise ValueError("rs_side: inconsistent topic arrays")
+    n_docs = _check_sides(x_ptr, x_doc, x_level, x_cluster, g_ptr, g_doc, g_level, g_cluster, n_docs,
+                          out_priority.shape[0], "rs_side")
     with nogil:
         maxocc = _max_topic(x_ptr, g_ptr)
         rc = _alloc_work(&w, n_docs, maxocc)
@@ -745,10 +843,14 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
                                              foreign_tail, Wt, Wr)
-                if isnan(out_priority[ti]):
+                if w.oom:
                     rc = -1
                 out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
                                                    g_cluster, Wt)
+                # both are weighted means of ratios in [0, 1]: what lies outside
+                # is rounding
+                out_priority[ti] = _unit(out_priority[ti])
+                out_relatedness[ti] = _unit(out_relatedness[ti])
                 _release_topic(&t, &w)
                 if rc != 0:
                     break
@@ -775,8 +877,8 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
     cdef int32_t k, e, g, q, cl, nt_, ax, ag, cnt_e, ndoc
     cdef double total, s
     cdef int32_t *cstart = NULL
-    if g_ptr.shape[0] != nt + 1 or out.shape[0] < nt:
-        raise ValueError("extended_bcubed_side: inconsistent topic arrays")
+    n_docs = _check_sides(x_ptr, x_doc, x_cluster, x_cluster, g_ptr, g_doc, g_cluster, g_cluster, n_docs,
+                          out.shape[0], "extended_bcubed_side")
     with nogil:
         maxocc = _max_topic(x_ptr, g_ptr)
         rc = _alloc_work(&w, n_docs, maxocc)
@@ -843,7 +945,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                                             t.kg[e], &g_cluster[0], ga)
                             s += <double> (ag if ag < ax else ax) / <double> ax
                     total += s / cnt_e
-                out[ti] = total / ndoc
+                out[ti] = _unit(total / ndoc)
                 _release_topic(&t, &w)
         _free_work(&w)
         free(cstart)

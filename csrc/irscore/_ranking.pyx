@@ -500,6 +500,8 @@ cdef void m_ndcg_cut(const Query *q, const double *cut, int64_t nc, double *out)
     while c < nc:
         out[c] = s
         c += 1
+    if nc == 0:
+        return
     c = 0
     cur = num_rel_levels(q) - 1
     cnt = 0
@@ -622,7 +624,7 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         if ret_off[e + 1] < ret_off[e]:
             raise ValueError("compute: offsets not increasing")
     for o in range(nops):
-        if par_off[o + 1] < par_off[o] or par_off[o + 1] > params.shape[0] or op_col[o] < 0:
+        if par_off[o] < 0 or par_off[o + 1] < par_off[o] or par_off[o + 1] > params.shape[0] or op_col[o] < 0:
             raise ValueError("compute: bad op parameters")
         np_ = par_off[o + 1] - par_off[o]
         if np_ > maxp:
@@ -633,6 +635,10 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
             raise ValueError("compute: op writes past the output")
     if G < 1:
         raise ValueError("compute: levels must have at least one column")
+    for o in range(nops):
+        if op_kind[o] == K_DCG_CUT and params[par_off[o] + 1] == 1.0:
+            _check_exp_gain(rel, ret_off, levels)
+            break
     if hi < 0:
         hi = nq
     if lo < 0 or hi > nq or lo > hi:
@@ -658,6 +664,23 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
                 _dispatch(&qq, kind, level, par, np_, cutoffs, gains, &out[e, col])
     free(cutoffs)
     free(gains)
+
+
+cdef int _check_exp_gain(const int32_t[::1] rel, const int64_t[::1] ret_off,
+                         const int64_t[:, ::1] levels) except -1:
+    """gain=exp: 2**grade - 1 must be finite (grades below 1024)."""
+    cdef int64_t i, q, g, worst = -1
+    for i in range(ret_off[0], ret_off[ret_off.shape[0] - 1]):
+        if rel[i] > worst:
+            worst = rel[i]
+    for q in range(levels.shape[0]):
+        for g in range(1024, levels.shape[1]):
+            if levels[q, g] > 0 and g > worst:
+                worst = g
+    if worst >= 1024:
+        raise ValueError(f"nDCG/DCG(gain=exp): grade {worst} gives the gain 2**grade - 1, beyond the "
+                         "range of a double; gain=exp takes grades below 1024 (use the linear gain)")
+    return 0
 
 
 cdef int64_t _min_params(int kind) noexcept:

@@ -42,6 +42,21 @@ cdef enum:
     N_COLS = 10
 
 
+cdef int _check_csr(const int64_t[::1] offsets, Py_ssize_t n, Py_ssize_t nrows, str fn) except -1:
+    """offsets: nrows + 1 entries, from 0, non-decreasing, ending within n."""
+    cdef Py_ssize_t q, nq = offsets.shape[0] - 1
+    if nq < 0:
+        raise ValueError(f"{fn}: offsets must have n_queries + 1 entries")
+    if nq != nrows:
+        raise ValueError(f"{fn}: offsets have {nq} queries, levels {nrows} rows")
+    if offsets[0] != 0 or offsets[nq] > n:
+        raise ValueError(f"{fn}: offsets out of range")
+    for q in range(nq):
+        if offsets[q + 1] < offsets[q]:
+            raise ValueError(f"{fn}: offsets not increasing")
+    return 0
+
+
 def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,
                         const int64_t[:, ::1] levels, int64_t[::1] out):
     """``out[q]`` = the smallest collection size consistent with query q:
@@ -51,6 +66,9 @@ def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,
     cdef Py_ssize_t G = levels.shape[1]
     cdef Py_ssize_t q, i, g
     cdef int64_t judged, judged_ret
+    _check_csr(offsets, rel.shape[0], levels.shape[0], "min_collection_size")
+    if out.shape[0] != nq:
+        raise ValueError("min_collection_size: out must have one entry per query")
     with nogil:
         for q in range(nq):
             judged = 0
@@ -61,6 +79,18 @@ def min_collection_size(const int32_t[::1] rel, const int64_t[::1] offsets,
                 if rel[i] >= 0:
                     judged_ret += 1
             out[q] = (offsets[q + 1] - offsets[q]) + (judged - judged_ret)
+
+
+cdef inline double _snap(double v) noexcept nogil:
+    """Rounding just outside [0, 1] (the error sums are taken along two paths,
+    log of ranks and lgamma, so e.g. the worst order gives Pnorm -2.2e-16) is
+    put back on the bound.  Larger departures are not rounding and are kept:
+    Pnorm is legitimately negative with tied relevant documents (README)."""
+    if v < 0.0 and v > -1e-12:
+        return 0.0
+    if v > 1.0 and v < 1.0 + 1e-12:
+        return 1.0
+    return v
 
 
 cdef inline void add_unit(int64_t m, double avg, double log_avg, int64_t before,
@@ -92,8 +122,10 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
     errors behind them: E, E_ln (positive parts), E_max, E_ln_max (worst
     order) and the signed error sum(rank - ideal) (NaN when n0 = 0).
 
-    Preconditions (checked by the façade): ``level >= 0``, every ``rel`` value
-    is < ``levels.shape[1]``, ``n_docs[q]`` >= ``min_collection_size``.
+    Checked here (ValueError): array shapes agree, offsets run from 0,
+    non-decreasing, within ``rel``; ``level >= 0``; every ``rel`` value is
+    >= -2 and < ``levels.shape[1]``.  Checked by the façade (meaning only):
+    ``n_docs[q]`` >= ``min_collection_size``, ``levels`` >= 0.
     """
     cdef Py_ssize_t nq = offsets.shape[0] - 1
     cdef Py_ssize_t G = levels.shape[1]
@@ -108,6 +140,17 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
     cdef double err, err_ln, err_max, err_ln_max, avg, log_avg, s, d
     cdef double sum_ideal, sum_ln_ideal, rn, sgn
     cdef int64_t nlev
+    cdef int32_t r
+    _check_csr(offsets, rel.shape[0], levels.shape[0], "rocchio")
+    if scores.shape[0] != rel.shape[0] or n_docs.shape[0] != nq or out.shape[0] != nq \
+            or out.shape[1] < N_COLS or G < 1:
+        raise ValueError("rocchio: inconsistent array shapes")
+    if level < 0:
+        raise ValueError(f"rocchio: level must be >= 0, got {level}")
+    for i in range(offsets[nq] if nq >= 0 else 0):
+        r = rel[i]
+        if r < -2 or r >= G:
+            raise ValueError(f"rocchio: rel[{i}] = {r} is not a grade 0..{G - 1}, -1 or -2")
 
     base = <int64_t *> malloc(5 * S * sizeof(int64_t))
     if base == NULL:
@@ -220,11 +263,12 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
                     rn = 1.0 - err / (err_max + <double> n0)
                 else:
                     rn = 1.0 - err / err_max
+                rn = _snap(rn)
                 out[q, C_RNORM] = rn
-                out[q, C_PNORM] = 1.0 - err_ln / err_ln_max
-                out[q, C_RANK_RECALL] = sum_ideal / (sum_ideal + err)
+                out[q, C_PNORM] = _snap(1.0 - err_ln / err_ln_max)
+                out[q, C_RANK_RECALL] = _snap(sum_ideal / (sum_ideal + err))
                 if sum_ln_ideal + err_ln > 0.0:
-                    out[q, C_LOG_PRECISION] = sum_ln_ideal / (sum_ln_ideal + err_ln)
+                    out[q, C_LOG_PRECISION] = _snap(sum_ln_ideal / (sum_ln_ideal + err_ln))
                 else:
                     out[q, C_LOG_PRECISION] = 1.0
                 out[q, C_SCALED_RECALL] = 1.0 - 5.0 * (1.0 - rn)

@@ -10,8 +10,11 @@ Line rules follow trec_eval 10: fields are separated by white space; blank lines
 and lines whose first non-blank character is ``#`` are skipped; a run line is
 ``qid iter docno rank score run_id [ignored ...]`` and a qrels line is exactly
 ``qid iter docno rel``.  Unlike trec_eval, a malformed line, a score that is not a
-finite number or a grade that is not an integer raises ``ValueError`` naming the
-file and the physical line number.
+finite number or a grade that is not an int32 integer raises ``ValueError`` naming
+the file and the physical line number; so does binary data (a NUL byte, or ids
+that are not UTF-8), reported as such.  Echoed tokens are short escaped
+excerpts.  A UTF-8 byte-order mark at the start of the input is skipped with
+one ``UserWarning``.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport malloc, realloc, free
@@ -28,6 +31,21 @@ cdef extern from "irs_common.h" nogil:
     int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
     int irs_parse_double(const char *p, int64_t n, double *out)
     int irs_parse_int32(const char *p, int64_t n, int32_t *out)
+    int irs_not_text(const char *p, int64_t n)
+
+import warnings
+
+# longest excerpt of an offending token in an error message
+_EXCERPT = 40
+
+
+def _excerpt(bytes tok):
+    """A short, escaped, printable excerpt of a token for an error message."""
+    text = tok.decode("utf-8", "backslashreplace")
+    r = repr(text)
+    if len(r) > _EXCERPT:
+        r = r[:_EXCERPT - 4] + "...'"
+    return r
 
 
 cdef struct Vec:
@@ -147,6 +165,7 @@ cdef class TrecParser:
     cdef int err_tok_len
     cdef const char *rid
     cdef int64_t rid_len
+    cdef bint bom_checked
 
     def __cinit__(self, str kind, str name="<input>"):
         self.is_run = kind == "run"
@@ -247,20 +266,35 @@ cdef class TrecParser:
             return
         self.err_code = 0
         where = f"{self.name}:{self.line_base + self.err_line}"
-        tok = self.err_tok[:self.err_tok_len].decode("utf-8", "replace")
+        tok = _excerpt(self.err_tok[:self.err_tok_len])
+        if code == 7:
+            raise ValueError(f"{where}: binary or non-UTF-8 data (not a TREC {'run' if self.is_run else 'qrels'} "
+                             f"text file?)")
         if code == 1:
             raise ValueError(f"{where}: malformed run line: expected 6 fields "
                              f"'qid iter docno rank score run_id', found {self.err_ntok}")
         if code == 2:
-            raise ValueError(f"{where}: score {tok!r} is not a number")
+            raise ValueError(f"{where}: score {tok} is not a number")
         if code == 3:
-            raise ValueError(f"{where}: score {tok!r} is not finite")
+            raise ValueError(f"{where}: score {tok} is not finite")
         if code == 4:
             raise ValueError(f"{where}: malformed qrels line: expected 4 fields "
                              f"'qid iter docno rel', found {self.err_ntok}")
         if code == 5:
-            raise ValueError(f"{where}: relevance {tok!r} is not an integer")
+            raise ValueError(f"{where}: relevance {tok} is not an integer")
+        if code == 6:
+            raise ValueError(f"{where}: relevance {tok} is out of range (grades are int32: "
+                             "-2147483648 .. 2147483647)")
         raise MemoryError()
+
+    cdef int line_error(self, int code, int ntok, const char *tok, int64_t tlen,
+                        const char *line, const char *eol) noexcept nogil:
+        """Record the error of a line; a line that is not text is reported as
+        binary data whatever else is wrong with it."""
+        if irs_not_text(line, eol - line):
+            code = 7
+        self.set_error(code, ntok, tok, tlen)
+        return code
 
     cdef int parse_lines(self, const char *s, const char *end) noexcept nogil:
         """Parse the complete lines in s[0..end) (end is just past a newline or the
@@ -287,21 +321,22 @@ cdef class TrecParser:
                 continue       # blank line or comment
             if self.is_run:
                 if ntok < 6:
-                    self.set_error(1, ntok, NULL, 0)
-                    return 1
+                    return self.line_error(1, ntok, NULL, 0, line, eol)
                 rc = irs_parse_double(tok[4], tlen[4], &score)
                 if rc != 0:
-                    self.set_error(3 if rc == -2 else 2, ntok, tok[4], tlen[4])
-                    return self.err_code
+                    return self.line_error(3 if rc == -2 else 2, ntok, tok[4], tlen[4], line, eol)
                 self.rid = tok[5]
                 self.rid_len = tlen[5]
             else:
                 if ntok != 4:
-                    self.set_error(4, ntok, NULL, 0)
-                    return 4
-                if irs_parse_int32(tok[3], tlen[3], &grade) != 0:
-                    self.set_error(5, ntok, tok[3], tlen[3])
-                    return 5
+                    return self.line_error(4, ntok, NULL, 0, line, eol)
+                rc = irs_parse_int32(tok[3], tlen[3], &grade)
+                if rc != 0:
+                    return self.line_error(6 if rc == -2 else 5, ntok, tok[3], tlen[3], line, eol)
+            # ids must be text (binary input is reported as such, not as odd ids)
+            if irs_not_text(tok[0], tlen[0]) or irs_not_text(tok[2], tlen[2]):
+                self.set_error(7, ntok, NULL, 0)
+                return 7
             q = self.intern_query(tok[0], tlen[0])
             if q < 0:
                 self.set_error(9, 0, NULL, 0)
@@ -326,6 +361,12 @@ cdef class TrecParser:
         """parse_lines without the GIL, then raise its error if any; keeps the run id."""
         cdef int rc
         self.rid = NULL
+        if not self.bom_checked:
+            self.bom_checked = True
+            if self.line_base == 0 and end - s >= 3 and <unsigned char> s[0] == 0xEF and <unsigned char> s[1] == 0xBB and <unsigned char> s[2] == 0xBF:
+                s += 3
+                warnings.warn(f"{self.name}: UTF-8 byte-order mark at the start of the file ignored",
+                              UserWarning, stacklevel=4)
         with nogil:
             rc = self.parse_lines(s, end)
         if self.rid != NULL:
@@ -453,7 +494,9 @@ def encode_nested(object data, bint is_run, str what="run"):
 
     Returns the same dict as ``TrecParser.finish``.  Values must be real numbers
     (finite scores for runs; integers for qrels).  The columns are sized exactly
-    before the loop, which reads the dicts with borrowed references.
+    before the loop, which holds a reference to every key and value it reads
+    (values may run Python code that mutates the dicts: the result is then a
+    clean ``RuntimeError``, never a read of freed memory).
     """
     cdef Vec docbuf, docoff, hashes, qidx, values
     cdef Py_ssize_t n, pos, total = 0, k = 0
@@ -504,9 +547,16 @@ def encode_nested(object data, bint is_run, str what="run"):
                     vec_reserve(&docbuf, est)
             pos = 0
             while PyDict_Next(docs, &pos, &key, &val):
+                # own references: a value's __float__/__index__ may mutate the dict
+                # and free a borrowed key or value before it is used
+                key_o = <object> key
+                val_o = <object> val
+                key = <PyObject *> key_o
+                val = <PyObject *> val_o
+                if k >= total:
+                    raise RuntimeError(f"{what} changed size while it was read")
                 if not PyUnicode_Check(key):
                     raise TypeError(f"{what}[{qid!r}]: doc ids must be str, got {<object> key!r}")
-                p = PyUnicode_AsUTF8AndSize(<object> key, &n)
                 if is_run:
                     if PyFloat_CheckExact(val):
                         score = PyFloat_AS_DOUBLE(val)
@@ -540,6 +590,8 @@ def encode_nested(object data, bint is_run, str what="run"):
                             _bad_value(what, qid, <object> key, <object> val, False)
                         grade = <int32_t> int(fv)
                     grade_p[k] = grade
+                # the key's UTF-8 bytes only now: nothing runs Python code below
+                p = PyUnicode_AsUTF8AndSize(key_o, &n)
                 qidx_p[k] = <int32_t> q
                 if docbuf.size + n > docbuf.cap:
                     vec_reserve(&docbuf, n)

@@ -9,8 +9,11 @@ kept in a Fenwick tree (covered length, covered highlighted length) plus a
 "next uncovered segment" union-find, so a whole run is processed in
 O(n log n) per topic instead of comparing every pair of results.
 
-All inputs are CSR arrays (``off[t]..off[t+1]`` is topic t) validated by the
-façade; kernels release the GIL, allocate scratch with malloc and keep no state.
+All inputs are CSR arrays (``off[t]..off[t+1]`` is topic t).  Every entry
+point checks, itself, whatever could make it read or write out of bounds
+(offsets, lengths, document codes, spans, indices, output shapes; ValueError)
+and reports a failed allocation as MemoryError; the façade checks meaning.
+Kernels release the GIL, allocate scratch with malloc and keep no state.
 """
 from libc.stdlib cimport malloc, free, calloc
 from libc.string cimport memset
@@ -24,6 +27,59 @@ from irscore._common cimport fenwick_add, fenwick_prefix
 cdef extern from "xml_sort.h" nogil:
     void xml_sort_i64(int64_t *a, Py_ssize_t n)
     void xml_radix_sort_i64(int64_t *a, int64_t *tmp, Py_ssize_t n)
+
+
+# ---------------------------------------------------------------------------
+# input checks (with the GIL, O(n), before any kernel work)
+# ---------------------------------------------------------------------------
+
+# deepest nesting of assessed elements the recursive XCG value may follow
+cdef enum:
+    MAX_DEPTH = 10000
+
+
+cdef Py_ssize_t _csr(const int64_t[::1] off, Py_ssize_t n, str fn, str name, Py_ssize_t ntop=-1) except -2:
+    """``off``: ntop + 1 entries (any ntop >= 0 when -1), from >= 0, non-decreasing,
+    ending at most at n.  Returns the number of topics."""
+    cdef Py_ssize_t t, nt = off.shape[0] - 1
+    if nt < 0 or (ntop >= 0 and nt != ntop):
+        raise ValueError(f"{fn}: {name} must have n_topics + 1 entries")
+    if off[0] < 0 or off[nt] > n:
+        raise ValueError(f"{fn}: {name} out of range (0..{n})")
+    for t in range(nt):
+        if off[t + 1] < off[t]:
+            raise ValueError(f"{fn}: {name} not increasing")
+    return nt
+
+
+cdef Py_ssize_t _spans(const int64_t[::1] off, const int64_t[::1] doc, const int64_t[::1] start,
+                       const int64_t[::1] end, Py_ssize_t ndocs, str fn, str name) except -1:
+    """Document codes in 0..ndocs-1 and 0 <= start <= end; per topic the sum of
+    (end + 1) stays far below 2**62 (the topic's coordinates are int64).
+    Returns the largest document code + 1 (0 if none)."""
+    cdef Py_ssize_t t, i, nt = off.shape[0] - 1, top = 0
+    cdef double tot
+    if start.shape[0] != doc.shape[0] or end.shape[0] != doc.shape[0]:
+        raise ValueError(f"{fn}: {name}_doc, {name}_start and {name}_end must have one length")
+    for t in range(nt):
+        tot = 0.0
+        for i in range(off[t], off[t + 1]):
+            if doc[i] < 0 or doc[i] >= ndocs:
+                raise ValueError(f"{fn}: {name}_doc[{i}] = {doc[i]} is not a document code 0..{ndocs - 1}")
+            if start[i] < 0 or end[i] < start[i]:
+                raise ValueError(f"{fn}: {name} span {i} [{start[i]}, {end[i]}) is not 0 <= start <= end")
+            tot += <double> end[i] + 1.0
+            if doc[i] >= top:
+                top = doc[i] + 1
+        if tot > 1e18:
+            raise ValueError(f"{fn}: {name} offsets of topic {t} too large")
+    return top
+
+
+cdef int _out2(double[:, ::1] out, Py_ssize_t rows, Py_ssize_t cols, str fn, str name) except -1:
+    if out.shape[0] < rows or out.shape[1] < cols:
+        raise ValueError(f"{fn}: {name} must have shape at least ({rows}, {cols})")
+    return 0
 
 
 # ---------------------------------------------------------------------------
@@ -207,11 +263,32 @@ def focused_pass(
     cdef bint laminar
     cdef Scratch s
     cdef double *nq = NULL
+    cdef int err = 0
     if (hl_off.shape[0] - 1 != ntop or el_off.shape[0] - 1 != ntop
             or id_off.shape[0] - 1 != ntop):
         raise ValueError("CSR offsets disagree on the number of topics")
     if use_el_rsize and el_rsize.shape[0] != el_doc.shape[0]:
         raise ValueError("el_rsize must be empty or have one value per assessed element")
+    fn = "focused_pass"
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    _csr(run_off, run_doc.shape[0], fn, "run_off", ntop)
+    _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
+    _csr(el_off, el_doc.shape[0], fn, "el_off", ntop)
+    _csr(id_off, id_doc.shape[0], fn, "id_off", ntop)
+    if el_q.shape[0] != el_doc.shape[0]:
+        raise ValueError(f"{fn}: el_q must have one value per assessed element")
+    # the document slot table only needs the codes in use
+    ntab = _spans(run_off, run_doc, run_start, run_end, ndocs, fn, "run")
+    ntab = max(ntab, _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl"))
+    ntab = max(ntab, _spans(el_off, el_doc, el_start, el_end, ndocs, fn, "el"))
+    ntab = max(ntab, _spans(id_off, id_doc, id_start, id_end, ndocs, fn, "id"))
+    ndocs = ntab
+    nr = run_doc.shape[0]
+    if (out_size.shape[0] < nr or out_covered.shape[0] < nr or out_contained.shape[0] < nr
+            or out_rsize.shape[0] < nr or out_novel_rel.shape[0] < nr or out_rval.shape[0] < nr
+            or out_tree_w.shape[0] < nr or out_match.shape[0] < nr or out_ideal.shape[0] < nr):
+        raise ValueError(f"{fn}: every out_* array needs one entry per run result ({nr})")
     cap_run = 1
     cap_pts = 2
     cap_el = 1
@@ -229,6 +306,9 @@ def focused_pass(
             cap_pts = 2 * (nr + nh + ne + ni) + 2
         if nr + nh + ne + ni > cap_docs:
             cap_docs = nr + nh + ne + ni
+        # sort keys (a * (m + 1) + (m - b)) * (n + 1) + j must fit in int64
+        if (<double> (2 * (nr + nh + ne + ni) + 2)) ** 2 * (<double> (nr if nr > ne else ne) + 1.0) > 9.0e18:
+            raise ValueError(f"focused_pass: topic {t} too large for the kernel's sort keys")
     memset(&s, 0, sizeof(Scratch))
     s.pts = <int64_t*>malloc(cap_pts * sizeof(int64_t))
     s.seglen = <int64_t*>malloc(cap_pts * sizeof(int64_t))
@@ -367,6 +447,18 @@ def focused_pass(
                     while j < nn and s.nb[j] <= s.nb[k] and s.na[j] < s.nb[k]:
                         j = s.nlast[j] + 1
                     s.nlast[k] = j - 1
+                # nesting depth (the XCG value recurses along it)
+                top = 0
+                for k in range(nn):
+                    while top > 0 and s.nlast[s.stack[top - 1]] < k:
+                        top -= 1
+                    s.stack[top] = k
+                    top += 1
+                    if top > MAX_DEPTH:
+                        err = 1
+                        break
+                if err:
+                    break
                 # -- 5. the run, in rank order
                 nr = run_off[t + 1] - run_off[t]
                 for j in range(nr):
@@ -462,6 +554,8 @@ def focused_pass(
     finally:
         _free_scratch(&s)
         free(nq)
+    if err:
+        raise ValueError(f"focused_pass: assessed elements nested deeper than {MAX_DEPTH} levels")
 
 
 cdef void _free_scratch(Scratch *s) noexcept:
@@ -482,8 +576,15 @@ def xcg_cap(const int64_t[::1] run_off, const int64_t[::1] ideal_of,
     ``ideal_gain`` or is -1 (not under an ideal element: left as is)."""
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, t, i, k
     cdef Py_ssize_t ni = ideal_gain.shape[0]
-    cdef double *rem = <double*>malloc((ni + 1) * sizeof(double))
+    cdef double *rem
     cdef double g
+    if gain.shape[0] != ideal_of.shape[0]:
+        raise ValueError("xcg_cap: gain and ideal_of must have one length")
+    _csr(run_off, gain.shape[0], "xcg_cap", "run_off")
+    for i in range(run_off[0], run_off[ntop]):
+        if ideal_of[i] < -1 or ideal_of[i] >= ni:
+            raise ValueError(f"xcg_cap: ideal_of[{i}] = {ideal_of[i]} is not -1 or an index 0..{ni - 1}")
+    rem = <double*>malloc((ni + 1) * sizeof(double))
     if rem == NULL:
         raise MemoryError()
     with nogil:
@@ -520,6 +621,19 @@ def xcg_measures(
     cdef Py_ssize_t t, i, n, ni, c, k, r, p, cap
     cdef double xcg, total, xci, ep, gr, acc, cnt
     cdef double *xci_arr
+    cdef double pd
+    _csr(run_off, gain.shape[0], "xcg_measures", "run_off")
+    _csr(id_off, ideal_sorted.shape[0], "xcg_measures", "id_off", ntop)
+    if npoints < 0:
+        raise ValueError(f"xcg_measures: npoints must be >= 0, got {npoints}")
+    for c in range(nk):
+        if cutoffs[c] < 0:
+            raise ValueError(f"xcg_measures: cutoffs must be >= 0, got {cutoffs[c]}")
+    _out2(out_xcg, ntop, nk, "xcg_measures", "out_xcg")
+    _out2(out_nxcg, ntop, nk, "xcg_measures", "out_nxcg")
+    _out2(out_iep, ntop, npoints + 1, "xcg_measures", "out_iep")
+    if out_maep.shape[0] < ntop:
+        raise ValueError("xcg_measures: out_maep needs one entry per topic")
     cap = 1
     for t in range(ntop):
         if id_off[t + 1] - id_off[t] + 1 > cap:
@@ -562,9 +676,12 @@ def xcg_measures(
                 if gain[run_off[t] + r] > 0.0:
                     acc += ep
                     cnt += 1.0
-                p = <Py_ssize_t>floor(gr * npoints + 1e-12)
-                if p > npoints:
-                    p = npoints
+                pd = floor(gr * npoints + 1e-12)
+                if pd > npoints:
+                    pd = npoints
+                if not (pd >= 0.0):     # NaN or negative gains: bucket 0
+                    pd = 0.0
+                p = <Py_ssize_t> pd
                 if ep > out_iep[t, p]:
                     out_iep[t, p] = ep
             for p in range(npoints - 1, -1, -1):
@@ -597,8 +714,11 @@ def ep_gr_curve(const double[::1] gain, const double[::1] ideal_sorted,
                 double[::1] out_ep, double[::1] out_gr):
     """ep[k] and gr[k] at every rank of one topic (for plots)."""
     cdef Py_ssize_t n = gain.shape[0], ni = ideal_sorted.shape[0], k, i
-    cdef double *xci = <double*>malloc((ni + 1) * sizeof(double))
+    cdef double *xci
     cdef double xcg = 0.0, total
+    if out_ep.shape[0] < n or out_gr.shape[0] < n:
+        raise ValueError("ep_gr_curve: out_ep and out_gr need one entry per rank")
+    xci = <double*>malloc((ni + 1) * sizeof(double))
     if xci == NULL:
         raise MemoryError()
     with nogil:
@@ -626,6 +746,11 @@ def hixeval_at(const int64_t[::1] run_off, const double[::1] rval,
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
     cdef Py_ssize_t t, c, i, r, n
     cdef double sr, ss
+    _csr(run_off, rval.shape[0] if rval.shape[0] < size.shape[0] else size.shape[0], "hixeval_at", "run_off")
+    if trel.shape[0] < ntop:
+        raise ValueError("hixeval_at: trel needs one value per topic")
+    _out2(out_p, ntop, nk, "hixeval_at", "out_p")
+    _out2(out_r, ntop, nk, "hixeval_at", "out_r")
     with nogil:
         for t in range(ntop):
             n = run_off[t + 1] - run_off[t]
@@ -653,7 +778,14 @@ def interpolated_precision(
     """
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, t, i, p, lvl
     cdef int64_t cr, cs
-    cdef double prec
+    cdef double prec, lv
+    _csr(run_off, rel.shape[0] if rel.shape[0] < size.shape[0] else size.shape[0],
+         "interpolated_precision", "run_off")
+    if trel.shape[0] < ntop:
+        raise ValueError("interpolated_precision: trel needs one value per topic")
+    if npoints < 0:
+        raise ValueError(f"interpolated_precision: npoints must be >= 0, got {npoints}")
+    _out2(out_ip, ntop, npoints + 1, "interpolated_precision", "out_ip")
     with nogil:
         for t in range(ntop):
             for p in range(npoints + 1):
@@ -667,11 +799,17 @@ def interpolated_precision(
                 cs += size[i]
                 prec = (<double>cr) / cs if cs > 0 else 0.0
                 if bucketing == 0:
-                    lvl = <Py_ssize_t>((cr * npoints) // trel[t])
+                    lv = floor((<double> cr * <double> npoints) / <double> trel[t])
+                    if cr >= 0 and cr <= (<int64_t> 1) << 40 and npoints <= 1048576:
+                        lv = <double> ((cr * npoints) // trel[t])     # exact in integers
                 else:
-                    lvl = <Py_ssize_t>floor(npoints * ((<double>cr) / trel[t]))
-                if lvl > npoints:
-                    lvl = npoints
+                    lv = floor(npoints * ((<double>cr) / trel[t]))
+                # negative or absurd sums (meaningless, refused by the façade) stay in range
+                if lv > npoints:
+                    lv = npoints
+                if not (lv >= 0.0):
+                    lv = 0.0
+                lvl = <Py_ssize_t> lv
                 if prec > out_ip[t, lvl]:
                     out_ip[t, lvl] = prec
             for p in range(npoints - 1, -1, -1):
@@ -693,7 +831,11 @@ def check_nesting(const int64_t[::1] off, const int64_t[::1] doc,
     cdef Py_ssize_t ntop = off.shape[0] - 1, n = doc.shape[0], t, i, top
     cdef Py_ssize_t bad_i = -1, bad_j = -1
     cdef int kind = 0
-    cdef Py_ssize_t *stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t *stack
+    if start.shape[0] != n or end.shape[0] != n:
+        raise ValueError("check_nesting: doc, start and end must have one length")
+    _csr(off, n, "check_nesting", "off")
+    stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
     if stack == NULL:
         raise MemoryError()
     with nogil:
@@ -731,10 +873,16 @@ def ideal_elements(const int64_t[::1] off, const int64_t[::1] doc,
     out_keep[i] = 1 for the ideal elements."""
     cdef Py_ssize_t ntop = off.shape[0] - 1, n = doc.shape[0], t, i, top, p, best
     cdef double bq
-    cdef Py_ssize_t *parent = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t *stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
-    cdef char *flag = <char*>malloc(n + 1)     # bit 1: has relevant descendant, 2: chosen,
-                                               # 4: chosen ancestor, 8: chosen descendant
+    cdef Py_ssize_t *parent
+    cdef Py_ssize_t *stack
+    cdef char *flag      # bit 1: has relevant descendant, 2: chosen,
+                         # 4: chosen ancestor, 8: chosen descendant
+    if start.shape[0] != n or end.shape[0] != n or q.shape[0] != n or out_keep.shape[0] < n:
+        raise ValueError("ideal_elements: doc, start, end, q and out_keep must have one length")
+    _csr(off, n, "ideal_elements", "off")
+    parent = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
+    flag = <char*>malloc(n + 1)
     if parent == NULL or stack == NULL or flag == NULL:
         free(parent); free(stack); free(flag)
         raise MemoryError()

@@ -28,8 +28,9 @@ a GPU raises ``ValueError`` asking to move it to the CPU.
 Relevance: a candidate is relevant when ``label >= level``; the level is
 ``relevance_level`` (or ``rel=`` in a measure name, ``P(rel=2)@5``), by default
 1 for integer labels and "label > 0" for float labels.  nDCG/DCG use the label
-as gain (``gain=exp``: 2**label - 1; labels <= 0 gain nothing) and the discount
-log2(rank + 1), as trec_eval.
+as gain (``gain=exp``: 2**label - 1, labels below 1024, a larger one is a
+``ValueError``; labels <= 0 gain nothing) and the discount log2(rank + 1), as
+trec_eval.
 
 The judged set (``n_relevant``)
 -------------------------------
@@ -45,6 +46,11 @@ divides by every relevant document of the query, retrieved or not; pass
 - a 2-D integer array ``(n_queries, n_grades)``: judged documents per grade
   0..n_grades-1 (trec_eval's own information; needs integer labels below
   n_grades); every measure and level is then exactly trec_eval's.
+
+Any count is accepted (up to 2**62): the ideal DCG adds the first 2**20
+positions one by one, as trec_eval, and the positions beyond in closed form
+(Euler-Maclaurin for the sum of 1/log2(i + 1), relative error ~1e-15), so a
+huge ``n_relevant`` costs no more time than a small one.
 
 Ties (``ties=``): ``"trec"`` (score descending, then column index descending,
 the column index playing trec_eval's document id), ``"input"`` (column index
