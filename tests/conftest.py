@@ -2,14 +2,12 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-TREC_TEST = SHARED / "trec_eval_test"
-EXAMPLES = REPO / "examples"
+TESTS = Path(__file__).resolve().parent
+# trec_eval 10's own test suite (inputs and expected outputs), shipped with the
+# tests; tests/data/trec_eval/README.md states its origin and licence.
+TREC_TEST = TESTS / "data" / "trec_eval"
 
 
 @pytest.fixture
 def trec_test_dir() -> Path:
-    if not TREC_TEST.is_dir():
-        pytest.skip("../shared/trec_eval_test is not available")
     return TREC_TEST
