@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Dict, List
 
+# The one place the version is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
 # public name -> module that defines it

@@ -14,6 +14,8 @@ import importlib
 import sys
 from typing import List, Optional
 
+from irscore import __version__
+
 SUBCOMMANDS = {
     "eval": "irscore.eval_cli",
     "rs": "irscore.organization_cli",
@@ -25,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="irscore", description="Exact, fast information-retrieval evaluation."
     )
+    parser.add_argument("--version", action="version", version=f"irscore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in SUBCOMMANDS.items():
