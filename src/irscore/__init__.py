@@ -6,7 +6,7 @@ first use of a name, so ``import irscore`` stays cheap.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
 # The one place the version is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"
@@ -43,7 +43,18 @@ __all__: List[str] = sorted(list(_EXPORTS) + ["evaluate"]) + ["__version__"]
 
 # The function shadows its module's name, so bind it eagerly: a later
 # ``import irscore.evaluate`` then finds the module loaded and leaves it.
-from irscore.evaluate import evaluate  # noqa: E402
+from irscore.evaluate import evaluate as evaluate  # noqa: E402
+
+if TYPE_CHECKING:  # the lazy names above, spelled out for type checkers (tests/test_typing.py keeps them equal)
+    from irscore import batch as batch, crp as crp, plot as plot, rocchio as rocchio, xml as xml
+    from irscore.crp import crp_curves as crp_curves
+    from irscore.data import Qrels as Qrels, Run as Run
+    from irscore.io import read_qrels as read_qrels, read_run as read_run
+    from irscore.measures import Measure as Measure, parse_measure as parse_measure
+    from irscore.organization import (Organization as Organization, bcubed as bcubed,
+                                      extended_bcubed as extended_bcubed, filtering_rs as filtering_rs,
+                                      read_organization as read_organization,
+                                      reliability_sensitivity as reliability_sensitivity)
 
 
 def __getattr__(name: str) -> Any:
