@@ -29,12 +29,19 @@ directives = {
     "embedsignature": True,
 }
 
+# Release builds carry no debug information (-g0 overrides a -g from Python's own
+# CFLAGS; the linker drops what static parts bring in); IRSCORE_DEBUG=1 keeps it.
+link_args = []
 if sys.platform == "win32":
     compile_args = ["/O2"]
+elif DEBUG:
+    compile_args = ["-O1", "-g"]
 else:
-    compile_args = ["-O3", "-fno-strict-aliasing"]
-    if DEBUG:
-        compile_args = ["-O1", "-g"]
+    compile_args = ["-O3", "-fno-strict-aliasing", "-g0"]
+    if sys.platform.startswith("linux"):
+        link_args = ["-Wl,--strip-debug"]
+    elif sys.platform == "darwin":
+        link_args = ["-Wl,-S"]
 
 # IRSCORE_ONLY=_ranking,_trec_parse builds just those modules (development aid).
 ONLY = {n for n in os.environ.get("IRSCORE_ONLY", "").split(",") if n}
@@ -56,6 +63,7 @@ for pyx in sorted(glob.glob(os.path.join("csrc", "irscore", "*.pyx"))):
             depends=DEPENDS,
             include_dirs=[os.path.join("csrc", "include"), os.path.join("csrc", "irscore"), np.get_include()],
             extra_compile_args=compile_args,
+            extra_link_args=link_args,
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
                            ("IRSCORE_BOUNDSCHECK", "1" if DEBUG else "0")],
         )

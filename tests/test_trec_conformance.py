@@ -1,5 +1,5 @@
 """trec_eval 10's own test suite: `irscore eval` must print exactly its expected
-outputs (every line, every digit).  Skips when ../shared is absent."""
+outputs (every line, every digit).  The suite's files are in tests/data/trec_eval."""
 import subprocess
 import sys
 

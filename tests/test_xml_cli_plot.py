@@ -42,8 +42,7 @@ def test_cli_errors(tmp_path, capsys):
 
 def test_cli_module_entry_point():
     out = subprocess.run([sys.executable, "-m", "irscore", "xml", "-m", "MAiP", str(DATA / "focused.qrels"),
-                          str(DATA / "focused.fol")], capture_output=True, text=True, check=True,
-                         env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+                          str(DATA / "focused.fol")], capture_output=True, text=True, check=True)
     assert "MAiP" in out.stdout
 
 

@@ -25,16 +25,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, List
 
-if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time)
-    from irscore import batch, crp, plot, rocchio, xml
-    from irscore.classic import evaluate
-    from irscore.core.data import Qrels, Run
-    from irscore.core.io import read_qrels, read_run
-    from irscore.core.measures import Measure, parse_measure
-    from irscore.crp import crp_curves
-    from irscore.organization import (Organization, bcubed, extended_bcubed, filtering_rs, read_organization,
-                                      reliability_sensitivity)
+if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time; tests/test_typing.py keeps it equal to _EXPORTS)
+    from irscore import batch as batch, compat as compat, crp as crp, integrations as integrations
+    from irscore import plot as plot, rocchio as rocchio, xml as xml
+    from irscore.classic import evaluate as evaluate
+    from irscore.compat.ir_measures import calc_aggregate as calc_aggregate, iter_calc as iter_calc
+    from irscore.core.data import Qrels as Qrels, Run as Run
+    from irscore.core.io import read_qrels as read_qrels, read_run as read_run
+    from irscore.core.measures import Measure as Measure, parse_measure as parse_measure
+    from irscore.crp import crp_curves as crp_curves
+    from irscore.organization import (Organization as Organization, bcubed as bcubed,
+                                      extended_bcubed as extended_bcubed, filtering_rs as filtering_rs,
+                                      read_organization as read_organization,
+                                      reliability_sensitivity as reliability_sensitivity)
 
+# The one place the version is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"
 
 # public name -> module that defines it

@@ -25,6 +25,8 @@ import warnings
 import zlib
 from typing import Any, List, Optional
 
+from irscore import __version__
+
 SUBCOMMANDS = {
     "eval": "irscore.cli.eval",
     "rs": "irscore.cli.organization",
@@ -36,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="irscore", description="Exact, fast information-retrieval evaluation."
     )
+    parser.add_argument("--version", action="version", version=f"irscore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in SUBCOMMANDS.items():
