@@ -2,7 +2,6 @@
 aggregate as trec_eval does."""
 from __future__ import annotations
 
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -12,6 +11,7 @@ import numpy as np
 from irscore import _join, _parallel, _ranking
 from irscore.data import Qrels, Run, as_qrels, as_run
 from irscore.measures import EXTERNAL, FAMILIES, Measure, Output, compile_plan, expand_spec, parse_measure
+from irscore.summary import summarize
 
 MAX_GRADE = 1_000_000
 
@@ -89,25 +89,8 @@ class Evaluation:
         return v
 
     def aggregate(self, out: Output) -> float:
-        f = out.family
-        col = self.matrix[:, out.column]
-        n = col.shape[0]
-        if f.agg == "mean":
-            return float(col.sum() / n)
-        if f.agg == "nanmean":
-            ok = ~np.isnan(col)
-            return float(col[ok].mean()) if ok.any() else float("nan")
-        if f.agg == "sum":
-            return float(col.sum())
-        if f.agg == "num_q":
-            return float(n)
-        if f.agg == "num_rel":
-            if self.complete:
-                return float((self.qrels.grades > 0).sum())
-            return float(col.sum())
-        if f.agg == "gm":
-            return float(math.exp(col.sum() / n))
-        raise ValueError(f"measure {out.key!r} has no numeric summary")
+        return summarize(out.family, self.matrix[:, out.column], complete=self.complete,
+                         n_judged_relevant=lambda: int((self.qrels.grades > 0).sum()), name=out.key)
 
 
 def _bogus_zeroed(m: Measure) -> bool:
