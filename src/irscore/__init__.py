@@ -36,6 +36,9 @@ _EXPORTS: Dict[str, str] = {
     "xml": "irscore.xml",
     # plots (matplotlib optional)
     "plot": "irscore.plot",
+    # distributed engines (pyspark / dask optional, imported when called)
+    "spark": "irscore.distributed.spark",
+    "dask": "irscore.distributed.dask",
 }
 
 __all__: List[str] = sorted(list(_EXPORTS) + ["evaluate"]) + ["__version__"]

@@ -113,7 +113,7 @@ def qrels_from_columns(query_ids: Any, doc_ids: Any, relevance: Any, *, source: 
     if rel.dtype.kind == "f":
         bad = ~np.isfinite(rel) | (rel != np.floor(rel))
         if bad.any():
-            raise ValueError(f"{source}: relevance {rel[bad][0]!r} is not an integer")
+            raise ValueError(f"{source}: relevance {float(rel[bad][0])!r} is not an integer")
     if rel.size and (rel.min() < _INT32[0] or rel.max() > _INT32[1]):
         raise ValueError(f"{source}: relevance out of the int32 range")
     parsed["grades"] = rel.astype(np.int32)
@@ -129,7 +129,7 @@ def run_from_columns(query_ids: Any, doc_ids: Any, scores: Any, *, run_id: str =
         return empty_run(run_id)
     sc = _numbers(scores, len(parsed["qidx"]), f"{source}: scores").astype(np.float64)
     if not np.isfinite(sc).all():
-        raise ValueError(f"{source}: score {sc[~np.isfinite(sc)][0]!r} is not finite")
+        raise ValueError(f"{source}: score {float(sc[~np.isfinite(sc)][0])!r} is not finite")
     parsed["scores"] = np.ascontiguousarray(sc)
     parsed["run_id"] = run_id
     return Run(parsed, source=source)
