@@ -182,3 +182,15 @@ def test_bad_values_name_the_column(spark, data):
     bad.loc[0, "relevance"] = 1.5
     with pytest.raises(Exception, match="relevance 1.5 is not an integer"):
         irscore.spark.evaluate(spark.createDataFrame(bad), spark.createDataFrame(r), ["map"], n_partitions=2)
+
+
+def test_decimal_and_float_grades(spark, data):
+    q, r = data
+    sq = spark.createDataFrame(q)
+    got_dec = irscore.spark.evaluate(sq.withColumn("relevance", sq.relevance.cast("decimal(10,0)")),
+                                     spark.createDataFrame(r), ["map", "ndcg", "num_rel"], n_partitions=2)
+    got_dbl = irscore.spark.evaluate(sq.withColumn("relevance", sq.relevance.cast("double")),
+                                     spark.createDataFrame(r), ["map", "ndcg", "num_rel"], n_partitions=2)
+    expected = irscore.evaluate(q, r, ["map", "ndcg", "num_rel"])
+    assert got_dec == expected
+    assert got_dbl == expected

@@ -45,8 +45,11 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     every row of the same queries), so they are not shuffled; a query found in
     two partitions is then an error.  ``n_jobs``: native threads per call.
     """
-    import dask.dataframe as dd
-    import pandas as pd
+    try:
+        import dask.dataframe as dd
+        import pandas as pd
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(f"irscore.dask needs dask and pandas ({exc}); pip install 'irscore[dask]'") from None
 
     for name, flag in (("per_query", per_query), ("compute", compute), ("shuffle", shuffle)):
         if not isinstance(flag, bool):

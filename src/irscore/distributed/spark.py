@@ -46,8 +46,11 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     ``spark.sql.shuffle.partitions``).  ``n_jobs``: native threads per call
     (default 1: Spark runs one task per core).
     """
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
+    try:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(f"irscore.spark needs pyspark ({exc}); pip install 'irscore[spark]'") from None
 
     if not isinstance(per_query, bool):
         raise TypeError(f"per_query must be a bool, got {per_query!r}")
@@ -58,8 +61,11 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     spark = qrels.sparkSession
     n = _n_groups(n_partitions, spark)
     bucket = F.pmod(F.xxhash64(F.col("q")), F.lit(n)).alias(_BUCKET)
+    grade = F.col(relevance_col)
+    if isinstance(qrels.schema[relevance_col].dataType, T.DecimalType):
+        grade = grade.cast("double")        # checked to be integral on the executors
     q = qrels.select(F.col(query_col).cast("string").alias("q"), F.col(doc_col).cast("string").alias("d"),
-                     F.col(relevance_col).alias("v"))
+                     grade.alias("v"))
     r = run.select(F.col(query_col).cast("string").alias("q"), F.col(doc_col).cast("string").alias("d"),
                    F.col(score_col).cast("double").alias("v"))
     q, r = q.select("*", bucket), r.select("*", bucket)
