@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run
     from irscore.core.io import read_qrels as read_qrels, read_run as read_run
     from irscore.core.measures import Measure as Measure, parse_measure as parse_measure
     from irscore.crp import crp_curves as crp_curves
+    from irscore.distributed import dask as dask, spark as spark
     from irscore.organization import (Organization as Organization, bcubed as bcubed,
                                       extended_bcubed as extended_bcubed, filtering_rs as filtering_rs,
                                       read_organization as read_organization,
@@ -72,6 +73,9 @@ _EXPORTS: Dict[str, str] = {
     # drop-ins for pytrec_eval / ir_measures, GBDT eval metrics
     "compat": "irscore.compat", "integrations": "irscore.integrations",
     "iter_calc": "irscore.compat.ir_measures", "calc_aggregate": "irscore.compat.ir_measures",
+    # distributed engines (pyspark / dask optional, imported when called)
+    "spark": "irscore.distributed.spark",
+    "dask": "irscore.distributed.dask",
 }
 
 __all__: List[str] = sorted(_EXPORTS) + ["__version__"]

@@ -3,7 +3,6 @@ aggregate as trec_eval does."""
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union, overload
@@ -12,7 +11,7 @@ import numpy as np
 
 from irscore import _ranking
 from irscore.core import parallel as _parallel
-from irscore.core.aggregate import running_mean, running_sum
+from irscore.core.aggregate import summarize
 from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run
 from irscore.core.io import as_qrels, as_run
@@ -41,27 +40,9 @@ class Evaluation:
         return v
 
     def aggregate(self, out: Output) -> float:
-        f = out.family
-        col = self.matrix[:, out.column]
-        n = col.shape[0]
-        # sums run query by query in trec_eval's query order (running_sum)
-        if f.agg == "mean":
-            return running_sum(col) / n
-        if f.agg == "nanmean":
-            ok = ~np.isnan(col)
-            return running_mean(col[ok])
-        if f.agg == "sum":
-            return running_sum(col)
-        if f.agg == "num_q":
-            return float(n)
-        if f.agg == "num_rel":
-            # trec_eval's te_calc_avg_num_rel rule, for its own num_rel only
-            if self.complete and out.measure.rel is None:
-                return float((self.qrels.grades > 0).sum())
-            return running_sum(col)
-        if f.agg == "gm":
-            return float(math.exp(running_sum(col) / n))
-        raise ValueError(f"measure {out.key!r} has no numeric summary")
+        return summarize(out.family, self.matrix[:, out.column], complete=self.complete,
+                         n_judged_relevant=lambda: int((self.qrels.grades > 0).sum()),
+                         trec_num_rel=out.measure.rel is None, name=out.key)
 
 
 def _bogus_zeroed(m: Measure) -> bool:

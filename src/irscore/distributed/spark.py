@@ -1,0 +1,137 @@
+"""irscore on Spark DataFrames: ``irscore.spark.evaluate``.
+
+The qrels and the run are co-partitioned by query and every group of whole
+queries is evaluated in one call of irscore's native kernels on an executor
+(Arrow batches in, Arrow batch out); the per-query values are exactly those
+of :func:`irscore.evaluate`, and the summary is computed on the driver by the
+function ``evaluate`` uses (trec_eval's query order, summation and ``-c``
+rule).  ``import irscore`` does not import pyspark; this module imports it
+when called.  See ``docs/distributed.md``.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+from irscore.distributed.partition import (N_DUPLICATES, N_JUDGED_RELEVANT, QUERY, Request, evaluate_columns,
+                                            make_request, summarize_columns)
+
+__all__ = ["evaluate"]
+
+_BUCKET = "__irscore_bucket"
+_COLS = ("q", "d", "v")
+
+
+def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,
+             complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
+             relevance_level: int = 1, num_docs_in_coll: float = 0.0,
+             query_col: str = "query_id", doc_col: str = "doc_id", relevance_col: str = "relevance",
+             score_col: str = "score", n_partitions: Optional[int] = None, n_jobs: Optional[int] = 1) -> Any:
+    """Evaluate a run held in a Spark DataFrame against qrels in another.
+
+    ``qrels``: columns ``query_col, doc_col, relevance_col`` (integral grades);
+    ``run``: ``query_col, doc_col, score_col`` (numbers).  Ids may be strings
+    or integers; they are compared as strings.  ``measures`` and the options
+    ``complete`` (-c), ``judged_only`` (-J), ``max_docs`` (-M),
+    ``relevance_level`` (-l), ``num_docs_in_coll`` (-N) are those of
+    :func:`irscore.evaluate`.
+
+    Returns ``{measure: value}``, equal to :func:`irscore.evaluate` on the
+    same data, or with ``per_query=True`` a Spark DataFrame with a string
+    column ``query_col`` and one double column per measure, named as asked
+    (``P.5,10`` gives ``P_5`` and ``P_10``), one row per evaluated query.
+
+    ``n_partitions``: number of query groups (hash of the query id); each is
+    evaluated in one call and held in an executor's memory whole (default:
+    ``spark.sql.shuffle.partitions``).  ``n_jobs``: native threads per call
+    (default 1: Spark runs one task per core).
+    """
+    try:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(f"irscore.spark needs pyspark ({exc}); pip install 'irscore[spark]'") from None
+
+    if not isinstance(per_query, bool):
+        raise TypeError(f"per_query must be a bool, got {per_query!r}")
+    req = make_request(measures, relevance_level=relevance_level, complete=complete, judged_only=judged_only,
+                       max_docs=max_docs, num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs, summary=not per_query)
+    _check_frame(qrels, "qrels", (query_col, doc_col, relevance_col), relevance_col, T)
+    _check_frame(run, "run", (query_col, doc_col, score_col), score_col, T)
+    spark = qrels.sparkSession
+    n = _n_groups(n_partitions, spark)
+    bucket = F.pmod(F.xxhash64(F.col("q")), F.lit(n)).alias(_BUCKET)
+    grade = F.col(relevance_col)
+    if isinstance(qrels.schema[relevance_col].dataType, T.DecimalType):
+        grade = grade.cast("double")        # checked to be integral on the executors
+    q = qrels.select(F.col(query_col).cast("string").alias("q"), F.col(doc_col).cast("string").alias("d"),
+                     grade.alias("v"))
+    r = run.select(F.col(query_col).cast("string").alias("q"), F.col(doc_col).cast("string").alias("d"),
+                   F.col(score_col).cast("double").alias("v"))
+    q, r = q.select("*", bucket), r.select("*", bucket)
+    out_query = query_col if per_query else QUERY
+    schema = T.StructType([T.StructField(out_query, T.StringType(), False)] + [
+        T.StructField(c, T.LongType() if c in (N_JUDGED_RELEVANT, N_DUPLICATES) else T.DoubleType(), True)
+        for c in req.value_columns()])
+    grouped = q.groupBy(_BUCKET).cogroup(r.groupBy(_BUCKET))
+    if hasattr(grouped, "applyInArrow"):        # Spark >= 4.0: Arrow tables, no pandas
+        result = grouped.applyInArrow(functools.partial(_arrow_task, req, out_query), schema)
+    else:                                       # Spark 3.4, 3.5
+        result = grouped.applyInPandas(functools.partial(_pandas_task, req, out_query), schema)
+    if per_query:
+        return result
+    return summarize_columns(_collect(result), req)
+
+
+def _check_frame(df: Any, what: str, cols: Tuple[str, ...], value_col: str, T: Any) -> None:
+    if not hasattr(df, "groupBy") or not hasattr(df, "schema"):
+        raise TypeError(f"{what} must be a Spark DataFrame, got {type(df).__name__}")
+    names = df.columns
+    missing = [c for c in cols if c not in names]
+    if missing:
+        raise ValueError(f"{what} DataFrame lacks column(s) {missing} (has {names}); name them with "
+                         "query_col=, doc_col=, relevance_col=, score_col=")
+    dtype = df.schema[value_col].dataType
+    if not isinstance(dtype, T.NumericType):
+        raise TypeError(f"{what} column {value_col!r} must be numeric, got {dtype.simpleString()}")
+
+
+def _n_groups(n_partitions: Optional[int], spark: Any) -> int:
+    if n_partitions is None:
+        return max(1, int(spark.conf.get("spark.sql.shuffle.partitions")))
+    if not isinstance(n_partitions, int) or isinstance(n_partitions, bool) or n_partitions < 1:
+        raise ValueError(f"n_partitions must be a positive int, got {n_partitions!r}")
+    return n_partitions
+
+
+def _columns(table: Any, names: Sequence[str]) -> Tuple[Any, ...]:
+    return tuple(table[c] for c in names)
+
+
+def _arrow_task(req: Request, out_query: str, qrels: Any, run: Any) -> Any:
+    """Executor side (Spark >= 4): one group's qrels and run as Arrow tables."""
+    import pyarrow as pa
+
+    cols = evaluate_columns(_columns(qrels, _COLS), _columns(run, _COLS), req)
+    arrays = [pa.array(cols[QUERY].tolist(), type=pa.string())]
+    arrays += [pa.array(cols[c]) for c in req.value_columns()]
+    return pa.Table.from_arrays(arrays, names=[out_query] + req.value_columns())
+
+
+def _pandas_task(req: Request, out_query: str, qrels: Any, run: Any) -> Any:
+    """Executor side (Spark 3.4, 3.5): one group as pandas DataFrames."""
+    import pandas as pd
+
+    cols = evaluate_columns(_columns(qrels, _COLS), _columns(run, _COLS), req)
+    frame = pd.DataFrame({c: cols[c] for c in req.value_columns()})
+    frame.insert(0, out_query, cols[QUERY])
+    return frame
+
+
+def _collect(result: Any) -> Dict[str, Any]:
+    """The per-query summary input, gathered on the driver (one row per query)."""
+    if hasattr(result, "toArrow"):
+        table = result.toArrow()
+        return {c: table[c].to_numpy(zero_copy_only=False) for c in table.column_names}
+    frame = result.toPandas()
+    return {c: frame[c].to_numpy() for c in frame.columns}
