@@ -6,9 +6,13 @@
     python fuzz/run.py all --runs 20000                # every target in turn
 
 Targets: trec, organization, xml, measure (``fuzz/fuzz_<target>.py``).  New
-inputs go to a scratch corpus (``--work``, default a temporary directory), the
-seeds in ``fuzz/corpus/<target>/`` are read but never written; crash files go
-to ``--artifacts`` (default ``fuzz/artifacts/``, git-ignored).  The package is
+inputs go to a growing corpus (``--work``, default ``fuzz/work/<target>/``,
+git-ignored, kept from run to run), the seeds in ``fuzz/corpus/<target>/`` are
+read but never written; crash files go to ``--artifacts`` (default
+``fuzz/artifacts/``, git-ignored).  ``--asan`` preloads gcc's AddressSanitizer
+runtime for modules built with ``-fsanitize=address``; that runtime takes over
+libFuzzer's coverage hooks, so those runs mutate the corpus (seeds and the
+grown corpus) without coverage feedback.  The package is
 imported from ``src/`` of this checkout unless PYTHONPATH says otherwise.  The
 exit code is non-zero when a target found something; the last line gives the
 number of inputs run.  Extra arguments after ``--`` go to libFuzzer.
@@ -18,10 +22,8 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -32,7 +34,9 @@ TARGETS = ("trec", "organization", "xml", "measure")
 def asan_env(env: dict) -> dict:
     lib = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True,
                          check=True).stdout.strip()
-    env = dict(env, LD_PRELOAD=lib, PYTHONMALLOC="malloc")
+    # gcc's ASan runtime takes over the coverage hooks libFuzzer needs: mutate the
+    # corpus without coverage feedback (fuzz/_common.py), grown first by a plain run
+    env = dict(env, LD_PRELOAD=lib, PYTHONMALLOC="malloc", IRSCORE_FUZZ_MUTATION_ONLY="1")
     env.setdefault("ASAN_OPTIONS", "detect_leaks=0:allocator_may_return_null=1")
     return env
 
@@ -43,7 +47,7 @@ def run_target(target: str, args: argparse.Namespace, extra: list) -> tuple:
     env["PYTHONPATH"] = env["PYTHONPATH"] if env.get("PYTHONPATH") else src
     if args.asan:
         env = asan_env(env)
-    work = Path(args.work) / target if args.work else Path(tempfile.mkdtemp(prefix=f"irscore-fuzz-{target}-"))
+    work = Path(args.work) / target
     work.mkdir(parents=True, exist_ok=True)
     artifacts = Path(args.artifacts) / target
     artifacts.mkdir(parents=True, exist_ok=True)
@@ -62,7 +66,7 @@ def run_target(target: str, args: argparse.Namespace, extra: list) -> tuple:
         with open(args.log, "a") as fh:
             fh.write(f"+ fuzz target {target}\n")
     # libFuzzer's output goes to a file as it runs (progress lines "#N ... exec/s")
-    log_path = Path(args.log) if args.log else work / "fuzz.log"
+    log_path = Path(args.log) if args.log else Path(args.work) / f"{target}.log"
     with open(log_path, "a") as fh:
         proc = subprocess.run(cmd, env=env, stderr=fh)
     log = log_path.read_text(errors="replace")
@@ -76,8 +80,6 @@ def run_target(target: str, args: argparse.Namespace, extra: list) -> tuple:
     known = [line for line in log.splitlines() if line.startswith("irscore fuzz: tolerating")]
     for line in known:
         print(line)
-    if not args.work:
-        shutil.rmtree(work, ignore_errors=True)
     print(f"{target}: {n} inputs, exit code {proc.returncode}", flush=True)
     return n, proc.returncode
 
@@ -89,7 +91,8 @@ def main() -> int:
     p.add_argument("--runs", type=int, help="run this many inputs (per target)")
     p.add_argument("--asan", action="store_true", help="preload gcc's AddressSanitizer runtime "
                    "(for modules built with CFLAGS=-fsanitize=address)")
-    p.add_argument("--work", help="keep the scratch corpus here (default: a temporary directory)")
+    p.add_argument("--work", default=str(HERE / "work"), help="the growing corpus: new inputs go to "
+                   "WORK/<target> (default fuzz/work/, git-ignored; kept from run to run)")
     p.add_argument("--artifacts", default=str(HERE / "artifacts"), help="where crash inputs go")
     p.add_argument("--log", help="append libFuzzer's output to this file (default: in the scratch directory)")
     args, extra = p.parse_known_args()
