@@ -13,7 +13,9 @@ read but never written; crash files go to ``--artifacts`` (default
 runtime for modules built with ``-fsanitize=address``; that runtime takes over
 libFuzzer's coverage hooks, so those runs mutate the corpus (seeds and the
 grown corpus) without coverage feedback.  The package is
-imported from ``src/`` of this checkout unless PYTHONPATH says otherwise.  The
+imported from ``src/`` of this checkout when it was built in place there
+(``python setup.py build_ext --inplace``) and PYTHONPATH is not set; otherwise
+from wherever Python finds it (an installed wheel).  The
 exit code is non-zero when a target found something; the last line gives the
 number of inputs run.  Extra arguments after ``--`` go to libFuzzer.
 """
@@ -43,8 +45,9 @@ def asan_env(env: dict) -> dict:
 
 def run_target(target: str, args: argparse.Namespace, extra: list) -> tuple:
     env = dict(os.environ)
-    src = str(REPO / "src")
-    env["PYTHONPATH"] = env["PYTHONPATH"] if env.get("PYTHONPATH") else src
+    built_in_place = any((REPO / "src" / "irscore").glob("_ranking.*"))
+    if not env.get("PYTHONPATH") and built_in_place:    # else: the installed package
+        env["PYTHONPATH"] = str(REPO / "src")
     if args.asan:
         env = asan_env(env)
     work = Path(args.work) / target
