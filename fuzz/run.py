@@ -45,7 +45,7 @@ def asan_env(env: dict) -> dict:
 
 def run_target(target: str, args: argparse.Namespace, extra: list) -> tuple:
     env = dict(os.environ)
-    built_in_place = any((REPO / "src" / "irscore").glob("_ranking.*"))
+    built_in_place = any(p.suffix in (".so", ".pyd") for p in (REPO / "src" / "irscore").glob("_ranking.*"))
     if not env.get("PYTHONPATH") and built_in_place:    # else: the installed package
         env["PYTHONPATH"] = str(REPO / "src")
     if args.asan:
