@@ -339,8 +339,8 @@ def parse_measure(name: str) -> Measure:
     elif cut is not None:
         raise ValueError(f"measure {name!r} takes no cutoff")
     # dcg_cut@k (the family's own name) is DCG@k: the same Measure as DCG@k
-    extra = (("normalize", "0"),) if fam == "dcg_cut" else ()
-    return Measure(fam, cutoff=cut, rel=rel, params=params, extra=extra)
+    dcg_extra: Tuple[Tuple[str, str], ...] = (("normalize", "0"),) if fam == "dcg_cut" else ()
+    return Measure(fam, cutoff=cut, rel=rel, params=params, extra=dcg_extra)
 
 
 def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
