@@ -10,11 +10,11 @@ from datetime import timedelta
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", max_examples=40, deadline=timedelta(seconds=5),
+    "ci", max_examples=40, deadline=timedelta(seconds=5), print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.register_profile(
-    "long", max_examples=3000, deadline=timedelta(seconds=30),
+    "long", max_examples=3000, deadline=timedelta(seconds=30), print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
