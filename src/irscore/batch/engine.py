@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from irscore import _batch, _ranking
+from irscore.core import parallel as _parallel
 from irscore.batch.arrays import as_array, int_vector, label_array, score_array
 from irscore.core.joined import Joined, MAX_GRADE, ResultCache, rank_order, relevance_codes
 from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
@@ -65,6 +65,15 @@ class _Plan:
 
 _PLANS: Dict[Any, _Plan] = {}
 _PLANS_LOCK = threading.Lock()
+
+
+def _new_plans_lock() -> None:          # a lock held by another thread at fork stays held in the child
+    global _PLANS_LOCK
+    _PLANS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_plans_lock)
 
 
 def _level_thr(m: Measure, float_labels: bool, level: Optional[float]) -> float:
@@ -135,33 +144,8 @@ def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
 
 # ------------------------------------------------------------------ threads
 
-_POOL: Optional[ThreadPoolExecutor] = None
-_POOL_LOCK = threading.Lock()
-
-
-def _cpu_count() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=max(2, _cpu_count()), thread_name_prefix="irscore-batch")
-        return _POOL
-
-
 def _n_threads(n_jobs: Optional[int], nq: int, cells: int) -> int:
-    if n_jobs is None:
-        n = _cpu_count() if cells >= _PARALLEL_MIN_CELLS else 1
-    else:
-        if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0 or n_jobs < -1:
-            raise ValueError(f"n_jobs: expected a positive integer, -1 (all cores) or None, got {n_jobs!r}")
-        n = _cpu_count() if n_jobs == -1 else int(n_jobs)
-    return max(1, min(n, nq))
+    return max(1, min(_parallel.n_threads(n_jobs, cells, _PARALLEL_MIN_CELLS), nq))
 
 
 # ------------------------------------------------------------------ evaluate
@@ -212,8 +196,9 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
         False skips the checks that only protect the meaning of the result (the
         memory-safety checks always run).
     n_jobs : int, optional
-        Threads: ``None``/-1 all cores for large inputs, a positive int exactly that
-        many; results do not depend on it.
+        Threads: a positive integer exactly that many, -1 all cores, ``None`` all
+        cores for batches of at least 200,000 candidates (else one); results do
+        not depend on it.
 
     Returns
     -------
@@ -227,6 +212,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     """
     if ties not in _TIE_CODE:
         raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")
+    _parallel.check_n_jobs(n_jobs)
     if relevance_level is not None and (isinstance(relevance_level, bool) or
                                         not isinstance(relevance_level, (int, float, np.integer, np.floating))
                                         or not np.isfinite(relevance_level)):
@@ -328,13 +314,8 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
         nt = _n_threads(n_jobs, nq, int(sc_flat.shape[0]))
         args = (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, _TIE_CODE[ties],
                 level_default, extra_label, nrel_mode, nrel1, nrel2, res)
-        if nt == 1:
-            results = [_batch.evaluate_rows(sc_flat, lb_flat, starts, lens, 0, nq, *args)]
-        else:
-            bounds = np.linspace(0, nq, nt + 1).astype(np.int64)
-            futs = [_pool().submit(_batch.evaluate_rows, sc_flat, lb_flat, starts, lens,
-                                   int(bounds[i]), int(bounds[i + 1]), *args) for i in range(nt)]
-            results = [f.result() for f in futs]
+        results = _parallel.run(lambda lo, hi: _batch.evaluate_rows(sc_flat, lb_flat, starts, lens, lo, hi, *args),
+                                _parallel.ranges(nq, nt))
         for code, row in results:
             if code == _batch.Error.E_LABEL:
                 raise ValueError(f"labels: NaN or infinite label at a scored position of query {row}")

@@ -209,7 +209,12 @@ class Run(_Columns):
         out: Dict[str, Dict[str, float]] = {}
         for q, qid in enumerate(self.query_ids):
             lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
-            out[qid] = dict(zip(self.doc_ids(qid), map(float, self.scores[lo:hi])))
+            # entries are in rank order: a repeated document keeps its best-ranked
+            # entry, the one evaluate() uses
+            docs: Dict[str, float] = {}
+            for d, s in zip(self.doc_ids(qid), self.scores[lo:hi].tolist()):
+                docs.setdefault(d, s)
+            out[qid] = docs
         return out
 
     def __repr__(self) -> str:

@@ -407,7 +407,9 @@ def parse_measure(name: str) -> Measure:
         cut = _check_cutoff(f, cut, name)
     elif cut is not None:
         raise ValueError(f"measure {name!r} takes no cutoff")
-    return Measure(fam, cutoff=cut, rel=rel, params=params)
+    # dcg_cut@k (the family's own name) is DCG@k: the same Measure as DCG@k
+    dcg_extra: Tuple[Tuple[str, str], ...] = (("normalize", "0"),) if fam == "dcg_cut" else ()
+    return Measure(fam, cutoff=cut, rel=rel, params=params, extra=dcg_extra)
 
 
 def expand_spec(spec: str) -> List[Tuple[str, Measure]]:

@@ -1,32 +1,67 @@
-"""Running a GIL-releasing kernel over disjoint index ranges in threads."""
+"""Running a GIL-releasing kernel over disjoint index ranges in threads.
+
+One thread pool serves the whole package, created on first use.  A child made by
+``fork`` inherits the parent's pool object but none of its worker threads (and
+possibly its lock held), so the pool is dropped in the child at fork and made
+afresh there on first use: a forked worker (``multiprocessing`` with fork,
+PyTorch ``DataLoader`` workers) can make threaded calls.
+"""
 from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, List, Optional, Tuple, TypeVar
 
-if TYPE_CHECKING:
-    import numpy as np
+import numpy as np
+
+T = TypeVar("T")
 
 _pool: Optional[ThreadPoolExecutor] = None
 _lock = threading.Lock()
 
 
+def _reset_after_fork() -> None:
+    global _pool, _lock
+    _pool = None
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
 def cpu_count() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
-    except AttributeError:  # pragma: no cover (macOS, Windows)
+    except (AttributeError, OSError):  # pragma: no cover (macOS, Windows)
         return max(1, os.cpu_count() or 1)
 
 
+def check_n_jobs(n_jobs: Any) -> None:
+    """``n_jobs`` is a positive integer, -1 (all cores) or None (bool is refused)."""
+    if n_jobs is None:
+        return
+    if (not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, (bool, np.bool_))
+            or n_jobs == 0 or n_jobs < -1):
+        raise ValueError(f"n_jobs: expected a positive integer, -1 (all cores) or None, got {n_jobs!r}")
+
+
 def n_threads(n_jobs: Optional[int], work: int, min_work: int = 200_000) -> int:
-    """Threads to use: ``n_jobs`` if given (-1 or None = all cores for big work)."""
-    if n_jobs is not None and n_jobs > 0:
-        return n_jobs
-    if n_jobs is not None and n_jobs != -1:
-        raise ValueError(f"n_jobs must be a positive int, -1 or None, got {n_jobs!r}")
-    return cpu_count() if work >= min_work else 1
+    """Threads to use: ``n_jobs`` if given (-1 = all cores; None = all cores for big work)."""
+    check_n_jobs(n_jobs)
+    if n_jobs is None:
+        return cpu_count() if work >= min_work else 1
+    return cpu_count() if n_jobs == -1 else int(n_jobs)
+
+
+def pool() -> ThreadPoolExecutor:
+    """The package's thread pool (created on first use, in each process)."""
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(2, cpu_count()), thread_name_prefix="irscore")
+        return _pool
 
 
 def ranges(n: int, parts: int, weights: Optional[List[int]] = None) -> List[Tuple[int, int]]:
@@ -49,10 +84,8 @@ def ranges(n: int, parts: int, weights: Optional[List[int]] = None) -> List[Tupl
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
-def ranges_by_offsets(offsets: "np.ndarray", parts: int) -> List[Tuple[int, int]]:
+def ranges_by_offsets(offsets: np.ndarray, parts: int) -> List[Tuple[int, int]]:
     """Split the rows of CSR ``offsets`` into ``parts`` ranges of similar size."""
-    import numpy as np
-
     nrows = len(offsets) - 1
     parts = max(1, min(parts, nrows))
     if parts == 1:
@@ -63,16 +96,16 @@ def ranges_by_offsets(offsets: "np.ndarray", parts: int) -> List[Tuple[int, int]
     return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
-def run(fn: Callable[[int, int], object], spans: List[Tuple[int, int]]) -> None:
-    """Call ``fn(lo, hi)`` for every span: the first in this thread, the rest in a pool."""
-    global _pool
+def run(fn: Callable[[int, int], T], spans: List[Tuple[int, int]]) -> List[T]:
+    """Call ``fn(lo, hi)`` for every span: the first in this thread, the rest in the
+    pool.  Returns the results in span order; waits for every span before raising."""
     if len(spans) == 1:
-        fn(*spans[0])
-        return
-    with _lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=max(2, cpu_count()), thread_name_prefix="irscore")
-    futures = [_pool.submit(fn, lo, hi) for lo, hi in spans[1:]]
-    fn(*spans[0])
-    for f in futures:
-        f.result()
+        return [fn(*spans[0])]
+    ex = pool()
+    futures: List[Future[T]] = [ex.submit(fn, lo, hi) for lo, hi in spans[1:]]
+    try:
+        first = fn(*spans[0])
+    finally:
+        for f in futures:
+            f.exception()       # wait, whatever happened in this thread
+    return [first] + [f.result() for f in futures]
