@@ -5,6 +5,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from irscore.xml import inex2008
 from irscore.xml.context import EvalContext
 from irscore.xml.focused import compute_focused
 from irscore.xml.inex import compute_extra
@@ -37,6 +38,7 @@ def evaluate(
     beta: float = 1.0,
     seen: str = "ancestor",
     complete: bool = False,
+    compat: Optional[str] = None,
     **options: Any,
 ) -> Dict[str, Any]:
     """Compute many XML measures in one pass.
@@ -50,10 +52,22 @@ def evaluate(
     inex_eval_ng).  ``hix_alpha`` defaults to ``alpha``.  Options of the
     other families (``beta_ric``, ``bep_distance``, ``tolerance``, ``navigation``,
     ``collection_size``, ``precall_points``) are passed through ``options``.
+
+    ``compat``: ``None`` (the published definitions), ``"inex2008"`` (iP,
+    MAiP, gP, MAgP exactly as inex_eval v1.0, INEX 2008: read the files with
+    the same ``compat``; see :mod:`irscore.xml.inex2008`) or ``"reprec"``
+    (``Precall[x]``/``inex_eval`` as RePrec 0.32: whole relevant units).
     """
-    names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
     if isinstance(measures, str):
         raise TypeError("measures must be a list of names, not a string")
+    names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
+    if inex2008.check_compat(compat) == "inex2008":
+        if options.keys() - {"beta_ric", "bep_distance"}:
+            raise TypeError(f"unexpected options {sorted(options.keys() - {'beta_ric', 'bep_distance'})!r}")
+        return inex2008.evaluate(qrels, run, names, per_query=per_query, complete=complete, points=points,
+                                 **options)
+    if compat == "reprec":
+        options = {**options, "precall": "reprec"}
     fams = {n: measure_family(n) for n in names}
     ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
                    quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,

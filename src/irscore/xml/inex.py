@@ -338,11 +338,12 @@ def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
                 else:
                     docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
                     bep = ctx.qrels.bep.get((topic, docname)) if docname is not None else None
-                    if bep is None:
+                    # best entry points exist only for relevant articles
+                    if bep is None or d not in rel_chars:
                         scores_d.append(0.0)
                         continue
                     dist = abs(entry[d] - bep)
-                    scores_d.append(float(1.0 - dist / nbep) if dist < nbep else 0.0)
+                    scores_d.append(float((nbep - dist) / nbep) if dist < nbep else 0.0)
             sc_arr = np.asarray(scores_d, dtype=np.float64)
             gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
             isrel = np.asarray([d in rel_chars for d in order], dtype=bool)
