@@ -282,3 +282,20 @@ def test_compat_is_checked(tmp_path):
         X.evaluate(q, r, ["nxCG@10"], compat="inex2008")
     with pytest.raises(ValueError, match="101 recall levels"):
         X.evaluate(q, r, ["MAiP"], compat="inex2008", points=10)
+
+
+def test_cli_compat(tmp_path, capsys):
+    from irscore.cli import main
+
+    qrels = [REL_A, "2 Q0 c 0 500"]
+    run = ["1 Q0 b 1 0.1 r X 0", "1 Q0 a 2 9.0 r 0 100", "2 Q0 c 1 1 r 0 50"]
+    qp, rp = write(tmp_path, qrels, run)
+    assert main(["xml", "--compat", "inex2008", "-q", "-m", "MAiP,MAgP_RiC", str(qp), str(rp)]) == 0
+    out, err = capsys.readouterr()
+    rows = [tuple(x.strip() for x in ln.split("\t")) for ln in out.splitlines()]
+    # topic 1: the X line (18 characters) first, then a: P = 100/118 at R = 1
+    assert ("MAiP", "1", "%.4f" % aip([100 / 118] * 101)) in rows
+    assert ("MAiP", "2", "0.0000") in rows and ("MAgP_RiC", "2", "nan") in rows
+    assert ("MAgP_RiC", "all", "nan") in rows
+    assert err.count("warning: ") == 1 and "offset X or -1" in err
+    assert main(["xml", "--compat", "inex2008", "-m", "nxCG@5", str(qp), str(rp)]) == 2

@@ -66,8 +66,6 @@ def evaluate(
             raise TypeError(f"unexpected options {sorted(options.keys() - {'beta_ric', 'bep_distance'})!r}")
         return inex2008.evaluate(qrels, run, names, per_query=per_query, complete=complete, points=points,
                                  **options)
-    if compat == "reprec":
-        options = {**options, "precall": "reprec"}
     fams = {n: measure_family(n) for n in names}
     ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
                    quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
@@ -76,6 +74,8 @@ def evaluate(
     res = compute_focused(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
                    run_overlap=run_overlap, trel=trel, beta=beta) if core else {}
     rest = [n for n in names if n not in res]
+    if compat == "reprec" and any(fams[n] in ("precall", "inex_eval") for n in rest):
+        options = {**options, "precall": "reprec"}
     if rest:
         res.update(compute_extra(ctx, rest, fams, options))
     elif options:

@@ -9,6 +9,7 @@ from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
 from irscore.xml.model import Quantisation, Span, XmlQrels, XmlRun, EMPTY_F, I64
 from irscore.xml.names import level_name, match_name, point_index, measure_family
+from irscore.xml.precall import precall_reprec, tie_groups
 
 
 # ---------------------------------------------------------------------------
@@ -79,9 +80,32 @@ def _precall_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
     return out
 
 
+def _precall_reprec_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
+                          collection_size: Optional[float], ties: bool) -> np.ndarray:
+    """Precall at k/points, k = 1..points, in RePrec's whole-unit reading; the
+    distribution is the run's tie groups plus, with ``collection_size``, the
+    unretrieved rest as the final group (as :func:`_precall_topic`)."""
+    if total <= 0:
+        return np.zeros(points)
+    groups = tie_groups(q, score, ties)
+    levels = [k / points for k in range(1, points + 1)]
+    got = 0.0
+    for r, _ in groups:
+        got += r
+    if collection_size is not None:
+        rest_rel = max(total - got, 0.0)
+        rest_n = float(collection_size) - len(q)
+        if rest_n < rest_rel - 1e-9:
+            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
+        return precall_reprec(groups + [(rest_rel, max(rest_n - rest_rel, 0.0))], levels)
+    if abs(total - got) <= 1e-9 * total:
+        return precall_reprec(groups, levels)
+    return precall_reprec(groups, levels, total)
+
+
 def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "generalised", points: int = 100,
               collection_size: Optional[Union[int, Mapping[str, int]]] = None, ties: bool = True,
-              complete: bool = False) -> Dict[str, Dict[str, float]]:
+              complete: bool = False, precall: str = "published") -> Dict[str, Dict[str, float]]:
     """inex_eval (INEX 2002-2004): ``Precall[x]`` at x = 1/points .. 1 and their
     mean ``inex_eval``, per topic.
 
@@ -92,13 +116,16 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
     one group, the run order otherwise): P(x) = xN / (xN + j + s i / (r + 1)).
     ``collection_size`` (int or topic -> int): the unretrieved units form one
     final tie group of that many units; ``None`` (default): recall levels the
-    run does not reach score 0.
+    run does not reach score 0.  ``precall``: ``"published"`` (s = xN - k) or
+    ``"reprec"`` (RePrec 0.32's whole relevant units, :mod:`irscore.xml.precall`;
+    ``compat="reprec"`` in :func:`irscore.xml.evaluate`).
     """
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation=quantisation, ideal_overlap="ancestor",
                    normalise=False, complete=complete)
     names = [f"Precall[{level_name(k, points)}]" for k in range(1, points + 1)] + ["inex_eval"]
     return compute_extra(ctx, names, {n: measure_family(n) for n in names},
-                          {"precall_points": points, "collection_size": collection_size, "ties": ties})
+                          {"precall_points": points, "collection_size": collection_size, "ties": ties,
+                           "precall": precall})
 
 
 def inex_eval_ng(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50),
@@ -205,7 +232,7 @@ def t2i(qrels: XmlQrels, run: XmlRun, *, tolerance: int = 500, cutoffs: Sequence
     return compute_extra(ctx, names, {n: measure_family(n) for n in names}, {"tolerance": tolerance})
 
 
-_EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "beta_ric", "bep_distance",
+_EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "precall", "beta_ric", "bep_distance",
                   "navigation", "eprum_points", "tolerance"}
 
 
@@ -233,6 +260,9 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
         raise ValueError("precall_points must be a positive integer")
     cs_opt = options.get("collection_size")
     ties = bool(options.get("ties", True))
+    reading = options.get("precall", "published")
+    if reading not in ("published", "reprec"):
+        raise ValueError(f"precall must be 'published' or 'reprec', got {reading!r}")
     q, _, _ = _retrieved_grades(ctx)
     sc = _run_scores(ctx)
     qall = element_q(ctx.qrels, ctx.quantisation)
@@ -240,7 +270,10 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     pre = np.zeros((ntop, points))
     for t, sl in enumerate(sls):
         cs = cs_opt.get(al.topics[t]) if isinstance(cs_opt, Mapping) else cs_opt
-        pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
+        if reading == "reprec":
+            pre[t] = _precall_reprec_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
+        else:
+            pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
     mask = totals > 0
     for n in by_fam.get("precall", []):
         k = point_index(match_name("precall", n).group(1), points, n)
