@@ -19,7 +19,8 @@ HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="passage qrels or element TSV assessments")
-    parser.add_argument("run", metavar="RUN", help="FOL run: topic Q0 doc rank rsv runid offset length")
+    parser.add_argument("run", metavar="RUN", help="FOL run (topic Q0 doc rank rsv runid offset length) or an "
+                        "INEX 2008+ XML submission (<inex-submission> with <fol>/<bep> results; recognised by '<')")
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
     parser.add_argument("-c", action="store_true", help="average over every qrels topic (missing run topics score 0)")
     parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
@@ -104,7 +105,11 @@ def _run(args: Any) -> int:
         qrels = X.read_passage_qrels(args.qrels, compat="inex2008" if tool == "inex2008" else None)
     else:
         qrels = X.read_element_tsv(args.qrels, exh_max=args.exh_max)
-    if tool == "inex2008":
+    from irscore.xml.submission import looks_like_xml
+
+    if looks_like_xml(args.run):
+        run_ = X.read_inex_submission(args.run)
+    elif tool == "inex2008":
         run_ = X.read_fol_run(args.run, qrels, compat="inex2008")
     else:
         run_ = X.read_fol_run(args.run, qrels, allow_overlap=not args.non_overlapping, order=args.order)
