@@ -94,3 +94,19 @@ def test_precall_reading_is_checked():
     q, run = one_topic([1.0])
     with pytest.raises(ValueError, match="precall"):
         X.inex_eval(q, run, precall="gövert")
+
+
+def test_cli_compat_reprec(capsys):
+    from pathlib import Path
+
+    from irscore.cli import main
+
+    data = Path(__file__).parent / "data" / "xml"
+    q = X.read_element_tsv(data / "elements.tsv", exh_max=2)
+    run = X.read_fol_run(data / "elements.fol", q)
+    want = X.evaluate(q, run, ["inex_eval"], compat="reprec", collection_size=1000)["inex_eval"]
+    assert want != X.evaluate(q, run, ["inex_eval"], collection_size=1000)["inex_eval"]
+    assert main(["xml", "--compat", "reprec", "--exh-max", "2", "--collection-size", "1000", "-m", "inex_eval",
+                 str(data / "elements.tsv"), str(data / "elements.fol")]) == 0
+    rows = [tuple(x.strip() for x in ln.split("\t")) for ln in capsys.readouterr().out.splitlines()]
+    assert ("inex_eval", "all", "%.4f" % want) in rows
