@@ -319,3 +319,26 @@ def test_compat_reprec_equals_reprec():
     print(f"RePrec: {len(cases)} cases, {agree}/{levels} recall levels identical, "
           f"{defect} levels at RePrec's float-ceiling defect left out")
     assert agree > 0
+
+
+@needs_inex
+@pytest.mark.parametrize("task, run, warning", [
+    ("f", ["1 Q0 a 1 1 r 0 100", "1 Q0 a 2 1 r 50 100"], "rejects such a run"),       # overlap
+    ("r", ["1 Q0 a 1 1 r 0 10", "1 Q0 b 2 1 r 0 10", "1 Q0 a 3 1 r 20 10"], "not contiguous"),
+    ("b", ["1 Q0 a 1 1 r 0 10", "1 Q0 a 2 1 r 20 10"], "several results for one article"),
+])
+def test_runs_the_tool_rejects_are_flagged(task, run, warning, tmp_path):
+    """The tool prints an error and no numbers; compat="inex2008" evaluates
+    the run and warns that the tool rejects it."""
+    (tmp_path / "qrels").write_text("1 Q0 a 100 1000 0 0:100\n1 Q0 b 0 1000\n")
+    (tmp_path / "run").write_text("".join(x + "\n" for x in run))
+    cmd = ["java", "-Duser.language=en", "-Duser.country=US", "-cp", CP, "inex_eval.inex_eval", "-" + task, "-q",
+           str(tmp_path / "qrels"), str(tmp_path / "run")]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120).stdout
+    assert any(line.startswith(("ERROR", "Error")) for line in out.splitlines()), out
+    assert not any(line.split()[:2] == ["num_q", "all"] for line in out.splitlines() if line.strip())
+    q = X.read_passage_qrels(tmp_path / "qrels", compat="inex2008")
+    r = X.read_fol_run(tmp_path / "run", q, compat="inex2008")
+    name = {"f": "MAiP", "r": "MAgP_RiC", "b": "MAgP_BiC"}[task]
+    with pytest.warns(UserWarning, match=warning):
+        X.evaluate(q, r, [name], compat="inex2008")

@@ -36,7 +36,6 @@ def files(tmp_path):
 def test_read_submission(tmp_path):
     sp, _ = files(tmp_path)
     run = X.read_inex_submission(sp)
-    assert run.runid == "p7-focused"
     # every <fol> is a result, in file order; <bep offset=x/> is the empty span [x, x)
     assert run.topic_spans("1") == [("b", 0, 100), ("a", 0, 50), ("a", 60, 100)]
     assert run.topic_spans("2") == [("c", 40, 40), ("a", 10, 15)]

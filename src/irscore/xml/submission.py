@@ -129,7 +129,7 @@ def read_inex_submission(path: Any, *, layout: Any = None, order: str = "input")
             lst.sort(key=lambda x: (-x[1] if not math.isnan(x[1]) else math.inf, x[2]))
         ordered[tid] = [x[3] for x in lst]
         scores.extend(x[1] for x in lst)
-    run = XmlRun.from_spans(ordered, runid=st["run_id"])
+    run = XmlRun.from_spans(ordered, st["run_id"])
     run.score = np.asarray(scores, dtype=np.float64).reshape(len(scores))
     return run
 
