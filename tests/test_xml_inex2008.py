@@ -299,3 +299,14 @@ def test_cli_compat(tmp_path, capsys):
     assert ("MAgP_RiC", "all", "nan") in rows
     assert err.count("warning: ") == 1 and "offset X or -1" in err
     assert main(["xml", "--compat", "inex2008", "-m", "nxCG@5", str(qp), str(rp)]) == 2
+
+
+def test_unknown_offsets_need_compat(tmp_path):
+    qp, rp = write(tmp_path, [REL_A], ["1 Q0 a 1 1 r X 0", "1 Q0 a 2 1 r 0 100"])
+    q = X.read_passage_qrels(qp, compat="inex2008")
+    r = X.read_fol_run(rp, q, compat="inex2008")
+    with pytest.raises(ValueError, match="offset X or -1"):
+        X.evaluate(q, r, ["MAiP"])
+    r.unknown_offset = r.unknown_offset[:1]
+    with pytest.raises(ValueError, match="unknown_offset has 1 entries for 2 results"):
+        X.evaluate(q, r, ["MAiP"], compat="inex2008")

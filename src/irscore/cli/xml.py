@@ -55,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compat", choices=["inex2008", "reprec"], default=None,
                         help="reproduce an official tool: inex2008 = inex_eval v1.0 (INEX 2008: iP, MAiP, gP, "
                              "MAgP; files read as the tool reads them), reprec = RePrec 0.32's Precall "
-                             "(inex_eval, INEX 2002-2004)")
+                             "(inex_eval, INEX 2002-2004); with inex2008 the run is ranked in file order and "
+                             "--order, --bucketing, --run-overlap do not apply")
     parser.add_argument("--order", choices=["trec", "rank", "score", "input"], default="trec",
                         help="how the run is ordered (default trec: rsv descending, ties by doc id "
                              "descending, rank column ignored)")

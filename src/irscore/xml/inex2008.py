@@ -256,6 +256,8 @@ def _aligned_unknown(run: XmlRun, al: Aligned) -> np.ndarray:
     out = np.zeros(len(al.run_doc), dtype=bool)
     if run.unknown_offset is None:
         return out
+    if len(run.unknown_offset) != len(run.doc):
+        raise ValueError(f"run.unknown_offset has {len(run.unknown_offset)} entries for {len(run.doc)} results")
     for k, topic in enumerate(al.topics):
         r = run.topic_index.get(topic)
         if r is not None:
