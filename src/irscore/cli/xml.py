@@ -20,7 +20,8 @@ HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", metavar="QRELS", help="passage qrels or element TSV assessments")
-    parser.add_argument("run", metavar="RUN", help="FOL run: topic Q0 doc rank rsv runid offset length")
+    parser.add_argument("run", metavar="RUN", help="FOL run (topic Q0 doc rank rsv runid offset length) or an "
+                        "INEX 2008+ XML submission (<inex-submission> with <fol>/<bep> results; recognised by '<')")
     parser.add_argument("-q", action="store_true", help="print per-topic values too")
     parser.add_argument("-c", action="store_true", help="average over every qrels topic (missing run topics score 0)")
     parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
@@ -52,6 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--p-descendant", type=float, default=0.0,
                         help="GR/EPRUM: P(result ~> an ideal element inside it)")
     parser.add_argument("--p-sibling", type=float, default=0.0, help="GR/EPRUM: P(result ~> other ideal of its document)")
+    parser.add_argument("--compat", choices=["inex2008", "reprec"], default=None,
+                        help="reproduce an official tool: inex2008 = inex_eval v1.0 (INEX 2008: iP, MAiP, gP, "
+                             "MAgP; files read as the tool reads them), reprec = RePrec 0.32's Precall "
+                             "(inex_eval, INEX 2002-2004); with inex2008 the run is ranked in file order and "
+                             "--order, --bucketing, --run-overlap do not apply")
     parser.add_argument("--order", choices=["trec", "rank", "score", "input"], default="trec",
                         help="how the run is ordered (default trec: rsv descending, ties by doc id "
                              "descending, rank column ignored)")
@@ -72,6 +78,21 @@ def _detect(path: str) -> str:
 
 
 def run(args: Any) -> int:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = _run(args)
+    seen = set()
+    for w in caught:
+        msg = str(w.message)
+        if msg not in seen:
+            seen.add(msg)
+            print(f"irscore xml: warning: {msg}", file=sys.stderr)
+    return code
+
+
+def _run(args: Any) -> int:
     from irscore import xml as X
     from irscore.xml.align import topic_key
     from irscore.core.report import format_line
@@ -79,14 +100,26 @@ def run(args: Any) -> int:
     fmt = args.qrels_format
     if fmt == "auto":
         fmt = _detect(args.qrels)
+    tool = getattr(args, "compat", None)
+    if tool == "inex2008" and fmt != "passages":
+        raise ValueError("--compat inex2008 needs passage qrels (topic Q0 doc relchars doclen [bep off:len ...])")
     if fmt == "passages":
-        qrels = X.read_passage_qrels(args.qrels)
+        qrels = X.read_passage_qrels(args.qrels, compat="inex2008" if tool == "inex2008" else None)
     else:
         qrels = X.read_element_tsv(args.qrels, exh_max=args.exh_max)
-    run_ = X.read_fol_run(args.run, qrels, allow_overlap=not args.non_overlapping, order=args.order)
+    from irscore.xml.submission import looks_like_xml
+
+    if looks_like_xml(args.run):
+        run_ = X.read_inex_submission(args.run)
+    elif tool == "inex2008":
+        run_ = X.read_fol_run(args.run, qrels, compat="inex2008")
+    else:
+        run_ = X.read_fol_run(args.run, qrels, allow_overlap=not args.non_overlapping, order=args.order)
     names: List[str] = []
     for m in args.measures or []:
         names.extend(x for x in m.split(",") if x)
+    if not names and tool == "inex2008":
+        names = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP"]
     if not names:
         names = list(X.DEFAULT_MEASURES) if qrels.has_passages else [
             "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep", "hixP@10", "hixR@10", "hixF@10"]
@@ -101,10 +134,17 @@ def run(args: Any) -> int:
         options["tolerance"] = args.tolerance
     if fams & {"gr_model", "eprum"}:
         options["navigation"] = X.default_navigation(args.p_ancestor, args.p_descendant, args.p_sibling)
-    res = X.evaluate(qrels, run_, names, per_query=True, alpha=args.alpha, quantisation=args.quantisation,
-                     ideal_overlap=args.ideal_overlap, normalise=not args.no_normalise,
-                     maep_denominator=args.maep_denominator, bucketing=args.bucketing,
-                     run_overlap=args.run_overlap, seen=args.seen, trel=args.trel, complete=args.c, **options)
+    if tool == "inex2008":
+        gp = {k: options[k] for k in ("ric_beta", "bep_distance") if k in options}
+        res = X.evaluate(qrels, run_, names, per_query=True, complete=args.c, compat=tool, **gp)
+        means = X.evaluate(qrels, run_, names, complete=args.c, compat=tool, **gp)
+    else:
+        res = X.evaluate(qrels, run_, names, per_query=True, alpha=args.alpha, quantisation=args.quantisation,
+                         ideal_overlap=args.ideal_overlap, normalise=not args.no_normalise,
+                         maep_denominator=args.maep_denominator, bucketing=args.bucketing,
+                         run_overlap=args.run_overlap, seen=args.seen, trel=args.trel, complete=args.c,
+                         compat=tool, **options)
+        means = {n: (running_mean(list(res[n].values())) if res[n] else 0.0) for n in names}
     out = sys.stdout
     if args.q:
         topics = sorted({t for n in names for t in res[n]}, key=topic_key)
@@ -114,7 +154,6 @@ def run(args: Any) -> int:
                     out.write(format_line(n, t, res[n][t]) + "\n")
     out.write(format_line("runid", "all", run_.run_id) + "\n")
     for n in names:
-        vals = list(res[n].values())
-        out.write(format_line(n, "all", running_mean(vals) if vals else 0.0) + "\n")
+        out.write(format_line(n, "all", means[n]) + "\n")
     out.write(format_line("num_q", "all", len({t for n in names for t in res[n]}), integer=True) + "\n")
     return 0

@@ -9,7 +9,10 @@ assessed elements carrying exhaustivity and specificity (INEX 2002-2006,
 Entry points
 ------------
 - readers: :func:`read_passage_qrels`, :func:`read_fol_run`,
-  :func:`read_element_tsv`, :func:`read_inex_assessments`, :func:`read_inex_run`
+  :func:`read_element_tsv`, :func:`read_inex_assessments`, :func:`read_inex_run`,
+  :func:`read_inex_submission` (INEX 2008+ XML runs); :func:`write_fol`
+- ``compat="inex2008"`` / ``"reprec"``: the official tools' numbers
+  (:mod:`irscore.xml.inex2008`, :mod:`irscore.xml.precall`)
 - in-memory: :meth:`XmlQrels.from_passages`, :meth:`XmlQrels.from_elements`,
   :meth:`XmlRun.from_spans`
 - :func:`evaluate` computes many measures in one pass (names as in the CLI:
@@ -29,7 +32,10 @@ The package imports only :mod:`irscore.core` and the compiled kernel
 imports only the layers above it:
 
 - ``model``     spans, :class:`XmlQrels`, :class:`XmlRun` (and their checks)
+- ``inex2008``  inex_eval v1.0's readers and measures (``compat="inex2008"``)
 - ``readers``   file readers (FOL runs, passage qrels, element TSV, INEX XML)
+- ``submission``  INEX 2008+ XML submissions, FOL writer
+- ``precall``   RePrec's whole-unit Precall (``compat="reprec"``)
 - ``ideal``     quantisation and the ideal recall base
 - ``align``     alignment of a run with the assessments; the one native pass
 - ``context``   the evaluation context (everything an evaluation computes once)
@@ -47,6 +53,7 @@ from irscore.xml.readers import (
     read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes,
     read_inex_assessments, read_inex_run
 )
+from irscore.xml.submission import read_inex_submission, write_fol
 from irscore.xml.ideal import quantise, ideal_recall_base
 from irscore.xml.names import DEFAULT_MEASURES, measure_family
 from irscore.xml.focused import overlap, xcg, hixeval, interpolated_precision
@@ -66,6 +73,8 @@ __all__ = [
     "layout_from_sizes",
     "read_inex_assessments",
     "read_inex_run",
+    "read_inex_submission",
+    "write_fol",
     "quantise",
     "ideal_recall_base",
     "DEFAULT_MEASURES",

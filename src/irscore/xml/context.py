@@ -69,11 +69,14 @@ class EvalContext:
 
     def __init__(self, qrels: XmlQrels, run: XmlRun, *, alpha: float, hix_alpha: float,
                  quantisation: Quantisation, ideal_overlap: str, normalise: bool, complete: bool,
-                 use_elements: bool = True, seen: str = "ancestor") -> None:
+                 use_elements: bool = True, seen: str = "ancestor", allow_unknown: bool = False) -> None:
         if not isinstance(qrels, XmlQrels):
             raise TypeError(f"qrels must be an XmlQrels, got {type(qrels).__name__}")
         if not isinstance(run, XmlRun):
             raise TypeError(f"run must be an XmlRun, got {type(run).__name__}")
+        if not allow_unknown and run.unknown_offset is not None and run.unknown_offset.any():
+            raise ValueError("the run has results with offset X or -1 (unknown passages); only "
+                             "compat='inex2008' evaluates them (as inex_eval v1.0: 18 non-relevant characters)")
         self.qrels, self.run = qrels, run
         self.alpha = _validate_alpha(alpha)
         if seen not in ("overlap", "ancestor"):

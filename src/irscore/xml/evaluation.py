@@ -6,6 +6,7 @@ from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Union, overl
 
 from irscore.core.aggregate import running_mean
 from irscore.core.deprecation import warn_deprecated
+from irscore.xml import inex2008
 from irscore.xml.context import EvalContext
 from irscore.xml.focused import compute_focused
 from irscore.xml.inex_values import Navigation, compute_extra
@@ -57,6 +58,7 @@ def evaluate(
     collection_size: Optional[Union[int, Mapping[str, int]]] = None,
     precall_points: Optional[int] = None,
     ties: Optional[bool] = None,
+    compat: Optional[str] = None,
     **deprecated: Any,
 ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Compute many XML measures in one pass.
@@ -102,6 +104,12 @@ def evaluate(
         inex_eval's recall grid (default 100).
     ties : bool, optional
         inex_eval: expected precision over tied RSVs (default True).
+    compat : {None, 'inex2008', 'reprec'}
+        ``None``: the published definitions. ``"inex2008"``: iP, MAiP, gP and
+        MAgP exactly as inex_eval v1.0 (INEX 2008) computes them (read the files
+        with the same ``compat``; :mod:`irscore.xml.inex2008`). ``"reprec"``:
+        ``Precall[x]``/``inex_eval`` as RePrec 0.32 (whole relevant units).
+        docs/xml_compat.md says which setting reproduces which tool.
 
     Returns
     -------
@@ -139,6 +147,12 @@ def evaluate(
                  ties=ties)
     options: Dict[str, Any] = {k: v for k, v in given.items() if v is not None}
     options.update(deprecated)          # unknown names: reported as unexpected options below
+    if inex2008.check_compat(compat) == "inex2008":
+        extra = options.keys() - {"ric_beta", "bep_distance"}
+        if extra:
+            raise TypeError(f"unexpected options {sorted(extra)!r} with compat='inex2008'")
+        gp = {("beta_ric" if k == "ric_beta" else k): v for k, v in options.items()}
+        return inex2008.evaluate(qrels, run, names, per_query=per_query, complete=complete, points=points, **gp)
     fams = {n: measure_family(n) for n in names}
     ctx = EvalContext(qrels, run, alpha=alpha, hix_alpha=alpha if hix_alpha is None else hix_alpha,
                       quantisation=quantisation, ideal_overlap=ideal_overlap, normalise=normalise,
@@ -147,6 +161,8 @@ def evaluate(
     res = compute_focused(ctx, core, maep_denominator=maep_denominator, points=points, bucketing=bucketing,
                           run_overlap=run_overlap, trel=trel, beta=hix_beta) if core else {}
     rest = [n for n in names if n not in res]
+    if compat == "reprec" and any(fams[n] in ("precall", "inex_eval") for n in rest):
+        options = {**options, "precall": "reprec"}
     if rest:
         res.update(compute_extra(ctx, rest, fams, options))
     elif options:

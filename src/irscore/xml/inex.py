@@ -17,7 +17,7 @@ from irscore.xml.names import level_name, measure_family
 
 def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "generalised", points: int = 100,
               collection_size: Optional[Union[int, Mapping[str, int]]] = None, ties: bool = True,
-              complete: bool = False) -> Dict[str, Dict[str, float]]:
+              complete: bool = False, precall: str = "published") -> Dict[str, Dict[str, float]]:
     """inex_eval (INEX 2002-2004): ``Precall[x]`` at x = 1/points .. 1 and their
     mean ``inex_eval``, per topic.
 
@@ -50,6 +50,10 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
         Expected precision over tied RSVs.
     complete : bool, default False
         Count every topic/query of the assessments; one without results scores 0.
+    precall : {'published', 'reprec'}, default 'published'
+        The reading of Precall: ``"published"`` (s = xN - k) or ``"reprec"``
+        (RePrec 0.32's whole relevant units, :mod:`irscore.xml.precall`;
+        ``compat="reprec"`` in :func:`irscore.xml.evaluate`; docs/xml_compat.md).
 
     Returns
     -------
@@ -65,7 +69,8 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
                    normalise=False, complete=complete)
     names = [f"Precall[{level_name(k, points)}]" for k in range(1, points + 1)] + ["inex_eval"]
     return compute_extra(ctx, names, {n: measure_family(n) for n in names},
-                          {"precall_points": points, "collection_size": collection_size, "ties": ties})
+                          {"precall_points": points, "collection_size": collection_size, "ties": ties,
+                           "precall": precall})
 
 
 def inex_eval_ng(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50),

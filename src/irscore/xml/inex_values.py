@@ -11,6 +11,7 @@ from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
 from irscore.xml.model import EMPTY_F, I64, Span
 from irscore.xml.names import match_name, point_index
+from irscore.xml.precall import precall_reprec, tie_groups
 
 
 def _topic_slices(off: np.ndarray) -> List[slice]:
@@ -79,6 +80,29 @@ def _precall_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
 Navigation = Callable[[Span, Span], float]
 
 
+def _precall_reprec_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
+                          collection_size: Optional[float], ties: bool) -> np.ndarray:
+    """Precall at k/points, k = 1..points, in RePrec's whole-unit reading; the
+    distribution is the run's tie groups plus, with ``collection_size``, the
+    unretrieved rest as the final group (as :func:`_precall_topic`)."""
+    if total <= 0:
+        return np.zeros(points)
+    groups = tie_groups(q, score, ties)
+    levels = [k / points for k in range(1, points + 1)]
+    got = 0.0
+    for r, _ in groups:
+        got += r
+    if collection_size is not None:
+        rest_rel = max(total - got, 0.0)
+        rest_n = float(collection_size) - len(q)
+        if rest_n < rest_rel - 1e-9:
+            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
+        return precall_reprec(groups + [(rest_rel, max(rest_n - rest_rel, 0.0))], levels)
+    if abs(total - got) <= 1e-9 * total:
+        return precall_reprec(groups, levels)
+    return precall_reprec(groups, levels, total)
+
+
 def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sibling: float = 0.0) -> Navigation:
     """The default user model P(j ~> x) for GR/EPRUM, by the relation of the
     ideal element x to the result at rank j: 1 when x is the result itself;
@@ -123,7 +147,7 @@ def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sib
 
     return nav
 
-_EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "ric_beta", "bep_distance",
+_EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "precall", "ric_beta", "bep_distance",
                   "navigation", "eprum_points", "tolerance"}
 
 
@@ -151,6 +175,9 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
         raise ValueError("precall_points must be a positive integer")
     cs_opt = options.get("collection_size")
     ties = bool(options.get("ties", True))
+    reading = options.get("precall", "published")
+    if reading not in ("published", "reprec"):
+        raise ValueError(f"precall must be 'published' or 'reprec', got {reading!r}")
     q, _, _ = _retrieved_grades(ctx)
     sc = _run_scores(ctx)
     qall = element_q(ctx.qrels, ctx.quantisation)
@@ -158,7 +185,10 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     pre = np.zeros((ntop, points))
     for t, sl in enumerate(sls):
         cs = cs_opt.get(al.topics[t]) if isinstance(cs_opt, Mapping) else cs_opt
-        pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
+        if reading == "reprec":
+            pre[t] = _precall_reprec_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
+        else:
+            pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
     mask = totals > 0
     for n in by_fam.get("precall", []):
         k = point_index(match_name("precall", n).group(1), points, n)
@@ -256,11 +286,12 @@ def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
                 else:
                     docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
                     bep = ctx.qrels.bep.get((topic, docname)) if docname is not None else None
-                    if bep is None:
+                    # best entry points exist only for relevant articles
+                    if bep is None or d not in rel_chars:
                         scores_d.append(0.0)
                         continue
                     dist = abs(entry[d] - bep)
-                    scores_d.append(float(1.0 - dist / nbep) if dist < nbep else 0.0)
+                    scores_d.append(float((nbep - dist) / nbep) if dist < nbep else 0.0)
             sc_arr = np.asarray(scores_d, dtype=np.float64)
             gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
             isrel = np.asarray([d in rel_chars for d in order], dtype=bool)

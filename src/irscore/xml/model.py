@@ -88,6 +88,9 @@ class XmlQrels:
     bep: Dict[Tuple[str, str], int] = field(default_factory=dict)
     has_passages: bool = False
     has_elements: bool = False
+    #: ``relchars`` column of a passage qrels file per (topic, doc) (empty when
+    #: built from passages; read by ``compat="inex2008"``)
+    relchars: Dict[Tuple[str, str], int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.doc_index: Dict[str, int] = {d: i for i, d in enumerate(self.docs)}
@@ -172,6 +175,9 @@ class XmlRun:
     end: np.ndarray
     score: np.ndarray
     run_id: str = "run"
+    #: results whose offset was ``X`` or ``-1`` (read with ``compat="inex2008"``;
+    #: stored as empty spans at 0), or None
+    unknown_offset: Optional[np.ndarray] = None
 
     def __post_init__(self) -> None:
         self.topic_index: Dict[str, int] = {t: i for i, t in enumerate(self.topics)}

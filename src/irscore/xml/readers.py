@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore.core.files import open_text, read_bytes
+from irscore.xml import inex2008
 from irscore.xml.model import DocIndex, I64, Span, XmlQrels, XmlRun, build_qrels, check_no_overlap, csr
 
 
@@ -22,14 +23,17 @@ def _int(tok: str, what: str, loc: str) -> int:
         raise ValueError(f"{loc}: {what} must be an integer, got {tok!r}") from None
 
 
-def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
+def read_passage_qrels(path: Any, *, check_relchars: bool = True, compat: Optional[str] = None) -> XmlQrels:
     """Read INEX 2007+ passage qrels: ``topic Q0 doc relchars doclen [bep off:len ...]``.
 
     ``relchars`` is the number of highlighted characters of the document (0 for
     a judged non-relevant document), ``doclen`` its length, ``bep`` the best
     entry point and each ``off:len`` a highlighted passage.  Errors name the
     file and line.  With ``check_relchars`` the passages must add up to
-    ``relchars`` (after merging overlaps).
+    ``relchars`` (after merging overlaps).  ``compat="inex2008"`` reads the
+    file as inex_eval v1.0 does (:func:`irscore.xml.inex2008.read_qrels`:
+    6-field lines, relchars differing from the passages, lengths differing
+    between topics, duplicate lines accepted with one warning each).
 
     Parameters
     ----------
@@ -37,6 +41,8 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
         The file (plain or gzip, detected by its magic bytes).
     check_relchars : bool, default True
         Check the relchars column against the passages.
+    compat : {None, 'inex2008'}
+        ``"inex2008"``: read as inex_eval v1.0 does (docs/xml_compat.md).
 
     Returns
     -------
@@ -49,11 +55,14 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
     ValueError
         A malformed line (the message names the file and line).
     """
+    if inex2008.check_compat(compat) == "inex2008":
+        return inex2008.read_qrels(path)
     rows: List[Tuple[str, str, int, int]] = []
     doclens: Dict[str, int] = {}
     beps: Dict[Tuple[str, str], int] = {}
     topics: Dict[str, None] = {}
     seen: Dict[Tuple[str, str], str] = {}
+    relchars_of: Dict[Tuple[str, str], int] = {}
     with open_text(path) as fh:
         for ln, line in enumerate(fh, 1):
             toks = line.split()
@@ -111,9 +120,12 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True) -> XmlQrels:
                     raise ValueError(f"{loc}: passages cover {tot} characters but relchars says {relchars} (check_relchars=False to accept)")
             for s, e in spans:
                 rows.append((topic, doc, s, e))
+            relchars_of[(topic, doc)] = relchars
     if not topics:
         raise ValueError(f"{path}: empty qrels file (no data lines)")
-    return build_qrels(list(topics), rows, [], doclens, beps, True, False)
+    q = build_qrels(list(topics), rows, [], doclens, beps, True, False)
+    q.relchars = relchars_of
+    return q
 
 
 def read_fol_run(
@@ -123,6 +135,7 @@ def read_fol_run(
     allow_overlap: bool = True,
     unknown_docs: str = "ignore",
     order: str = "trec",
+    compat: Optional[str] = None,
 ) -> XmlRun:
     """Read a FOL (file-offset-length) run: ``topic Q0 doc rank rsv runid offset length``.
 
@@ -134,6 +147,10 @@ def read_fol_run(
     (default, docs/conventions.md, run order: rsv descending, ties by document id descending, then file
     order; the rank column is ignored), ``"rank"`` (rank column ascending, ties by
     file order), ``"score"`` (rsv descending, ties by file order) or ``"input"``.
+
+    ``compat="inex2008"`` reads the run as inex_eval v1.0 does
+    (:func:`irscore.xml.inex2008.read_run`: file order, rank/score columns not
+    read, offset ``X``/``-1``, spans past the document length).
 
     Parameters
     ----------
@@ -147,6 +164,8 @@ def read_fol_run(
         Documents the qrels do not know.
     order : str
         How the run is ordered (see the description above).
+    compat : {None, 'inex2008'}
+        ``"inex2008"``: read as inex_eval v1.0 does (docs/xml_compat.md).
 
     Returns
     -------
@@ -159,6 +178,8 @@ def read_fol_run(
     ValueError
         A malformed line (the message names the file and line).
     """
+    if inex2008.check_compat(compat) == "inex2008":
+        return inex2008.read_run(path, qrels)
     if unknown_docs not in ("ignore", "error"):
         raise ValueError(f"unknown_docs must be 'ignore' or 'error', got {unknown_docs!r}")
     if order not in ("trec", "rank", "score", "input"):
