@@ -34,6 +34,9 @@ _EXPORTS: Dict[str, str] = {
     "extended_bcubed": "irscore.organization",
     # XML / focused retrieval
     "xml": "irscore.xml",
+    # comparing systems: significance tests, reports, meta-evaluation
+    "compare": "irscore.stats.comparison",
+    "meta": "irscore.stats.meta",
     # plots (matplotlib optional)
     "plot": "irscore.plot",
 }

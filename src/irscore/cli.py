@@ -6,6 +6,7 @@ Each subcommand lives in its own module, which provides ``HELP`` (one line),
 - ``irscore eval``  classic ranked retrieval, trec_eval 10 compatible (``irscore.eval_cli``)
 - ``irscore rs``    Reliability & Sensitivity for document organizations (``irscore.organization_cli``)
 - ``irscore xml``   XML / focused retrieval measures (``irscore.xml_cli``)
+- ``irscore compare`` paired significance tests between runs (``irscore.compare_cli``)
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ SUBCOMMANDS = {
     "eval": "irscore.eval_cli",
     "rs": "irscore.organization_cli",
     "xml": "irscore.xml_cli",
+    "compare": "irscore.compare_cli",
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 __all__ = ["crp", "crp_worst_curve"]
+from irscore.plot_compare import differences  # noqa: E402,F401  (irscore.plot.differences)
 
 
 def _query_levels(qrels: Any, query: str, level: int) -> np.ndarray:
