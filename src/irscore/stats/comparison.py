@@ -255,7 +255,7 @@ def pairs_of(systems: Sequence[str], baseline: Optional[str]) -> List[Tuple[int,
     return [(i, b) for i in range(len(systems)) if i != b]
 
 
-def test_matrix(systems: Sequence[str], measures: Sequence[str], scores: Mapping[str, np.ndarray],
+def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[str, np.ndarray],
                 pairs: Sequence[Tuple[int, int]], *, test: str, correction: str, alpha: float,
                 n_resamples: int, seed: int, ci: str) -> List[Dict[str, Any]]:
     """Test results for every (measure, pair): dicts of the :class:`Pair` fields."""
@@ -346,7 +346,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         qrels, runs, measures, relevance_level=relevance_level, judged_only=judged_only, max_docs=max_docs,
         n_jobs=n_jobs)
     pairs = pairs_of(systems, baseline)
-    rows = test_matrix(systems, keys, scores, pairs, test=test, correction=correction, alpha=float(alpha),
+    rows = pair_tests(systems, keys, scores, pairs, test=test, correction=correction, alpha=float(alpha),
                        n_resamples=int(n_resamples), seed=seed_used or 0, ci=ci)
     with np.errstate(invalid="ignore"):
         means = {m: np.array([np.nanmean(r) if np.any(~np.isnan(r)) else np.nan for r in scores[m]])

@@ -19,60 +19,54 @@ import numpy as np
 _NORMAL = NormalDist()
 
 
-def _betacf(a: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Continued fraction of the incomplete beta function (modified Lentz)."""
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (modified Lentz;
+    Press et al., Numerical Recipes, section 6.4)."""
     tiny = 1e-300
     qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c = np.ones_like(x)
+    c = 1.0
     d = 1.0 - qab * x / qap
-    d = np.where(np.abs(d) < tiny, tiny, d)
-    d = 1.0 / d
-    h = d.copy()
-    done = np.zeros(x.shape, dtype=bool)
-    for m in range(1, 400):
+    d = 1.0 / (d if abs(d) >= tiny else tiny)
+    h = d
+    for m in range(1, 1000):
         m2 = 2 * m
         aa = m * (b - m) * x / ((qam + m2) * (a + m2))
         d = 1.0 + aa * d
-        d = np.where(np.abs(d) < tiny, tiny, d)
+        d = 1.0 / (d if abs(d) >= tiny else tiny)
         c = 1.0 + aa / c
-        c = np.where(np.abs(c) < tiny, tiny, c)
-        d = 1.0 / d
-        h = np.where(done, h, h * d * c)
+        c = c if abs(c) >= tiny else tiny
+        h *= d * c
         aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
         d = 1.0 + aa * d
-        d = np.where(np.abs(d) < tiny, tiny, d)
+        d = 1.0 / (d if abs(d) >= tiny else tiny)
         c = 1.0 + aa / c
-        c = np.where(np.abs(c) < tiny, tiny, c)
-        d = 1.0 / d
+        c = c if abs(c) >= tiny else tiny
         delta = d * c
-        h = np.where(done, h, h * delta)
-        done |= np.abs(delta - 1.0) < 1e-16
-        if done.all():
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
             break
     return h
 
 
+def _betainc1(a: float, b: float, x: float) -> float:
+    if math.isnan(a) or math.isnan(b) or math.isnan(x):
+        return math.nan
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
+
+
+_betainc_v = np.vectorize(_betainc1, otypes=[float])
+
+
 def betainc(a: Any, b: Any, x: Any) -> np.ndarray:
     """Regularised incomplete beta function I_x(a, b) (a, b > 0, 0 <= x <= 1)."""
-    a, b, x = np.broadcast_arrays(np.asarray(a, float), np.asarray(b, float), np.asarray(x, float))
-    out = np.full(x.shape, np.nan)
-    lg = np.vectorize(math.lgamma, otypes=[float])
-    inner = (x > 0) & (x < 1)
-    out[x == 0] = 0.0
-    out[x == 1] = 1.0
-    if inner.any():
-        ai, bi, xi = a[inner], b[inner], x[inner]
-        lbt = lg(ai + bi) - lg(ai) - lg(bi) + ai * np.log(xi) + bi * np.log1p(-xi)
-        bt = np.exp(lbt)
-        direct = xi < (ai + 1.0) / (ai + bi + 2.0)
-        res = np.empty(xi.shape)
-        if direct.any():
-            res[direct] = bt[direct] * _betacf(ai[direct], bi[direct], xi[direct]) / ai[direct]
-        if (~direct).any():
-            nd = ~direct
-            res[nd] = 1.0 - bt[nd] * _betacf(bi[nd], ai[nd], 1.0 - xi[nd]) / bi[nd]
-        out[inner] = res
-    return out
+    return np.asarray(_betainc_v(a, b, x), dtype=float)
 
 
 def t_two_sided(t: Any, df: Any) -> np.ndarray:
@@ -97,13 +91,16 @@ def t_critical(df: float, alpha: float) -> float:
     if not df > 0:
         return math.nan
     lo, hi = 0.0, 1.0
-    while float(t_two_sided(hi, df)) > alpha:
+    def p2(t: float) -> float:
+        return _betainc1(df / 2.0, 0.5, df / (df + t * t))
+
+    while p2(hi) > alpha:
         hi *= 2.0
         if hi > 1e300:
             return math.inf
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        if float(t_two_sided(mid, df)) > alpha:
+        if p2(mid) > alpha:
             lo = mid
         else:
             hi = mid

@@ -24,7 +24,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore.stats.comparison import TESTS, pairs_of, per_query_matrix, test_matrix
+from irscore.stats.comparison import TESTS, pair_tests, pairs_of, per_query_matrix
 from irscore.stats.paired import resolve_seed
 
 __all__ = ["DiscriminativePower", "SwapRates", "discriminative_power", "rank_correlation", "swap_rate"]
@@ -89,7 +89,7 @@ def discriminative_power(qrels: Any, runs: Any, measure: str, *, test: str = "bo
         raise ValueError(f"no query has a defined {measure} value for every system")
     pairs = pairs_of(systems, None)
     ci = "bca" if test == "bootstrap" else ("tukey" if test.startswith("tukey") else "t")
-    rows = test_matrix(systems, [measure], {measure: s}, pairs, test=test, correction=correction,
+    rows = pair_tests(systems, [measure], {measure: s}, pairs, test=test, correction=correction,
                        alpha=float(alpha), n_resamples=int(n_resamples), seed=resolve_seed(seed), ci=ci)
     p = np.array([r["p_adj"] for r in rows])
     diffs = np.array([r["diff"] for r in rows])
