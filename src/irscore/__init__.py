@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run
     from irscore import plot as plot, rocchio as rocchio, xml as xml
     from irscore.classic import evaluate as evaluate
     from irscore.compat.ir_measures import calc_aggregate as calc_aggregate, iter_calc as iter_calc
+    from irscore.stats import meta as meta
+    from irscore.stats.comparison import compare as compare
     from irscore.core.data import Qrels as Qrels, Run as Run
     from irscore.core.io import read_qrels as read_qrels, read_run as read_run
     from irscore.core.measures import Measure as Measure, parse_measure as parse_measure
@@ -68,6 +70,9 @@ _EXPORTS: Dict[str, str] = {
     "extended_bcubed": "irscore.organization",
     # XML / focused retrieval
     "xml": "irscore.xml",
+    # comparing systems: significance tests, reports, meta-evaluation
+    "compare": "irscore.stats.comparison",
+    "meta": "irscore.stats.meta",
     # plots (matplotlib optional)
     "plot": "irscore.plot",
     # drop-ins for pytrec_eval / ir_measures, GBDT eval metrics

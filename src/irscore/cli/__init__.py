@@ -6,6 +6,7 @@ Each subcommand lives in its own module, which provides ``HELP`` (one line),
 - ``irscore eval``  classic ranked retrieval, trec_eval 10 compatible (``irscore.cli.eval``)
 - ``irscore rs``    Reliability & Sensitivity for document organizations (``irscore.cli.organization``)
 - ``irscore xml``   XML / focused retrieval measures (``irscore.cli.xml``)
+- ``irscore compare`` paired significance tests between runs (``irscore.cli.compare``)
 
 Architecture
 ------------
@@ -31,6 +32,7 @@ SUBCOMMANDS = {
     "eval": "irscore.cli.eval",
     "rs": "irscore.cli.organization",
     "xml": "irscore.cli.xml",
+    "compare": "irscore.cli.compare",
 }
 
 

@@ -25,8 +25,9 @@ import numpy as np
 from irscore.core.io import as_qrels, as_run
 from irscore.crp import crp_curves, curves_from_ranked
 from irscore.plot.backend import MISSING_MATPLOTLIB, pyplot
+from irscore.plot.compare import differences
 
-__all__ = ["crp", "crp_worst_curve"]
+__all__ = ["crp", "crp_worst_curve", "differences"]
 
 def _query_levels(qrels: Any, query: str, level: int) -> np.ndarray:
     q = qrels._index().get(query)

@@ -1,0 +1,33 @@
+"""Comparing systems: paired significance tests, comparison reports and
+meta-evaluation of measures.
+
+Architecture (each layer imports only the ones above it and irscore's public
+API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
+
+- :mod:`irscore.stats.distributions` -- null distributions (Student's t,
+  normal, binomial, exact signed-rank; the studentised range from scipy).
+- :mod:`irscore.stats.paired` -- the tests over many system pairs at once
+  (``t``, ``wilcoxon``, ``sign``, ``randomization``, ``bootstrap``, ``tukey``,
+  ``tukey_randomized``), effect sizes; the resampling loops run in the native
+  kernel ``irscore._stats`` (xoshiro256** streams, all pairs in one nogil call).
+- :mod:`irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
+- :mod:`irscore.stats.comparison` -- :func:`compare` (evaluate the runs on one
+  query set, test, correct) and its :class:`Comparison` result;
+  :mod:`irscore.stats.formats` renders it (text, Markdown, LaTeX, HTML, JSON,
+  CSV).
+- :mod:`irscore.stats.meta` -- meta-evaluation of measures: discriminative
+  power (Sakai 2006), rank correlations (Kendall's tau, tau_AP), swap rates
+  (Voorhees & Buckley 2002).
+
+``irscore.compare`` and ``irscore.meta`` are the entry points; the
+definitions, formulas and references are in ``docs/stats.md``.
+"""
+from __future__ import annotations
+
+from irscore.stats.comparison import Comparison, Pair, compare
+from irscore.stats.corrections import adjust
+from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
+                                  tukey_randomized, wilcoxon_test)
+
+__all__ = ["Comparison", "Pair", "adjust", "bootstrap_test", "compare", "effect_sizes", "randomization_test",
+           "sign_test", "t_test", "tukey_hsd", "tukey_randomized", "wilcoxon_test"]

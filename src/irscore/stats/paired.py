@@ -1,0 +1,267 @@
+"""Paired significance tests over queries, many system pairs at once.
+
+Every function takes ``diffs``: a sequence of 1-D float arrays, one per system
+pair, the per-query differences a - b with undefined (NaN) queries already
+dropped.  Each returns arrays with one value per pair.  The loops that resample
+run in the native kernel ``irscore._stats`` (all pairs in one call, no GIL);
+the rest is vectorised numpy.
+
+Conventions (see docs/stats.md for the formulas and references):
+
+- p-values are two-sided.  A pair whose differences are all zero (or empty)
+  has p = 1 under every test (no evidence of a difference), except that an
+  empty pair has p = NaN.
+- ``t``: Student's paired t-test (= ``scipy.stats.ttest_rel``); p = NaN with
+  one query.  CI: mean +- t_{1-alpha/2, n-1} sd / sqrt(n).
+- ``wilcoxon``: signed-rank test with Wilcoxon's zero handling (zeros dropped),
+  as ``scipy.stats.wilcoxon(zero_method="wilcox", correction=False,
+  method="auto")``: the exact null distribution when there are at most 50
+  differences, none zero and no tied |differences|; with zeros or ties and at
+  most 13 differences the exact sign-flip distribution of the signed ranks;
+  otherwise the normal approximation with the tie-corrected variance.
+- ``sign``: exact two-sided binomial test of the signs (zeros dropped), as
+  ``scipy.stats.binomtest(k, n, 0.5)``.
+- ``randomization``: Fisher's paired randomization (sign-flip) test of the mean
+  difference, exact when 2^n <= n_resamples (as ``scipy.stats.permutation_test``
+  with ``permutation_type="samples"``), Monte Carlo otherwise.
+- ``bootstrap``: paired bootstrap; p from the studentised (shift) bootstrap
+  test, CI percentile or BCa.
+"""
+from __future__ import annotations
+
+import math
+import secrets
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from irscore import _stats
+from irscore.stats import distributions as D
+
+Arrays = Sequence[np.ndarray]
+
+
+def resolve_seed(seed: Optional[int]) -> int:
+    """A 64-bit seed: ``seed`` itself, or a fresh random one when None."""
+    if seed is None:
+        return secrets.randbits(64)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int or None, got {seed!r}")
+    return int(seed) & 0xFFFFFFFFFFFFFFFF
+
+
+def csr(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter((len(d) for d in diffs), dtype=np.int64, count=len(diffs))
+    offsets = np.zeros(len(diffs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    values = (np.concatenate([np.asarray(d, dtype=np.float64) for d in diffs])
+              if len(diffs) else np.zeros(0))
+    return np.ascontiguousarray(values, dtype=np.float64), offsets
+
+
+def _moments(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n, mean, sample sd with n - 1) per pair."""
+    n = np.array([len(d) for d in diffs], dtype=float)
+    mean = np.array([d.mean() if len(d) else np.nan for d in diffs])
+    sd = np.array([d.std(ddof=1) if len(d) > 1 else np.nan for d in diffs])
+    return n, mean, sd
+
+
+def _all_zero(diffs: Arrays) -> np.ndarray:
+    return np.array([len(d) > 0 and not np.any(d) for d in diffs], dtype=bool)
+
+
+def effect_sizes(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
+    """Paired Cohen's d (d_z = mean / sd of the differences) and Hedges' g
+    (d_z times J(n - 1), J(m) = Gamma(m/2) / (sqrt(m/2) Gamma((m-1)/2)));
+    NaN with fewer than two queries, 0 when all differences are zero, +-inf
+    when all are equal and non-zero."""
+    n, mean, sd = _moments(diffs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = mean / sd
+    d[_all_zero(diffs)] = 0.0
+    j = np.array([_hedges_j(int(k) - 1) for k in n])
+    return d, d * j
+
+
+def _hedges_j(m: int) -> float:
+    if m < 2:
+        return math.nan
+    return math.exp(math.lgamma(m / 2.0) - math.lgamma((m - 1) / 2.0)) / math.sqrt(m / 2.0)
+
+
+def t_test(diffs: Arrays, alpha: float = 0.05) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, ci_low, ci_high) of Student's paired t-test per pair."""
+    n, mean, sd = _moments(diffs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = sd / np.sqrt(n)
+        t = mean / se
+    p = D.t_two_sided(t, n - 1)
+    zero = _all_zero(diffs)
+    p[zero] = 1.0
+    crit = np.array([D.t_critical(float(k - 1), float(alpha)) for k in n])
+    half = crit * np.where(zero, 0.0, se)
+    return p, mean - half, mean + half
+
+
+def _rank_abs(a: np.ndarray) -> Tuple[np.ndarray, bool]:
+    """Average ranks of |a| (1-based) and whether there are ties."""
+    absd = np.abs(a)
+    order = np.argsort(absd, kind="mergesort")
+    s = absd[order]
+    n = s.size
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    ends = np.r_[starts[1:], n]
+    avg = (starts + ends + 1) / 2.0
+    ranks = np.empty(n)
+    ranks[order] = np.repeat(avg, ends - starts)
+    return ranks, bool(np.any(ends - starts > 1))
+
+
+def wilcoxon_test(diffs: Arrays) -> np.ndarray:
+    """Two-sided p of the signed-rank test per pair (scipy's ``method="auto"``)."""
+    p = np.full(len(diffs), np.nan)
+    perm_pairs: List[int] = []
+    perm_diffs: List[np.ndarray] = []
+    for i, d in enumerate(diffs):
+        n_total = len(d)
+        if n_total == 0:
+            continue
+        nz = d[d != 0]
+        n = nz.size
+        if n == 0:
+            p[i] = 1.0
+            continue
+        ranks, ties = _rank_abs(nz)
+        r_plus = float(ranks[nz > 0].sum())
+        if n_total <= 50 and not ties and n == n_total:
+            p[i] = D.wilcoxon_exact_p(r_plus, n)
+        elif n_total <= 13:
+            # scipy's permutation path: exact sign flips of the signed ranks
+            perm_pairs.append(i)
+            perm_diffs.append(np.where(nz > 0, ranks, -ranks))
+        else:
+            mn = n * (n + 1) * 0.25
+            _, counts = np.unique(np.abs(nz), return_counts=True)
+            var = (n * (n + 1.0) * (2.0 * n + 1.0) - float(np.sum(counts ** 3 - counts)) / 2.0) / 24.0
+            z = (r_plus - mn) / math.sqrt(var)
+            p[i] = float(D.normal_two_sided(z))
+    if perm_pairs:
+        pp, _ = randomization_test(perm_diffs, n_resamples=1 << 13, seed=0)
+        p[perm_pairs] = pp
+    return p
+
+
+def sign_test(diffs: Arrays) -> np.ndarray:
+    """Two-sided exact sign test per pair (zeros dropped)."""
+    p = np.full(len(diffs), np.nan)
+    for i, d in enumerate(diffs):
+        if len(d):
+            pos, neg = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+            p[i] = D.sign_test_p(pos, pos + neg)
+    return p
+
+
+def randomization_test(diffs: Arrays, n_resamples: int = 10_000, seed: Optional[int] = None
+                       ) -> Tuple[np.ndarray, np.ndarray]:
+    """(p, exact) of Fisher's paired randomization test per pair, one native call."""
+    values, offsets = csr(diffs)
+    p = np.empty(len(diffs))
+    exact = np.zeros(len(diffs), dtype=np.int8)
+    _stats.sign_flip(values, offsets, int(n_resamples), resolve_seed(seed), p, exact)
+    return p, exact.astype(bool)
+
+
+def bootstrap_test(diffs: Arrays, n_resamples: int = 10_000, seed: Optional[int] = None, alpha: float = 0.05,
+                   ci: str = "bca") -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, ci_low, ci_high) of the paired bootstrap per pair.
+
+    p: studentised bootstrap test of mean 0 (resampling the centred differences):
+    (#{b: |t*_b| >= |t|} + 1) / (B + 1).  CI: ``"percentile"`` or ``"bca"``
+    (Efron & Tibshirani 1993, eq. 14.10 and 14.14-14.15; as scipy.stats.bootstrap)."""
+    if ci not in ("bca", "percentile"):
+        raise ValueError(f"ci must be 'bca' or 'percentile', got {ci!r}")
+    values, offsets = csr(diffs)
+    P, B = len(diffs), int(n_resamples)
+    means = np.empty((P, B))
+    tstar = np.empty((P, B))
+    _stats.bootstrap(values, offsets, B, resolve_seed(seed), means, tstar)
+    n, mean, sd = _moments(diffs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_obs = mean / (sd / np.sqrt(n))
+        count = np.sum(np.abs(tstar) >= np.abs(t_obs)[:, None] * (1 - 1e-12), axis=1)
+    p = (count + 1.0) / (B + 1.0)
+    p[n < 2] = np.nan
+    zero = _all_zero(diffs)
+    p[zero] = 1.0
+    lo = np.full(P, np.nan)
+    hi = np.full(P, np.nan)
+    for i, d in enumerate(diffs):
+        if len(d) == 0:
+            continue
+        if zero[i]:
+            lo[i] = hi[i] = 0.0
+            continue
+        q_lo, q_hi = alpha / 2.0, 1.0 - alpha / 2.0
+        if ci == "bca" and len(d) > 1:
+            q_lo, q_hi = _bca_levels(d, means[i], alpha)
+        if np.isnan(q_lo) or np.isnan(q_hi):
+            continue
+        lo[i], hi[i] = np.quantile(means[i], [q_lo, q_hi])
+    return p, lo, hi
+
+
+def _bca_levels(d: np.ndarray, theta_b: np.ndarray, alpha: float) -> Tuple[float, float]:
+    theta = float(d.mean())
+    B = theta_b.size
+    prop = (np.count_nonzero(theta_b < theta) + np.count_nonzero(theta_b <= theta)) / (2.0 * B)
+    z0 = D.normal_ppf(prop)
+    n = d.size
+    jack = (d.sum() - d) / (n - 1)           # leave-one-out means
+    u = (n - 1) * (jack.mean() - jack)
+    den = float(np.sum(u ** 2))
+    a = float(np.sum(u ** 3)) / (6.0 * den ** 1.5) if den > 0 else 0.0
+    out = []
+    for za in (D.normal_ppf(alpha / 2.0), D.normal_ppf(1.0 - alpha / 2.0)):
+        num = z0 + za
+        out.append(D.normal_cdf(z0 + num / (1.0 - a * num)) if math.isfinite(z0) else math.nan)
+    return out[0], out[1]
+
+
+def tukey_hsd(scores: np.ndarray, alpha: float = 0.05) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tukey's HSD over systems (columns of ``scores``, topics x systems), one-way
+    ANOVA error term as ``scipy.stats.tukey_hsd``: (p, ci_low, ci_high) matrices
+    indexed [i, j] for mean_i - mean_j."""
+    T, K = scores.shape
+    means = scores.mean(axis=0)
+    df = K * T - K
+    mse = float(np.sum((scores - means) ** 2)) / df if df > 0 else math.nan
+    diff = means[:, None] - means[None, :]
+    se = math.sqrt(mse / 2.0 * (2.0 / T)) if df > 0 else math.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.abs(diff) / se
+    p = D.studentized_range_sf(q, K, df) if df > 0 else np.full((K, K), np.nan)
+    p = np.where(diff == 0, 1.0, p) if se == 0 else p
+    crit = D.studentized_range_ppf(1.0 - alpha, K, df) if df > 0 else math.nan
+    return p, diff - crit * se, diff + crit * se
+
+
+def tukey_randomized(scores: np.ndarray, n_resamples: int = 10_000, seed: Optional[int] = None,
+                     alpha: float = 0.05) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Carterette's randomised Tukey HSD (TOIS 2012, section 4.2): the null
+    distribution of the range max - min of the system means when each topic's
+    scores are permuted over the systems.  p[i, j] = (#{b: range_b >= |mean_i -
+    mean_j|} + 1) / (B + 1); CI: diff +- the 1 - alpha quantile of the range."""
+    sc = np.ascontiguousarray(scores, dtype=np.float64)
+    T, K = sc.shape
+    rng = np.empty(int(n_resamples))
+    _stats.tukey_range(sc, int(n_resamples), resolve_seed(seed), rng)
+    means = sc.mean(axis=0)
+    diff = means[:, None] - means[None, :]
+    tol = 1e-11 * float(np.abs(sc).sum()) / T
+    srt = np.sort(rng)
+    count = rng.size - np.searchsorted(srt, np.abs(diff) - tol, side="left")
+    p = (count + 1.0) / (rng.size + 1.0)
+    np.fill_diagonal(p, 1.0)
+    crit = float(np.quantile(rng, 1.0 - alpha))
+    return p, diff - crit, diff + crit
