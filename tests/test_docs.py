@@ -29,7 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = ["index", "classic", "names", "conventions", "batch", "rocchio", "crp",
+PAGES = ["index", "classic", "names", "conventions", "batch", "rocchio", "crp", "web_diversity", "user_models",
          "reliability_sensitivity", "xml", "cli", "development", "api", "performance"]
 
 
@@ -97,7 +97,7 @@ def test_every_registered_family_has_its_page() -> None:
     importlib.import_module("irscore.crp")
     external: Dict[str, Any] = _registry("EXTERNAL", *_MEASURE_MODULES)
     assert external, "no registered measure family"
-    text = _text("rocchio") + _text("crp")
+    text = _text("rocchio") + _text("crp") + _text("web_diversity") + _text("user_models")
     missing = [name for name in external if not _mentions(text, name)]
     assert not missing, f"no page of docs/ defines the registered families {missing}"
     for name in ("Rnorm", "Pnorm", "rank_recall", "log_precision", "scaled_recall"):

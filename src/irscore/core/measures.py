@@ -547,6 +547,10 @@ def _parse_external(name: str) -> Optional[Measure]:
             cut = _number(m.group("cut"))
         except ValueError:
             raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
+        if cut != int(cut) or cut < 1:
+            raise ValueError(f"measure {name!r}: the cutoff must be a positive integer")
+    elif fam.cutoff_required:
+        raise ValueError(f"measure {name!r} needs a cutoff ({fam.name}@k)")
     return Measure(fam.name, cutoff=cut, extra=tuple(sorted(kw)))
 
 

@@ -31,10 +31,10 @@ __all__ = ["Param", "ExtFamily", "EXTERNAL", "ROCCHIO_MEASURES", "CRP_MEASURES",
 class Param:
     """One keyword parameter of a measure name, e.g. ``N`` in ``Rnorm(N=1000)``.
 
-    ``kind``: ``"int"``, ``"bool"`` or ``"choice"`` (one of ``choices``);
+    ``kind``: ``"int"``, ``"float"``, ``"bool"`` or ``"choice"`` (one of ``choices``);
     ``default``: the value when the name does not give it (``None``: the
     family decides, e.g. the evaluation's relevance level); ``minimum``: the
-    smallest allowed integer.
+    smallest allowed integer; ``bounds``: the open interval a float lies in.
     """
 
     name: str
@@ -43,6 +43,7 @@ class Param:
     choices: Tuple[str, ...] = ()
     minimum: Optional[int] = None
     doc: str = ""
+    bounds: Tuple[float, float] = (0.0, float("inf"))
 
     def parse(self, value: Any, where: str) -> Any:
         """The typed value of ``value`` (a string from a measure name, or a value)."""
@@ -53,6 +54,15 @@ class Param:
                 rule = "positive" if self.minimum == 1 else f">= {self.minimum}"
                 raise ValueError(f"{what} must be {rule}, got {v}")
             return v
+        if self.kind == "float":
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{what} must be a number, got {value!r}") from None
+            lo, hi = self.bounds
+            if not (lo < x < hi):
+                raise ValueError(f"{what} must lie in ({lo:g}, {hi:g}), got {x!r}")
+            return x
         if self.kind == "bool":
             return parse_bool(value, what)
         if value not in self.choices:
@@ -75,6 +85,7 @@ class ExtFamily:
     params: Tuple[Param, ...] = ()
     agg: str = "nanmean"
     cutoff: bool = False
+    cutoff_required: bool = False
 
     @property
     def param_names(self) -> Tuple[str, ...]:
@@ -107,10 +118,32 @@ CRP_PARAMS: Tuple[Param, ...] = (
     _REL,
 )
 
+# TREC Web track (gdeval) cascade measures: docs/web_diversity.md
+WEBTRACK_MEASURES: Tuple[str, ...] = ("ERR", "nERR")
+WEBTRACK_PARAMS: Tuple[Param, ...] = (
+    Param("max_rel", "int", 4, minimum=1, doc="largest grade of the scale (gdeval: 4)"),
+)
+# C/W/L user models (cwl_eval) and compatibility: docs/user_models.md
+_MIN_REL = Param("min_rel", "int", 0, minimum=0, doc="grade of gain 0")
+_MAX_REL = Param("max_rel", "int", None, minimum=1, doc="grade of gain 1 (default: the largest judged grade)")
+_DEPTH = Param("depth", "int", 1000, minimum=1, doc="positions of the C/W/L model (cwl_eval: 1000)")
+_T = Param("T", "float", 1.0, doc="total gain the user wants")
+USERMODEL_PARAMS: Dict[str, Tuple[Param, ...]] = {
+    "INST": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "INSQ": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "BPM": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "SDCG": (_MIN_REL, _MAX_REL, _DEPTH),
+    "Compat": (Param("p", "float", 0.95, bounds=(0.0, 1.0), doc="persistence"),
+               Param("normalize", "bool", True)),
+}
+
 # The core-level table: every registered family, in a fixed order.
 EXTERNAL: Dict[str, ExtFamily] = {
     **{n: ExtFamily(n, "irscore.rocchio", ROCCHIO_PARAMS) for n in ROCCHIO_MEASURES},
     **{n: ExtFamily(n, "irscore.crp", CRP_PARAMS) for n in CRP_MEASURES},
+    **{n: ExtFamily(n, "irscore.webtrack", WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
+    **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in ("BPM", "SDCG"), cutoff_required=n in ("BPM", "SDCG"))
+       for n, ps in USERMODEL_PARAMS.items()},
 }
 
 
@@ -118,6 +151,8 @@ def family_values(joined: "Joined", measure: "Measure", level: int, cache: "Resu
     """One float64 value per query of ``joined`` for a registered measure."""
     fam = EXTERNAL[measure.family]
     params = fam.parse_params(measure.extra, str(measure))
+    if fam.cutoff:
+        params["cutoff"] = None if measure.cutoff is None else int(measure.cutoff)
     module = importlib.import_module(fam.module)
     values = np.asarray(module.compute_measure(joined, fam.name, params, level, cache), dtype=np.float64)
     nq = len(joined.query_ids)
