@@ -135,8 +135,16 @@ def cwl_ref(gains, measure, T=1.0, k=None, depth=1000):
             C = ((i + 2 * T - 1) / (i + 2 * T)) ** 2
         elif measure == "BPM":
             C = 1.0 if cg < T and i < k else 0.0
-        else:
+        elif measure == "SDCG":
             C = math.log2(i + 1) / math.log2(i + 2) if i < k else 0.0
+        elif measure == "NERR8":
+            C = 1 - x if i < k else 0.0
+        elif measure == "NERR9":
+            C = i / (i + 1) * (1 - x) if i < k else 0.0
+        elif measure == "NERR10":
+            C = T * (1 - x)
+        else:
+            C = ((i + 2 * T - 1) / (i + 2 * T)) ** 2 * (1 - x)
         P *= C
     return spg / sp
 
@@ -160,6 +168,11 @@ def test_cwl_hand_worked():
     ("BPM(max_rel=3)@10", "BPM(max_rel=3)@10", {"measure": "BPM", "k": 10}),
     ("SDCG(max_rel=3)@10", "SDCG(max_rel=3)@10", {"measure": "SDCG", "k": 10}),
     ("INST(max_rel=3,min_rel=1)", "INST(max_rel=3,min_rel=1)", {"measure": "INST", "lo": 1}),
+    ("NERR8(max_rel=3)@10", "NERR8(max_rel=3)@10", {"measure": "NERR8", "k": 10}),
+    ("NERR9(max_rel=3)@5", "NERR9(max_rel=3)@5", {"measure": "NERR9", "k": 5}),
+    ("NERR10(max_rel=3)", "NERR10(max_rel=3)", {"measure": "NERR10", "T": 0.9}),
+    ("NERR10(p=0.5,max_rel=3)", "NERR10(max_rel=3,p=0.5)", {"measure": "NERR10", "T": 0.5}),
+    ("NERR11(T=2,max_rel=3)", "NERR11(T=2,max_rel=3)", {"measure": "NERR11", "T": 2.0}),
 ])
 def test_cwl_matches_reference_and_cwl_eval(measure, ours_name, args):
     rng = np.random.default_rng(11)
@@ -228,7 +241,7 @@ def test_batch_uses_the_same_kernels():
     rng = np.random.default_rng(5)
     scores = rng.random((40, 25))
     labels = rng.integers(0, 4, (40, 25))
-    names = ["ERR@10", "nERR@10", "INST", "INSQ", "BPM@10", "SDCG@10", "Compat"]
+    names = ["ERR@10", "nERR@10", "INST", "INSQ", "BPM@10", "SDCG@10", "Compat", "NERR8@5", "NERR10"]
     b = batch_evaluate(scores, labels, names)
     qrels = {str(q): {f"d{j}": int(labels[q, j]) for j in range(25)} for q in range(40)}
     run = {str(q): {f"d{j}": float(scores[q, j]) for j in range(25)} for q in range(40)}

@@ -19,6 +19,10 @@ cdef enum:
     CWL_INSQ = 1
     CWL_BPM = 2
     CWL_SDCG = 3
+    CWL_NERR8 = 4
+    CWL_NERR9 = 5
+    CWL_NERR10 = 6
+    CWL_NERR11 = 7
 
 
 cdef int check_lists(const int32_t[::1] rel, const int64_t[::1] offsets,
@@ -151,8 +155,18 @@ cdef void cwl_kernel(const int32_t[::1] rel, const int64_t[::1] offsets, int kin
                 C = C * C
             elif kind == CWL_BPM:
                 C = 1.0 if (cg < T and i < cutoff) else 0.0
-            else:   # SDCG
+            elif kind == CWL_SDCG:
                 C = log2(<double> (i + 1)) / log2(<double> (i + 2)) if i < cutoff else 0.0
+            elif kind == CWL_NERR8:
+                C = 1.0 - g if i < cutoff else 0.0
+            elif kind == CWL_NERR9:
+                C = (<double> i / <double> (i + 1)) * (1.0 - g) if i < cutoff else 0.0
+            elif kind == CWL_NERR10:
+                C = T * (1.0 - g)
+            else:   # NERR11
+                a = <double> i + 2.0 * T
+                C = (a - 1.0) / a
+                C = C * C * (1.0 - g)
             P *= C
             if P == 0.0:
                 break
@@ -162,8 +176,9 @@ cdef void cwl_kernel(const int32_t[::1] rel, const int64_t[::1] offsets, int kin
 def cwl(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1] levels,
         str measure, double T, int64_t cutoff, int64_t min_rel, int64_t max_rel, int64_t depth,
         double[::1] out):
-    """INST, INSQ (target gain ``T``), BPM (``T`` and ``cutoff``) or SDCG
-    (``cutoff``) of every query, as cwl_eval computes them: gains scaled to
+    """INST, INSQ (target gain ``T``), BPM (``T`` and ``cutoff``), SDCG
+    (``cutoff``), NERR8, NERR9 (``cutoff``), NERR10 (persistence ``T``) or
+    NERR11 (``T``) of every query, as cwl_eval computes them: gains scaled to
     [0, 1] by ``min_rel``/``max_rel``, the ranking truncated or padded to
     ``depth`` positions."""
     cdef int kind
@@ -176,6 +191,14 @@ def cwl(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1
         kind = CWL_BPM
     elif measure == "SDCG":
         kind = CWL_SDCG
+    elif measure == "NERR8":
+        kind = CWL_NERR8
+    elif measure == "NERR9":
+        kind = CWL_NERR9
+    elif measure == "NERR10":
+        kind = CWL_NERR10
+    elif measure == "NERR11":
+        kind = CWL_NERR11
     else:
         raise ValueError(f"unknown C/W/L measure {measure!r}")
     if not (T > 0.0 and T < 1e300):
@@ -184,7 +207,7 @@ def cwl(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1
         raise ValueError(f"max_rel ({max_rel}) must exceed min_rel ({min_rel})")
     if depth < 1:
         raise ValueError(f"depth must be positive, got {depth}")
-    if kind >= CWL_BPM and cutoff < 1:
+    if kind in (CWL_BPM, CWL_SDCG, CWL_NERR8, CWL_NERR9) and cutoff < 1:
         raise ValueError(f"{measure} needs a positive cutoff, got {cutoff}")
     with nogil:
         cwl_kernel(rel, offsets, kind, T, cutoff, min_rel, max_rel, depth, out)

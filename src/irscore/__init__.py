@@ -11,6 +11,8 @@ Architecture
 - families, each importing only the core: :mod:`irscore.classic`
   (trec_eval's measures, :func:`evaluate`), :mod:`irscore.batch` (arrays of
   a training loop), :mod:`irscore.rocchio`, :mod:`irscore.crp`,
+  :mod:`irscore.webtrack` (ERR, nERR), :mod:`irscore.usermodel` (C/W/L,
+  Compat), :mod:`irscore.diversity` (ndeval's intent-aware measures),
   :mod:`irscore.organization` (Reliability & Sensitivity), :mod:`irscore.xml`.
 - front ends: :mod:`irscore.cli` (the ``irscore`` command) and
   :mod:`irscore.plot`.
@@ -26,7 +28,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Dict, List
 
 if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time)
-    from irscore import batch, crp, plot, rocchio, xml
+    from irscore import batch, crp, diversity, plot, rocchio, usermodel, webtrack, xml
     from irscore.classic import evaluate
     from irscore.core.data import Qrels, Run
     from irscore.core.io import read_qrels, read_run
@@ -53,6 +55,10 @@ _EXPORTS: Dict[str, str] = {
     "rocchio": "irscore.rocchio",
     "crp": "irscore.crp",
     "crp_curves": "irscore.crp",
+    # TREC Web track, diversity and user-model measures
+    "webtrack": "irscore.webtrack",
+    "usermodel": "irscore.usermodel",
+    "diversity": "irscore.diversity",
     # Reliability & Sensitivity (document organization)
     "Organization": "irscore.organization",
     "reliability_sensitivity": "irscore.organization",

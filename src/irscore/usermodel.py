@@ -1,4 +1,5 @@
-"""User-model measures of cwl_eval's C/W/L framework (INST, INSQ, BPM, SDCG)
+"""User-model measures of cwl_eval's C/W/L framework (INST, INSQ, BPM, SDCG,
+NERR8-11)
 and Clarke et al.'s compatibility measure (Compat).
 
 A C/W/L measure is the expected gain per inspected document of a user who,
@@ -22,7 +23,7 @@ from irscore.core.joined import Joined, ResultCache, ranked_lists
 
 __all__ = ["compute_measure", "cwl_values", "compat_values", "CWL_MEASURES"]
 
-CWL_MEASURES = ("INST", "INSQ", "BPM", "SDCG")
+CWL_MEASURES = ("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")
 
 
 def cwl_values(joined: Joined, measure: str, *, T: float = 1.0, cutoff: Optional[int] = None, min_rel: int = 0,
@@ -34,11 +35,14 @@ def cwl_values(joined: Joined, measure: str, *, T: float = 1.0, cutoff: Optional
     joined : Joined
         The rank-ordered relevance lists.
     measure : str
-        ``"INST"``, ``"INSQ"``, ``"BPM"`` or ``"SDCG"``.
+        ``"INST"``, ``"INSQ"``, ``"BPM"``, ``"SDCG"``, ``"NERR8"``,
+        ``"NERR9"``, ``"NERR10"`` or ``"NERR11"``.
     T : float
-        Total gain the user wants (INST, INSQ, BPM).
+        Total gain the user wants (INST, INSQ, BPM, NERR11); NERR10's
+        persistence.
     cutoff : int, optional
-        Documents the user is willing to inspect (BPM, SDCG: required).
+        Documents the user is willing to inspect (BPM, SDCG, NERR8, NERR9:
+        required).
     min_rel, max_rel : int
         Grades of gain 0 and 1 (clipped in between, linear); ``max_rel``
         defaults to the largest grade of the qrels (at least 1).
@@ -58,7 +62,7 @@ def cwl_values(joined: Joined, measure: str, *, T: float = 1.0, cutoff: Optional
     """
     if measure not in CWL_MEASURES:
         raise ValueError(f"measure must be one of {', '.join(CWL_MEASURES)}; got {measure!r}")
-    if measure in ("BPM", "SDCG") and cutoff is None:
+    if measure in ("BPM", "SDCG", "NERR8", "NERR9") and cutoff is None:
         raise ValueError(f"{measure} needs a cutoff")
     hi = max(joined.levels.shape[1] - 1, 1) if max_rel is None else int(max_rel)
     if hi <= min_rel:
@@ -106,5 +110,6 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
     declared in :mod:`irscore.core.registry` (``level`` is not used)."""
     if name == "Compat":
         return compat_values(joined, p=params["p"], normalize=params["normalize"])
-    return cwl_values(joined, name, T=params.get("T", 1.0), cutoff=params.get("cutoff"),
+    T = params["p"] if name == "NERR10" else params.get("T", 1.0)
+    return cwl_values(joined, name, T=T, cutoff=params.get("cutoff"),
                       min_rel=params["min_rel"], max_rel=params["max_rel"], depth=params["depth"])

@@ -133,16 +133,22 @@ USERMODEL_PARAMS: Dict[str, Tuple[Param, ...]] = {
     "INSQ": (_T, _MIN_REL, _MAX_REL, _DEPTH),
     "BPM": (_T, _MIN_REL, _MAX_REL, _DEPTH),
     "SDCG": (_MIN_REL, _MAX_REL, _DEPTH),
+    "NERR8": (_MIN_REL, _MAX_REL, _DEPTH),
+    "NERR9": (_MIN_REL, _MAX_REL, _DEPTH),
+    "NERR10": (Param("p", "float", 0.9, bounds=(0.0, 1.0), doc="persistence"), _MIN_REL, _MAX_REL, _DEPTH),
+    "NERR11": (_T, _MIN_REL, _MAX_REL, _DEPTH),
     "Compat": (Param("p", "float", 0.95, bounds=(0.0, 1.0), doc="persistence"),
                Param("normalize", "bool", True)),
 }
+
+_CUT = ("BPM", "SDCG", "NERR8", "NERR9")
 
 # The core-level table: every registered family, in a fixed order.
 EXTERNAL: Dict[str, ExtFamily] = {
     **{n: ExtFamily(n, "irscore.rocchio", ROCCHIO_PARAMS) for n in ROCCHIO_MEASURES},
     **{n: ExtFamily(n, "irscore.crp", CRP_PARAMS) for n in CRP_MEASURES},
     **{n: ExtFamily(n, "irscore.webtrack", WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
-    **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in ("BPM", "SDCG"), cutoff_required=n in ("BPM", "SDCG"))
+    **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in _CUT, cutoff_required=n in _CUT)
        for n, ps in USERMODEL_PARAMS.items()},
 }
 
