@@ -6,7 +6,12 @@ query (grades 0-3, some judged docs not retrieved); scores rounded to 4 dp
 (so ties occur); the run file is written in rank order as systems write them.
 Measures: MAP, nDCG@10, P@10, RR.
 
-    python benchmarks/bench_trec.py [--queries 10000] [--docs 1000] [--repeat 3]
+    python benchmarks/bench_trec.py [--queries 10000] [--docs 1000] [--repeat 3] [--new-measures]
+
+``--new-measures`` also times the loaded Run with ERR@10 added to the four
+measures and alpha_nDCG@20 (irscore.diversity, the qrels read as diversity
+qrels with one intent) evaluated too, against the four alone (evaluation
+only, not parsing).
 
 Install the peers with `pip install -e ".[bench]"`.  Set TREC_EVAL=/path/to/trec_eval
 to include the C binary (timed as a subprocess, parse + evaluate).
@@ -120,6 +125,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--docs", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--new-measures", action="store_true")
     args = ap.parse_args(argv)
 
     import irscore
@@ -149,6 +155,26 @@ def main(argv: Optional[List[str]] = None) -> None:
     t_read, (qr, rn) = timeit(lambda: (irscore.read_qrels(qpath), irscore.read_run(rpath)), args.repeat)
     rows["irscore: parse only"] = t_read
     rows["irscore: evaluate loaded Run"], _ = timeit(lambda: irscore.evaluate(qr, rn, te_names), args.repeat)
+
+    if args.new_measures:
+        from irscore import diversity
+
+        dq = diversity.read_diversity_qrels(qpath)
+
+        def with_new():
+            out = irscore.evaluate(qr, rn, te_names + ["ERR@10"])
+            out.update(diversity.evaluate(dq, rn, "alpha_nDCG@20"))
+            return out
+
+        rows["irscore: evaluate loaded Run + ERR@10 + alpha_nDCG@20"], _ = timeit(with_new, args.repeat)
+        rows["irscore: evaluate loaded Run + ERR@10"], _ = timeit(
+            lambda: irscore.evaluate(qr, rn, te_names + ["ERR@10"]), args.repeat)
+        rows["irscore: diversity.evaluate alpha_nDCG@20 (own join)"], _ = timeit(
+            lambda: diversity.evaluate(dq, rn, "alpha_nDCG@20"), args.repeat)
+        base = rows["irscore: evaluate loaded Run"]
+        for key in ("+ ERR@10 + alpha_nDCG@20", "+ ERR@10"):
+            extra = rows[f"irscore: evaluate loaded Run {key}"]
+            print(f"  {key}: {extra / base - 1:+.0%} evaluation time ({base:.3f} s -> {extra:.3f} s)")
 
     qrels_d, run_d = load_dicts(qpath, rpath)
 

@@ -131,7 +131,7 @@ def test_kernel_checks_its_memory_preconditions():
     def call(**kw):
         a = {**args, **kw}
         _diversity.diversity(a["rel"], a["off"], a["row_off"], a["int_off"], a["intent"], a["grade"], a["nint"],
-                             1, 0.5, 0.5, a["cuts"], True, a["out"])
+                             1, 0.5, 0.5, a["cuts"], True, True, a["out"])
     call()
     assert out[0, 1] > 0
     for kw in [dict(rel=np.array([0, 2, -1], dtype=np.int32)),          # row beyond the query's rows

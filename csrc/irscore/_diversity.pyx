@@ -82,17 +82,20 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, const int64_t[::1] int_off, cons
 def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[::1] row_off,
               const int64_t[::1] int_off, const int32_t[::1] intent, const int32_t[::1] grade,
               const int64_t[::1] n_intents, int64_t level, double alpha, double beta,
-              const int64_t[::1] cutoffs, bint need_nrbp, double[:, ::1] out):
+              const int64_t[::1] cutoffs, bint need_nrbp, bint whole, double[:, ::1] out):
     """Fill ``out[q]`` with, for each cutoff k of ``cutoffs`` (increasing):
     alpha-DCG@k, alpha-nDCG@k, ERR-IA@k, nERR-IA@k, P-IA@k, StRecall@k; then
     NRBP, nNRBP, AP-IA.  A query without a relevant (intent, document) pair
     scores 0 everywhere.  ``need_nrbp``: build the ideal ranking deep enough
-    for nNRBP (else only to the largest cutoff)."""
+    for nNRBP (else only to the largest cutoff); ``whole``: scan the whole
+    ranking for NRBP, nNRBP and AP-IA (else they are NaN and the scan stops
+    at the largest cutoff)."""
     cdef Py_ssize_t nq, q, i, ci
     cdef Py_ssize_t ncut = cutoffs.shape[0]
     cdef int64_t nrows_all, nints_all, r0, nrows, M, Ma, lo, n, row, a, j, k, depth, nrbp_depth
     cdef int64_t maxM = 1, maxR = 1, bad = 0, pairs, covered
-    cdef double s, dcg, err, decay, nrbp, ideal_nrbp, ii_dcg, ii_err, ii_gain, norm
+    cdef double s, dcg, err, decay, nrbp, ideal_nrbp, ii_dcg, ii_err, ii_gain, norm, disc
+    cdef int64_t kmax
     cdef double *gain
     cdef double *ap
     cdef int64_t *cnt
@@ -197,7 +200,8 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                 ii_gain = <double> Ma
                 ci = 0
                 k = 0
-                while k < n or (ci < ncut and k < cutoffs[ncut - 1]):
+                kmax = cutoffs[ncut - 1] if ncut else 0
+                while (k < n and (whole or k < kmax)) or (ci < ncut and k < kmax):
                     s = 0.0
                     if k < n:
                         row = rel[lo + k]
@@ -212,13 +216,15 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                                     cnt[j] += 1
                                     pairs += 1
                                     ap[j] += <double> cnt[j] / <double> (k + 1)
-                    dcg += s * log(2.0) / log(<double> k + 2.0)
-                    err += s / <double> (k + 1)
                     nrbp += s * decay
                     decay *= beta
-                    ii_dcg += ii_gain * log(2.0) / log(<double> k + 2.0)
-                    ii_err += ii_gain / <double> (k + 1)
-                    ii_gain *= 1.0 - alpha
+                    if k < kmax:        # the cutoff measures: only to the largest cutoff
+                        disc = log(2.0) / log(<double> k + 2.0)
+                        dcg += s * disc
+                        err += s / <double> (k + 1)
+                        ii_dcg += ii_gain * disc
+                        ii_err += ii_gain / <double> (k + 1)
+                        ii_gain *= 1.0 - alpha
                     k += 1
                     while ci < ncut and cutoffs[ci] == k:
                         out[q, PER_CUTOFF * ci + K_ADCG] = dcg / ii_dcg
@@ -228,6 +234,10 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                         out[q, PER_CUTOFF * ci + K_PIA] = <double> pairs / (<double> k * <double> Ma)
                         out[q, PER_CUTOFF * ci + K_STREC] = <double> covered / <double> Ma
                         ci += 1
+                if not whole:
+                    for ci in range(N_WHOLE):
+                        out[q, PER_CUTOFF * ncut + ci] = NAN
+                    continue
                 norm = (1.0 - (1.0 - alpha) * beta) / <double> Ma
                 out[q, PER_CUTOFF * ncut + W_NRBP] = nrbp * norm
                 if need_nrbp:

@@ -108,9 +108,10 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     for (level, alpha, beta), items in groups.items():
         cutoffs = np.asarray(sorted({c for _, _, c in items if c is not None}), dtype=np.int64)
         need_nrbp = any(b == "nNRBP" for _, b, _ in items)
+        whole = any(c is None for _, _, c in items)
         out = np.zeros((nq, _PER_CUTOFF * cutoffs.shape[0] + 3), dtype=np.float64)
         _diversity.diversity(joined.rel, joined.offsets, row_off, int_off, intent, grade, n_intents,
-                             int(level), float(alpha), float(beta), cutoffs, need_nrbp, out)
+                             int(level), float(alpha), float(beta), cutoffs, need_nrbp, whole, out)
         where = {int(c): i for i, c in enumerate(cutoffs)}
         for name, base, cut in items:
             col, _ = MEASURES[base]
