@@ -298,3 +298,21 @@ def test_kernels_check_their_memory_preconditions():
                                ("INST", 1.0, 1, 0, 2, 0), ("BPM", 1.0, 0, 0, 2, 10)]:
         with pytest.raises(ValueError):
             _usermodel.cwl(rel, off, levels, m, T, k, lo, hi, d, out)
+
+
+def test_ties_follow_trec_order():
+    """Equal scores: trec_eval's order (document id descending), for every
+    user-model measure, against the references above."""
+    rng = np.random.default_rng(17)
+    qrels, run = random_case(rng, 400, max_grade=3)
+    names = {"INST(max_rel=3)": ("INST", None), "INSQ(max_rel=3)": ("INSQ", None), "BPM(max_rel=3)@5": ("BPM", 5),
+             "SDCG(max_rel=3)@5": ("SDCG", 5), "NERR9(max_rel=3)@5": ("NERR9", 5)}
+    got = ours(qrels, run, list(names) + ["Compat"])
+    for q in got:
+        ranking = sorted(sorted(run[q], reverse=True), key=lambda d: -run[q][d])
+        gains = [min(max(qrels[q].get(d, 0), 0), 3) / 3 if d in qrels[q] else 0.0 for d in ranking]
+        for name, (measure, k) in names.items():
+            assert got[q][name] == pytest.approx(cwl_ref(gains, measure, k=k), abs=1e-12)
+        # ties in the reference's ranking order: pass it distinct scores in trec order
+        trec_scores = {d: float(len(ranking) - i) for i, d in enumerate(ranking)}
+        assert got[q]["Compat"] == pytest.approx(compat_ref(qrels[q], trec_scores, 0.95, True), abs=1e-12)
