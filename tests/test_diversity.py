@@ -147,3 +147,33 @@ def test_kernel_checks_its_memory_preconditions():
                dict(grade=np.array([1, 1], dtype=np.int32))]:
         with pytest.raises(ValueError):
             call(**kw)
+
+
+def test_irscore_evaluate_shares_the_join():
+    """A DiversityQrels given to irscore.evaluate: the diversity measures by
+    name beside every other measure (grades: the largest over the intents)."""
+    import irscore
+
+    rng = np.random.default_rng(5)
+    judgments, run = random_case(rng, 200, ties=True)
+    dq = diversity.as_diversity_qrels(judgments)
+    names = ["alpha_nDCG@10", "ERR_IA@5", "NRBP", "nNRBP(beta=0.8)", "AP_IA", "P_IA(rel=2)@5"]
+    both = irscore.evaluate(dq, run, ["map", "ERR@10"] + names, per_query=True)
+    alone = diversity.evaluate(dq, run, names, per_query=True)
+    for name in names:
+        assert both[name] == pytest.approx(alone[name], abs=1e-15)
+    best = {}
+    for q, t, d, g in judgments:
+        best.setdefault(q, {})[d] = max(g, best.get(q, {}).get(d, g))
+    plain = irscore.evaluate(best, run, ["map", "ERR@10"], per_query=True)
+    assert both["map"] == pytest.approx(plain["map"], abs=1e-15)
+    assert both["ERR@10"] == pytest.approx(plain["ERR@10"], abs=1e-15)
+    assert irscore.evaluate(dq, run, "alpha_nDCG@10") == pytest.approx(
+        diversity.evaluate(dq, run, "alpha_nDCG@10"), abs=1e-15)
+    # without intents: a clear error
+    with pytest.raises(ValueError, match="intent-level"):
+        irscore.evaluate(best, run, "alpha_nDCG@10")
+    # complete=True: a judged query without a ranking scores 0
+    res = irscore.evaluate(dq, run, ["alpha_nDCG@10", "NRBP"], per_query=True, complete=True)
+    missing = [q for q in dq.query_ids if q not in run]
+    assert missing and all(res["alpha_nDCG@10"][q] == 0 and res["NRBP"][q] == 0 for q in missing)

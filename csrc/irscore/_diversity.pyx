@@ -36,32 +36,43 @@ cdef enum:
 
 cdef void ideal_pass(int64_t r0, int64_t nrows, const int64_t[::1] int_off, const int32_t[::1] intent,
                      const int32_t[::1] grade, int64_t level, double alpha, double beta, int64_t depth,
-                     const int64_t *cut, Py_ssize_t ncut, double *gain, char *used,
+                     const int64_t *cut, Py_ssize_t ncut, double *gain, int64_t *cand,
                      double *dcg_at, double *err_at, double *nrbp) noexcept nogil:
     """The greedy ideal ranking of one query to ``depth``: its DCG and ERR
-    sums at each cutoff and its NRBP sum (before NRBP's constant factor)."""
-    cdef int64_t pos, r, best, a, c
+    sums at each cutoff and its NRBP sum (before NRBP's constant factor).
+    Only rows relevant to some intent are candidates (the others add nothing);
+    among equal gains the lowest row wins; once no candidate adds gain the
+    rest of the ideal adds nothing."""
+    cdef int64_t pos, r, best, best_k, a, k, m = 0
     cdef double s, best_s, dcg = 0.0, err = 0.0, decay = 1.0
     cdef Py_ssize_t ci = 0
     nrbp[0] = 0.0
     for r in range(nrows):
-        used[r] = 0
+        for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
+            if grade[a] >= level:
+                cand[m] = r
+                m += 1
+                break
     for pos in range(depth):
+        if m == 0:
+            break
         best = -1
+        best_k = -1
         best_s = -1.0
-        for r in range(nrows):
-            if used[r]:
-                continue
+        for k in range(m):
+            r = cand[k]
             s = 0.0
             for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
                 if grade[a] >= level:
                     s += gain[intent[a]]
-            if s > best_s:
+            if s > best_s or (s == best_s and r < best):
                 best_s = s
                 best = r
-        if best < 0:
+                best_k = k
+        if best_s <= 0.0:
             break
-        used[best] = 1
+        m -= 1
+        cand[best_k] = cand[m]
         for a in range(int_off[r0 + best], int_off[r0 + best + 1]):
             if grade[a] >= level:
                 gain[intent[a]] *= 1.0 - alpha
@@ -102,7 +113,7 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     cdef int64_t *nrel
     cdef double *idcg
     cdef double *ierr
-    cdef char *used
+    cdef int64_t *cand
     cdef double *base
     if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0]:
         raise ValueError("offsets and row_off must both hold n_queries + 1 entries")
@@ -144,7 +155,7 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     nrbp_depth = 1
     if need_nrbp and beta > 0.0:
         nrbp_depth = <int64_t> ceil(log(1e-20) / log(beta)) + 1
-    base = <double *> malloc((3 * maxM + 2 * (ncut + 1)) * sizeof(double) + 2 * maxM * sizeof(int64_t) + maxR)
+    base = <double *> malloc((3 * maxM + 2 * (ncut + 1)) * sizeof(double) + (2 * maxM + maxR) * sizeof(int64_t))
     if base == NULL:
         raise MemoryError()
     gain = base
@@ -153,7 +164,7 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     ierr = idcg + ncut + 1
     cnt = <int64_t *> (ierr + ncut + 1 + maxM)
     nrel = cnt + maxM
-    used = <char *> (nrel + maxM)
+    cand = nrel + maxM
     try:
         with nogil:
             for q in range(nq):
@@ -183,7 +194,7 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                 if depth > nrows:
                     depth = nrows
                 ideal_pass(r0, nrows, int_off, intent, grade, level, alpha, beta, depth,
-                           &cutoffs[0] if ncut else NULL, ncut, gain, used, idcg, ierr, &ideal_nrbp)
+                           &cutoffs[0] if ncut else NULL, ncut, gain, cand, idcg, ierr, &ideal_nrbp)
                 for j in range(M):
                     gain[j] = 1.0
                 # the ranking
@@ -251,3 +262,37 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                 out[q, PER_CUTOFF * ncut + W_APIA] = s / <double> Ma
     finally:
         free(base)
+
+
+def row_grades(const int32_t[::1] rows, const int64_t[::1] offsets, const int64_t[::1] row_start,
+               const int64_t[::1] row_count, const int32_t[::1] row_code, int32_t[::1] out):
+    """``out[i]`` = the relevance code (``row_code``) of the row ``rows[i]`` of
+    query q (global row ``row_start[q] + rows[i]``), -1 for an unjudged
+    document (``rows[i] < 0``): the grades of the ranked documents."""
+    cdef Py_ssize_t nq, q, i
+    cdef int64_t r
+    if offsets.shape[0] < 1:
+        raise ValueError("offsets must hold n_queries + 1 entries")
+    nq = offsets.shape[0] - 1
+    if row_start.shape[0] != nq or row_count.shape[0] != nq:
+        raise ValueError(f"row_start and row_count must have n_queries={nq} entries")
+    if offsets[0] != 0 or offsets[nq] > rows.shape[0] or out.shape[0] < offsets[nq]:
+        raise ValueError("offsets must start at 0 and end within rows and out")
+    for q in range(nq):
+        if offsets[q + 1] < offsets[q]:
+            raise ValueError("offsets must be non-decreasing")
+        if row_start[q] < 0 or row_count[q] < 0 or row_start[q] + row_count[q] > row_code.shape[0]:
+            raise ValueError(f"rows of query {q} outside row_code")
+    with nogil:
+        for q in range(nq):
+            for i in range(offsets[q], offsets[q + 1]):
+                r = rows[i]
+                if r < 0:
+                    out[i] = -1
+                elif r < row_count[q]:
+                    out[i] = row_code[row_start[q] + r]
+                else:
+                    out[i] = -3          # flagged below
+    for i in range(offsets[nq]):
+        if out[i] == -3:
+            raise ValueError(f"row {rows[i]} at position {i} beyond its query's rows")

@@ -7,3 +7,7 @@ def diversity(
     beta: float, cutoffs: NDArray[np.int64], need_nrbp: bool, whole: bool,
     out: NDArray[np.float64],
 ) -> None: ...
+def row_grades(
+    rows: NDArray[np.int32], offsets: NDArray[np.int64], row_start: NDArray[np.int64], row_count: NDArray[np.int64],
+    row_code: NDArray[np.int32], out: NDArray[np.int32],
+) -> None: ...

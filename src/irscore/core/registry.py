@@ -142,6 +142,11 @@ USERMODEL_PARAMS: Dict[str, Tuple[Param, ...]] = {
 }
 
 _CUT = ("BPM", "SDCG", "NERR8", "NERR9")
+# ndeval's intent-aware measures (need a DiversityQrels): docs/web_diversity.md
+_ALPHA = Param("alpha", "float", 0.5, bounds=(-1e-300, 1.0 + 1e-12), doc="redundancy intolerance")
+_BETA = Param("beta", "float", 0.5, bounds=(-1e-300, 1.0), doc="patience (NRBP)")
+DIVERSITY_CUTOFF_MEASURES: Tuple[str, ...] = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall")
+DIVERSITY_WHOLE_MEASURES: Tuple[str, ...] = ("NRBP", "nNRBP", "AP_IA", "MAP_IA")
 
 # The core-level table: every registered family, in a fixed order.
 EXTERNAL: Dict[str, ExtFamily] = {
@@ -150,6 +155,10 @@ EXTERNAL: Dict[str, ExtFamily] = {
     **{n: ExtFamily(n, "irscore.webtrack", WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
     **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in _CUT, cutoff_required=n in _CUT)
        for n, ps in USERMODEL_PARAMS.items()},
+    **{n: ExtFamily(n, "irscore.diversity", (_ALPHA, _REL), agg="mean", cutoff=True, cutoff_required=True)
+       for n in DIVERSITY_CUTOFF_MEASURES},
+    **{n: ExtFamily(n, "irscore.diversity", (_ALPHA, _BETA, _REL) if "NRBP" in n else (_REL,), agg="mean")
+       for n in DIVERSITY_WHOLE_MEASURES},
 }
 
 

@@ -1,17 +1,19 @@
 """Names and evaluation of the intent-aware measures (docs/web_diversity.md)."""
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Tuple, Sequence, Union
 
 import numpy as np
 
 from irscore import _diversity
 from irscore.core.checks import check_level
+from irscore.core.joined import Joined, ResultCache, ranked_lists
 from irscore.core.registry import Param
-from irscore.diversity.qrels import as_diversity_qrels
+from irscore.diversity.qrels import IntentTables, as_diversity_qrels
 
-__all__ = ["MEASURES", "evaluate", "parse"]
+__all__ = ["MEASURES", "evaluate", "parse", "compute_measure"]
 
 # name -> (kernel column within a cutoff's block, or -1 - whole-ranking column; cutoff needed)
 MEASURES: Dict[str, Tuple[int, bool]] = {
@@ -58,9 +60,48 @@ def parse(name: str) -> Tuple[str, Optional[int], Dict[str, Any]]:
     return base, cut, params
 
 
+def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: float, beta: float,
+            cache: Optional[ResultCache]) -> np.ndarray:
+    """One measure per query of ``joined`` (which must carry IntentTables):
+    one kernel call per (level, alpha, beta, cutoff), shared through ``cache``."""
+    t = joined.extra
+    if not isinstance(t, IntentTables):
+        raise ValueError(f"{base} needs intent-level judgments: evaluate against a DiversityQrels "
+                         "(irscore.diversity.read_diversity_qrels / as_diversity_qrels)")
+    whole = cut is None
+
+    def compute() -> np.ndarray:
+        rows, _, offsets = ranked_lists(dataclasses.replace(joined, rel=t.rows))
+        cutoffs = np.asarray([] if cut is None else [cut], dtype=np.int64)
+        out = np.zeros((offsets.shape[0] - 1, _PER_CUTOFF * cutoffs.shape[0] + 3), dtype=np.float64)
+        _diversity.diversity(rows, offsets, t.row_off, t.int_off, t.intent, t.grade, t.n_intents, int(level),
+                             float(alpha), float(beta), cutoffs, whole, whole, out)
+        return out
+
+    key = ("diversity", level, alpha, beta, cut)
+    out = compute() if cache is None else cache.get(key, compute)
+    col, _ = MEASURES[base]
+    return out[:, col] if cut is not None else out[:, -1 - col]
+
+
+def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
+                    ) -> np.ndarray:
+    """An intent-aware measure per query of ``joined``: the hook of
+    :func:`irscore.evaluate` for the names declared in
+    :mod:`irscore.core.registry` (the qrels must be a DiversityQrels)."""
+    lv = level if params.get("rel") is None else params["rel"]
+    base = "AP_IA" if name == "MAP_IA" else name
+    return _values(joined, base, params.get("cutoff"), lv, params.get("alpha", 0.5), params.get("beta", 0.5), cache)
+
+
 def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,
              relevance_level: int = 1) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Evaluate ``run`` against intent-level ``qrels`` with ndeval's measures.
+
+    The same measures are available in :func:`irscore.evaluate` when its
+    qrels are a :class:`DiversityQrels` (then with every other measure, from
+    one join); this function also reads the other qrels forms and ndeval's
+    spellings (``alpha-nDCG@20``, ``strec@10``, ``α_nDCG@20``).
 
     Parameters
     ----------
@@ -96,27 +137,13 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
         raise ValueError("measures must name at least one measure")
     check_level(relevance_level)
     parsed = [(n, *parse(n)) for n in names]
-    dq = as_diversity_qrels(qrels)
-    joined, row_off, int_off, intent, grade, n_intents = dq.pair(run)
-    groups: Dict[Tuple[int, float, float], List[Tuple[str, str, Optional[int]]]] = {}
+    joined = as_diversity_qrels(qrels).join_run(run)
+    cache = ResultCache()
+    values: Dict[str, np.ndarray] = {}
     for name, base, cut, params in parsed:
         rel = params.get("rel")
-        key = (relevance_level if rel is None else rel, params.get("alpha", 0.5), params.get("beta", 0.5))
-        groups.setdefault(key, []).append((name, base, cut))
-    values: Dict[str, np.ndarray] = {}
-    nq = len(joined.query_ids)
-    for (level, alpha, beta), items in groups.items():
-        cutoffs = np.asarray(sorted({c for _, _, c in items if c is not None}), dtype=np.int64)
-        need_nrbp = any(b == "nNRBP" for _, b, _ in items)
-        whole = any(c is None for _, _, c in items)
-        out = np.zeros((nq, _PER_CUTOFF * cutoffs.shape[0] + 3), dtype=np.float64)
-        _diversity.diversity(joined.rel, joined.offsets, row_off, int_off, intent, grade, n_intents,
-                             int(level), float(alpha), float(beta), cutoffs, need_nrbp, whole, out)
-        where = {int(c): i for i, c in enumerate(cutoffs)}
-        for name, base, cut in items:
-            col, _ = MEASURES[base]
-            j = _PER_CUTOFF * where[cut] + col if cut is not None else _PER_CUTOFF * cutoffs.shape[0] + (-1 - col)
-            values[name] = out[:, j].copy()
+        values[name] = _values(joined, base, cut, relevance_level if rel is None else rel,
+                               params.get("alpha", 0.5), params.get("beta", 0.5), cache)
     if per_query:
         return {n: dict(zip(joined.query_ids, (float(x) for x in v))) for n, v in values.items()}
     return {n: float(np.mean(v)) for n, v in values.items()}

@@ -3,26 +3,49 @@ query, ``query intent document grade``, and their pairing with a run."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import numpy as np
 
+from irscore import _diversity
 from irscore.core.data import Qrels, Run
 from irscore.core.files import open_text
 from irscore.core.io import as_run
 from irscore.core.joined import Joined, join
 
-__all__ = ["DiversityQrels", "read_diversity_qrels", "as_diversity_qrels"]
+__all__ = ["DiversityQrels", "IntentTables", "read_diversity_qrels", "as_diversity_qrels"]
 
 Judgments = Dict[str, Dict[str, Dict[str, int]]]     # {query: {intent: {doc: grade}}}
 
 
-class DiversityQrels:
+@dataclass(frozen=True)
+class IntentTables:
+    """What the diversity kernel needs beside the grades, for the queries of a
+    Joined (``Joined.extra``): each ranked document's row (``rows``, -1
+    unjudged; same layout as ``Joined.rel``), the judged rows of each query
+    (CSR ``row_off``), the intents of each row (CSR ``int_off``: ``intent``,
+    ``grade``) and the number of intents of each query."""
+
+    rows: np.ndarray
+    row_off: np.ndarray
+    int_off: np.ndarray
+    intent: np.ndarray
+    grade: np.ndarray
+    n_intents: np.ndarray
+
+
+class DiversityQrels(Qrels):
     """Intent-level judgments: ``{query: {intent: {document: grade}}}``.
 
-    Per query, the judged documents form a table (rows in document-id
-    descending order: the order that breaks ties of the ideal ranking); each
-    row lists the intents it is judged for with their grades.
+    A :class:`~irscore.core.data.Qrels` whose grades are each document's
+    largest grade over the intents (so every measure of :func:`irscore.evaluate`
+    works on it, as on qrels read without intents), carrying the intent
+    tables: per query the judged documents (rows, in document-id descending
+    order: the order that breaks ties of the ideal ranking), and per row the
+    intents it is judged for with their grades.  Joined with a run (one join
+    for every measure of the evaluation) it attaches :class:`IntentTables`
+    to the Joined.
 
     Parameters
     ----------
@@ -34,7 +57,8 @@ class DiversityQrels:
     Raises
     ------
     TypeError, ValueError
-        For ids that are not strings or grades that are not integers.
+        For ids that are not strings or grades that are not integers, or no
+        judgment at all.
     """
 
     def __init__(self, judgments: Mapping[str, Mapping[str, Mapping[str, int]]], *, source: str = "qrels") -> None:
@@ -55,53 +79,86 @@ class DiversityQrels:
                         raise ValueError(f"{source}: query {qid} intent {intent} doc {doc}: grade {grade!r} "
                                          "is not an integer")
                     docs.setdefault(doc, []).append((j, int(grade)))
+        table = {q: sorted(d, reverse=True) for q, d in by_doc.items() if d}
+        if not table:
+            raise ValueError(f"{source}: no judgments")
+        # the Qrels this object is: each document's largest grade over the intents
+        # (built by Qrels.from_dict, whose columns it takes over)
+        classic = Qrels.from_dict({q: {doc: max(g for _, g in by_doc[q][doc]) for doc in docs}
+                                   for q, docs in table.items()})
+        self.__dict__.update(vars(classic))
         self.source = source
         self.intents = intents
-        table = {q: sorted(d, reverse=True) for q, d in by_doc.items() if d}
-        self.qrels = Qrels.from_dict({q: {doc: r for r, doc in enumerate(docs)} for q, docs in table.items()})
+        # the same documents coded by their row (the join then gives each ranked row)
+        self.rows = Qrels.from_dict({q: {doc: r for r, doc in enumerate(docs)} for q, docs in table.items()})
         row_off = [0]
         int_off = [0]
         intent_of: List[int] = []
         grade_of: List[int] = []
-        for q in self.qrels.query_ids:
+        best: List[int] = []
+        for q in self.rows.query_ids:
             for doc in table[q]:
                 for j, g in by_doc[q][doc]:
                     intent_of.append(j)
                     grade_of.append(g)
                 int_off.append(len(intent_of))
+                best.append(max(g for _, g in by_doc[q][doc]))
             row_off.append(row_off[-1] + len(table[q]))
         self.row_off = np.asarray(row_off, dtype=np.int64)
         self.int_off = np.asarray(int_off, dtype=np.int64)
         self.intent = np.asarray(intent_of, dtype=np.int32)
         self.grade = np.asarray(grade_of, dtype=np.int32)
-        self.n_intents = np.asarray([len(intents[q]) for q in self.qrels.query_ids], dtype=np.int64)
-
-    @property
-    def query_ids(self) -> List[str]:
-        """The judged queries (those with at least one judged document)."""
-        return list(self.qrels.query_ids)
+        self.n_intents = np.asarray([len(intents[q]) for q in self.rows.query_ids], dtype=np.int64)
+        # per row: its classic relevance code (grade, -2 when negative)
+        b = np.asarray(best, dtype=np.int64)
+        self.row_code = np.where(b < 0, -2, b).astype(np.int32)
 
     def __repr__(self) -> str:
-        return f"DiversityQrels({len(self.qrels.query_ids)} queries, {self.intent.shape[0]} judgments)"
+        return f"DiversityQrels({len(self.query_ids)} queries, {self.intent.shape[0]} judgments)"
 
-    def pair(self, run: Any) -> Tuple[Joined, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(joined, row_off, int_off, intent, grade, n_intents) of the queries
-        judged here and ranked by ``run``, in the joined order; ``joined.rel``
-        holds each ranked document's row (-1 unjudged)."""
+    def join_run(self, run: Any, *, complete: bool = False, judged_only: bool = False,
+                 max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
+        """The Joined of ``run`` with these judgments (the core's join, through
+        the rows): grades as for every measure, :class:`IntentTables` as
+        ``extra``.
+
+        Parameters
+        ----------
+        run : Run
+            The run.
+        complete, judged_only, max_docs, n_jobs
+            As for :func:`irscore.core.joined.join`.
+
+        Returns
+        -------
+        Joined
+        """
         r: Run = as_run(run)
-        joined = join(self.qrels, r)
-        index = {q: i for i, q in enumerate(self.qrels.query_ids)}
-        sel = np.asarray([index[q] for q in joined.query_ids], dtype=np.int64)
+        rj = join(self.rows, r, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
+        index = {q: i for i, q in enumerate(self.rows.query_ids)}
+        sel = np.asarray([index[q] for q in rj.query_ids], dtype=np.int64)
         counts = self.row_off[sel + 1] - self.row_off[sel]
         row_off = np.zeros(sel.shape[0] + 1, dtype=np.int64)
         np.cumsum(counts, out=row_off[1:])
-        rows = _ranges(self.row_off[sel], counts)
-        lengths = self.int_off[rows + 1] - self.int_off[rows]
-        int_off = np.zeros(rows.shape[0] + 1, dtype=np.int64)
+        picked = _ranges(self.row_off[sel], counts)               # global rows of the evaluated queries
+        lengths = self.int_off[picked + 1] - self.int_off[picked]
+        int_off = np.zeros(picked.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=int_off[1:])
-        take = _ranges(self.int_off[rows], lengths)
-        return (joined, row_off, int_off, np.ascontiguousarray(self.intent[take]),
-                np.ascontiguousarray(self.grade[take]), np.ascontiguousarray(self.n_intents[sel]))
+        take = _ranges(self.int_off[picked], lengths)
+        # grades of the ranked documents, and the judged pool per grade of each query
+        nq = sel.shape[0]
+        rel = np.empty(rj.rel.shape[0], dtype=np.int32)
+        _diversity.row_grades(rj.rel, rj.offsets, np.ascontiguousarray(self.row_off[sel]), counts,
+                              self.row_code, rel)
+        codes = self.row_code[picked]
+        owner = np.repeat(np.arange(nq, dtype=np.int64), counts)
+        G = max(self.max_grade, 0) + 1
+        ok = codes >= 0
+        levels = np.bincount(owner[ok] * G + codes[ok], minlength=nq * G).reshape(nq, G).astype(np.int64)
+        extra = IntentTables(rj.rel, row_off, int_off, np.ascontiguousarray(self.intent[take]),
+                             np.ascontiguousarray(self.grade[take]), np.ascontiguousarray(self.n_intents[sel]))
+        return Joined(rj.query_ids, rel, rj.scores, rj.offsets, levels, rj.missing, rj.bogus, rj.n_duplicates,
+                      extra=extra)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
