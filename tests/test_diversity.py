@@ -177,3 +177,18 @@ def test_irscore_evaluate_shares_the_join():
     res = irscore.evaluate(dq, run, ["alpha_nDCG@10", "NRBP"], per_query=True, complete=True)
     missing = [q for q in dq.query_ids if q not in run]
     assert missing and all(res["alpha_nDCG@10"][q] == 0 and res["NRBP"][q] == 0 for q in missing)
+
+
+def test_cli_intents(tmp_path, capsys):
+    from irscore.cli import main
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} {t} {d} {g}\n" for q, t, d, g in JUDGMENTS))
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n1 Q0 c 3 1.0 r\n")
+    assert main(["eval", "--intents", "-m", "alpha_nDCG@3", "-m", "P@2", str(qrels), str(run)]) == 0
+    out = capsys.readouterr().out
+    want = diversity.evaluate(JUDGMENTS, RUN, "alpha_nDCG@3")["alpha_nDCG@3"]
+    assert f"{want:.4f}" in out and "P@2" in out
+    assert main(["eval", "-m", "alpha_nDCG@3", str(qrels), str(run)]) == 2
+    assert "--intents" in capsys.readouterr().err

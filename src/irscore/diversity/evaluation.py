@@ -67,7 +67,7 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
     t = joined.extra
     if not isinstance(t, IntentTables):
         raise ValueError(f"{base} needs intent-level judgments: evaluate against a DiversityQrels "
-                         "(irscore.diversity.read_diversity_qrels / as_diversity_qrels)")
+                         "(irscore.diversity.read_diversity_qrels / as_diversity_qrels; irscore eval --intents)")
     whole = cut is None
 
     def compute() -> np.ndarray:
