@@ -424,3 +424,28 @@ def test_command_examples_run(path: Path) -> None:
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"irscore {' '.join(args)}: {proc.stderr}"
         assert "\tall\t" in proc.stdout
+
+
+def test_ir_measures_registry_is_explained() -> None:
+    """Every measure of ir_measures' registry is computed by irscore (by its
+    name, with a cutoff where it needs one) or explained on
+    docs/web_diversity.md."""
+    irm = pytest.importorskip("ir_measures")
+    from irscore import diversity
+    from irscore.core.measures import resolve
+
+    text = _text("web_diversity")
+    section = text[text.index("ir_measures 0.4's registry"):]
+    unexplained = []
+    for name in sorted(irm.measures.registry):
+        known = False
+        for cand in (name, f"{name}@5", f"{name}@0.5"):
+            for check in (lambda c: resolve([c]), diversity.evaluation.parse):
+                try:
+                    check(cand)
+                    known = True
+                except ValueError:
+                    pass
+        if not known and f"`{name}" not in section:
+            unexplained.append(name)
+    assert not unexplained, f"ir_measures measures neither offered nor explained: {unexplained}"
