@@ -15,7 +15,7 @@ ndeval's greedy one (at each rank the document adding the most novelty-
 discounted gain, ties to the row order), built to the depth the requested
 measures need.  Every entry point checks its own memory preconditions.
 """
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport log, ceil, NAN
 
@@ -34,46 +34,69 @@ cdef enum:
     N_WHOLE = 3
 
 
-cdef void ideal_pass(int64_t r0, int64_t nrows, const int64_t[::1] int_off, const int32_t[::1] intent,
-                     const int32_t[::1] grade, int64_t level, double alpha, double beta, int64_t depth,
-                     const int64_t *cut, Py_ssize_t ncut, double *gain, int64_t *cand,
+cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] int_off,
+                     const int32_t[::1] intent, const int32_t[::1] grade, int64_t level, double alpha,
+                     double beta, int64_t depth, const int64_t *cut, Py_ssize_t ncut, double *gain,
+                     int64_t *ghead, int64_t *gtail, uint64_t *gmask, int64_t *nxt,
                      double *dcg_at, double *err_at, double *nrbp) noexcept nogil:
     """The greedy ideal ranking of one query to ``depth``: its DCG and ERR
     sums at each cutoff and its NRBP sum (before NRBP's constant factor).
-    Only rows relevant to some intent are candidates (the others add nothing);
-    among equal gains the lowest row wins; once no candidate adds gain the
-    rest of the ideal adds nothing."""
-    cdef int64_t pos, r, best, best_k, a, k, m = 0
+
+    Only rows relevant to some intent are candidates (the others add
+    nothing).  Rows relevant to the same set of intents always add the same
+    gain, so with at most 64 intents they form one group (a list of rows in
+    increasing order; the group offers its first unused row, the lowest, as
+    ties require); at each rank the group of the largest gain (ties: the
+    lowest row) gives its row.  Once no candidate adds gain the rest of the
+    ideal adds nothing."""
+    cdef int64_t pos, r, a, g, best_g, ng = 0
+    cdef uint64_t mask
     cdef double s, best_s, dcg = 0.0, err = 0.0, decay = 1.0
     cdef Py_ssize_t ci = 0
+    cdef bint merge = M <= 64
     nrbp[0] = 0.0
     for r in range(nrows):
+        mask = 0
+        s = 0.0
         for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
             if grade[a] >= level:
-                cand[m] = r
-                m += 1
-                break
+                s = 1.0
+                if merge:
+                    mask |= (<uint64_t> 1) << intent[a]
+        if s == 0.0:
+            continue
+        nxt[r] = -1
+        g = ng
+        if merge:
+            for g in range(ng + 1):
+                if g == ng or gmask[g] == mask:
+                    break
+        if g == ng:
+            gmask[g] = mask
+            ghead[g] = r
+            ng += 1
+        else:
+            nxt[gtail[g]] = r
+        gtail[g] = r
     for pos in range(depth):
-        if m == 0:
-            break
-        best = -1
-        best_k = -1
+        best_g = -1
         best_s = -1.0
-        for k in range(m):
-            r = cand[k]
+        for g in range(ng):
+            r = ghead[g]
+            if r < 0:
+                continue
             s = 0.0
             for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
                 if grade[a] >= level:
                     s += gain[intent[a]]
-            if s > best_s or (s == best_s and r < best):
+            if s > best_s or (s == best_s and r < ghead[best_g]):
                 best_s = s
-                best = r
-                best_k = k
-        if best_s <= 0.0:
+                best_g = g
+        if best_g < 0 or best_s <= 0.0:
             break
-        m -= 1
-        cand[best_k] = cand[m]
-        for a in range(int_off[r0 + best], int_off[r0 + best + 1]):
+        r = ghead[best_g]
+        ghead[best_g] = nxt[r]
+        for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
             if grade[a] >= level:
                 gain[intent[a]] *= 1.0 - alpha
         dcg += best_s * log(2.0) / log(<double> pos + 2.0)
@@ -113,7 +136,10 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     cdef int64_t *nrel
     cdef double *idcg
     cdef double *ierr
-    cdef int64_t *cand
+    cdef int64_t *ghead
+    cdef int64_t *gtail
+    cdef int64_t *nxt
+    cdef uint64_t *gmask
     cdef double *base
     if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0]:
         raise ValueError("offsets and row_off must both hold n_queries + 1 entries")
@@ -155,7 +181,8 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     nrbp_depth = 1
     if need_nrbp and beta > 0.0:
         nrbp_depth = <int64_t> ceil(log(1e-20) / log(beta)) + 1
-    base = <double *> malloc((3 * maxM + 2 * (ncut + 1)) * sizeof(double) + (2 * maxM + maxR) * sizeof(int64_t))
+    base = <double *> malloc((3 * maxM + 2 * (ncut + 1)) * sizeof(double) + (2 * maxM + 3 * maxR) * sizeof(int64_t)
+                             + maxR * sizeof(uint64_t))
     if base == NULL:
         raise MemoryError()
     gain = base
@@ -164,7 +191,10 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     ierr = idcg + ncut + 1
     cnt = <int64_t *> (ierr + ncut + 1 + maxM)
     nrel = cnt + maxM
-    cand = nrel + maxM
+    ghead = nrel + maxM
+    gtail = ghead + maxR
+    nxt = gtail + maxR
+    gmask = <uint64_t *> (nxt + maxR)
     try:
         with nogil:
             for q in range(nq):
@@ -193,8 +223,9 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                     depth = nrbp_depth
                 if depth > nrows:
                     depth = nrows
-                ideal_pass(r0, nrows, int_off, intent, grade, level, alpha, beta, depth,
-                           &cutoffs[0] if ncut else NULL, ncut, gain, cand, idcg, ierr, &ideal_nrbp)
+                ideal_pass(r0, nrows, M, int_off, intent, grade, level, alpha, beta, depth,
+                           &cutoffs[0] if ncut else NULL, ncut, gain, ghead, gtail, gmask, nxt,
+                           idcg, ierr, &ideal_nrbp)
                 for j in range(M):
                     gain[j] = 1.0
                 # the ranking
@@ -283,6 +314,7 @@ def row_grades(const int32_t[::1] rows, const int64_t[::1] offsets, const int64_
             raise ValueError("offsets must be non-decreasing")
         if row_start[q] < 0 or row_count[q] < 0 or row_start[q] + row_count[q] > row_code.shape[0]:
             raise ValueError(f"rows of query {q} outside row_code")
+    cdef int64_t bad = -1
     with nogil:
         for q in range(nq):
             for i in range(offsets[q], offsets[q + 1]):
@@ -292,7 +324,8 @@ def row_grades(const int32_t[::1] rows, const int64_t[::1] offsets, const int64_
                 elif r < row_count[q]:
                     out[i] = row_code[row_start[q] + r]
                 else:
-                    out[i] = -3          # flagged below
-    for i in range(offsets[nq]):
-        if out[i] == -3:
-            raise ValueError(f"row {rows[i]} at position {i} beyond its query's rows")
+                    out[i] = -1
+                    if bad < 0:
+                        bad = i
+    if bad >= 0:
+        raise ValueError(f"row {rows[bad]} at position {bad} beyond its query's rows")

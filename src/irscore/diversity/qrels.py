@@ -112,6 +112,11 @@ class DiversityQrels(Qrels):
         # per row: its classic relevance code (grade, -2 when negative)
         b = np.asarray(best, dtype=np.int64)
         self.row_code = np.where(b < 0, -2, b).astype(np.int32)
+        # the judged pool per grade of each query (Joined.levels)
+        nq, G = len(self.rows.query_ids), max(self.max_grade, 0) + 1
+        owner = np.repeat(np.arange(nq, dtype=np.int64), np.diff(self.row_off))
+        ok = self.row_code >= 0
+        self.levels = np.bincount(owner[ok] * G + self.row_code[ok], minlength=nq * G).reshape(nq, G).astype(np.int64)
 
     def __repr__(self) -> str:
         return f"DiversityQrels({len(self.query_ids)} queries, {self.intent.shape[0]} judgments)"
@@ -138,25 +143,25 @@ class DiversityQrels(Qrels):
         index = {q: i for i, q in enumerate(self.rows.query_ids)}
         sel = np.asarray([index[q] for q in rj.query_ids], dtype=np.int64)
         counts = self.row_off[sel + 1] - self.row_off[sel]
-        row_off = np.zeros(sel.shape[0] + 1, dtype=np.int64)
-        np.cumsum(counts, out=row_off[1:])
-        picked = _ranges(self.row_off[sel], counts)               # global rows of the evaluated queries
-        lengths = self.int_off[picked + 1] - self.int_off[picked]
-        int_off = np.zeros(picked.shape[0] + 1, dtype=np.int64)
-        np.cumsum(lengths, out=int_off[1:])
-        take = _ranges(self.int_off[picked], lengths)
+        if sel.shape[0] == len(self.rows.query_ids):         # every judged query is ranked (sel is 0..n-1)
+            row_off, int_off = self.row_off, self.int_off
+            intent, grade = self.intent, self.grade
+        else:                                                # the tables of the evaluated queries
+            row_off = np.zeros(sel.shape[0] + 1, dtype=np.int64)
+            np.cumsum(counts, out=row_off[1:])
+            picked = _ranges(self.row_off[sel], counts)
+            lengths = self.int_off[picked + 1] - self.int_off[picked]
+            int_off = np.zeros(picked.shape[0] + 1, dtype=np.int64)
+            np.cumsum(lengths, out=int_off[1:])
+            take = _ranges(self.int_off[picked], lengths)
+            intent, grade = self.intent[take], self.grade[take]
         # grades of the ranked documents, and the judged pool per grade of each query
-        nq = sel.shape[0]
         rel = np.empty(rj.rel.shape[0], dtype=np.int32)
         _diversity.row_grades(rj.rel, rj.offsets, np.ascontiguousarray(self.row_off[sel]), counts,
                               self.row_code, rel)
-        codes = self.row_code[picked]
-        owner = np.repeat(np.arange(nq, dtype=np.int64), counts)
-        G = max(self.max_grade, 0) + 1
-        ok = codes >= 0
-        levels = np.bincount(owner[ok] * G + codes[ok], minlength=nq * G).reshape(nq, G).astype(np.int64)
-        extra = IntentTables(rj.rel, row_off, int_off, np.ascontiguousarray(self.intent[take]),
-                             np.ascontiguousarray(self.grade[take]), np.ascontiguousarray(self.n_intents[sel]))
+        levels = np.ascontiguousarray(self.levels[sel])
+        extra = IntentTables(rj.rel, row_off, int_off, np.ascontiguousarray(intent), np.ascontiguousarray(grade),
+                             np.ascontiguousarray(self.n_intents[sel]))
         return Joined(rj.query_ids, rel, rj.scores, rj.offsets, levels, rj.missing, rj.bogus, rj.n_duplicates,
                       extra=extra)
 
