@@ -192,3 +192,27 @@ def test_cli_intents(tmp_path, capsys):
     assert f"{want:.4f}" in out and "P@2" in out
     assert main(["eval", "-m", "alpha_nDCG@3", str(qrels), str(run)]) == 2
     assert "--intents" in capsys.readouterr().err
+
+
+def test_more_than_64_intents_agree_with_pyndeval():
+    """Past 64 intents the greedy ideal takes every document on its own."""
+    irm = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    rng = np.random.default_rng(9)
+    judgments, run = [], {}
+    for q in range(30):
+        qid = str(500 + q)
+        docs = [f"d{i}" for i in range(40)]
+        for t in range(int(rng.integers(60, 80))):
+            for d in rng.choice(docs, size=3, replace=False):
+                judgments.append((qid, str(t), str(d), int(rng.integers(0, 2))))
+        chosen = rng.choice(docs + ["u1", "u2"], size=25, replace=False)
+        run[qid] = {str(d): float(s) for d, s in zip(chosen, rng.permutation(25) + 1.0)}
+    names = ["alpha_nDCG@10", "nERR_IA@20", "nNRBP"]
+    ours = diversity.evaluate(judgments, run, names, per_query=True)
+    irq = [irm.Qrel(q, d, g, t) for q, t, d, g in judgments]
+    prov = irm.providers.registry["pyndeval"]
+    for name in names:
+        ref = {m.query_id: m.value for m in prov.evaluator([irm.parse_measure(name)], irq).iter_calc(run)}
+        assert len(ref) == 30
+        assert all(abs(ref[q] - ours[name][q]) <= 1e-9 for q in ref), name
