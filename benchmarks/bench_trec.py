@@ -6,7 +6,12 @@ query (grades 0-3, some judged docs not retrieved); scores rounded to 4 dp
 (so ties occur); the run file is written in rank order as systems write them.
 Measures: MAP, nDCG@10, P@10, RR.
 
-    python benchmarks/bench_trec.py [--queries 10000] [--docs 1000] [--repeat 3]
+    python benchmarks/bench_trec.py [--queries 10000] [--docs 1000] [--repeat 3] [--new-measures]
+
+``--new-measures`` also times the loaded Run with ERR@10 and alpha_nDCG@20
+added to the four measures (the qrels read as diversity qrels, one intent per
+query, so one join serves the six), against the four alone (evaluation only,
+not parsing).
 
 Install the peers with `pip install -e ".[bench]"`.  Set TREC_EVAL=/path/to/trec_eval
 to include the C binary (timed as a subprocess, parse + evaluate).
@@ -120,6 +125,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--docs", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-peers", action="store_true")
+    ap.add_argument("--new-measures", action="store_true")
     args = ap.parse_args(argv)
 
     import irscore
@@ -149,6 +155,23 @@ def main(argv: Optional[List[str]] = None) -> None:
     t_read, (qr, rn) = timeit(lambda: (irscore.read_qrels(qpath), irscore.read_run(rpath)), args.repeat)
     rows["irscore: parse only"] = t_read
     rows["irscore: evaluate loaded Run"], _ = timeit(lambda: irscore.evaluate(qr, rn, te_names), args.repeat)
+
+    if args.new_measures:
+        from irscore import diversity
+
+        # the qrels read as diversity qrels (one intent per query): its grades
+        # are the same, so the four measures are unchanged; one join serves all
+        dq = diversity.read_diversity_qrels(qpath)
+        new_names = te_names + ["ERR@10", "alpha_nDCG@20"]
+        rows["irscore: evaluate loaded Run + ERR@10 + alpha_nDCG@20"], res_new = timeit(
+            lambda: irscore.evaluate(dq, rn, new_names), args.repeat)
+        assert all(abs(res_new[k] - ref[k]) < 1e-12 for k in te_names)
+        rows["irscore: evaluate loaded Run + ERR@10"], _ = timeit(
+            lambda: irscore.evaluate(qr, rn, te_names + ["ERR@10"]), args.repeat)
+        base = rows["irscore: evaluate loaded Run"]
+        for key in ("+ ERR@10 + alpha_nDCG@20", "+ ERR@10"):
+            extra = rows[f"irscore: evaluate loaded Run {key}"]
+            print(f"  {key}: {extra / base - 1:+.0%} evaluation time ({base:.3f} s -> {extra:.3f} s)")
 
     qrels_d, run_d = load_dicts(qpath, rpath)
 

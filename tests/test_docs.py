@@ -29,7 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = ["index", "classic", "names", "conventions", "batch", "rocchio", "crp",
+PAGES = ["index", "classic", "names", "conventions", "batch", "rocchio", "crp", "web_diversity", "user_models",
          "reliability_sensitivity", "xml", "cli", "development", "api", "performance"]
 
 
@@ -97,7 +97,7 @@ def test_every_registered_family_has_its_page() -> None:
     importlib.import_module("irscore.crp")
     external: Dict[str, Any] = _registry("EXTERNAL", *_MEASURE_MODULES)
     assert external, "no registered measure family"
-    text = _text("rocchio") + _text("crp")
+    text = _text("rocchio") + _text("crp") + _text("web_diversity") + _text("user_models")
     missing = [name for name in external if not _mentions(text, name)]
     assert not missing, f"no page of docs/ defines the registered families {missing}"
     for name in ("Rnorm", "Pnorm", "rank_recall", "log_precision", "scaled_recall"):
@@ -424,3 +424,28 @@ def test_command_examples_run(path: Path) -> None:
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, f"irscore {' '.join(args)}: {proc.stderr}"
         assert "\tall\t" in proc.stdout
+
+
+def test_ir_measures_registry_is_explained() -> None:
+    """Every measure of ir_measures' registry is computed by irscore (by its
+    name, with a cutoff where it needs one) or explained on
+    docs/web_diversity.md."""
+    irm = pytest.importorskip("ir_measures")
+    from irscore import diversity
+    from irscore.core.measures import resolve
+
+    text = _text("web_diversity")
+    section = text[text.index("ir_measures 0.4's registry"):]
+    unexplained = []
+    for name in sorted(irm.measures.registry):
+        known = False
+        for cand in (name, f"{name}@5", f"{name}@0.5"):
+            for check in (lambda c: resolve([c]), diversity.evaluation.parse):
+                try:
+                    check(cand)
+                    known = True
+                except ValueError:
+                    pass
+        if not known and f"`{name}" not in section:
+            unexplained.append(name)
+    assert not unexplained, f"ir_measures measures neither offered nor explained: {unexplained}"

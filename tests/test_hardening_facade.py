@@ -519,3 +519,14 @@ def test_cli_warnings_are_one_line(tmp_path):
     plain = subprocess.run([sys.executable, "-m", "irscore", "xml", "-m", "MAiP", str(DATA / "xml" / "focused.qrels"),
                             str(DATA / "xml" / "focused.fol")], capture_output=True, text=True)
     assert plain.stdout == p.stdout
+
+
+def test_a_parameter_given_twice_is_an_error():
+    # found by tests/fuzz: 'rank_recall(rel=0.5,rel=0)' parsed (the last value
+    # checked) but printed both, so the round trip failed
+    from irscore.core.measures import parse_measure
+
+    with pytest.raises(ValueError, match="given twice"):
+        parse_measure("rank_recall(rel=0.5,rel=0)")
+    with pytest.raises(ValueError, match="given twice"):
+        parse_measure("Rnorm(N=10,N=20)")

@@ -11,6 +11,8 @@ Architecture
 - families, each importing only the core: :mod:`irscore.classic`
   (trec_eval's measures, :func:`evaluate`), :mod:`irscore.batch` (arrays of
   a training loop), :mod:`irscore.rocchio`, :mod:`irscore.crp`,
+  :mod:`irscore.webtrack` (ERR, nERR), :mod:`irscore.usermodel` (C/W/L,
+  Compat), :mod:`irscore.diversity` (ndeval's intent-aware measures),
   :mod:`irscore.organization` (Reliability & Sensitivity), :mod:`irscore.xml`.
 - front ends: :mod:`irscore.cli` (the ``irscore`` command) and
   :mod:`irscore.plot`.
@@ -27,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Dict, List
 
 if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time; tests/test_typing.py keeps it equal to _EXPORTS)
     from irscore import batch as batch, compat as compat, crp as crp, integrations as integrations
-    from irscore import plot as plot, rocchio as rocchio, xml as xml
+    from irscore import diversity as diversity, plot as plot, rocchio as rocchio, usermodel as usermodel
+    from irscore import webtrack as webtrack, xml as xml
     from irscore.classic import evaluate as evaluate
     from irscore.compat.ir_measures import calc_aggregate as calc_aggregate, iter_calc as iter_calc
     from irscore.stats import meta as meta
@@ -61,6 +64,10 @@ _EXPORTS: Dict[str, str] = {
     "rocchio": "irscore.rocchio",
     "crp": "irscore.crp",
     "crp_curves": "irscore.crp",
+    # TREC Web track, diversity and user-model measures
+    "webtrack": "irscore.webtrack",
+    "usermodel": "irscore.usermodel",
+    "diversity": "irscore.diversity",
     # Reliability & Sensitivity (document organization)
     "Organization": "irscore.organization",
     "reliability_sensitivity": "irscore.organization",

@@ -15,6 +15,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from irscore.classic import run_plan
+from irscore.core.data import Qrels
 from irscore.core.io import read_qrels, read_run
 from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
 from irscore.core.report import format_line
@@ -37,6 +38,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", action="append", default=[], metavar="MEASURE",
                    help="measure, set (official, all_trec, set) or measure with parameters "
                         "(P.5,10  ndcg.1=3,2=9  iprec_at_recall..10,.50); repeatable")
+    p.add_argument("--intents", action="store_true",
+                   help="QRELS holds diversity judgments (qid intent docno rel, ndeval's format): the "
+                        "intent-aware measures (alpha_nDCG@k, ERR_IA@k, NRBP, ...) become available; "
+                        "the other measures see each document's largest grade")
     p.add_argument("qrels", help="qrels file (qid iter docno rel), .gz accepted")
     p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted; - for standard input")
 
@@ -85,7 +90,12 @@ def run(args: argparse.Namespace) -> int:
     if args.M is not None and args.M < 0:
         raise ValueError(f"-M must be non-negative, got {args.M}")
     items = requested(args.m)
-    qrels = read_qrels(args.qrels)
+    qrels: Qrels
+    if args.intents:
+        from irscore.diversity import read_diversity_qrels
+        qrels = read_diversity_qrels(args.qrels)
+    else:
+        qrels = read_qrels(args.qrels)
     run_ = read_run(args.run)
     numeric = [(k, m) for k, m in items if m.family not in FAMILIES or FAMILIES[m.family].kind >= 0]
     with warnings.catch_warnings():

@@ -49,11 +49,25 @@ class Joined:
     # trec_eval's -N (number of documents in the collection) when given: the
     # default N of Rocchio's measures.
     num_docs_in_coll: Optional[int] = None
+    # Data a richer qrels attaches for its own families (e.g. the intent tables
+    # of irscore.diversity's DiversityQrels), read by those families only.
+    extra: Optional[Any] = None
 
 
 def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
          max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
-    """Pair queries and build the relevance lists (trec_eval's form_res_rels)."""
+    """Pair queries and build the relevance lists (trec_eval's form_res_rels).
+
+    A qrels object that knows more than grades (a :class:`Qrels` subclass
+    with a ``join_run(run, *, complete, judged_only, max_docs, n_jobs)``
+    method, e.g. irscore.diversity's DiversityQrels) builds the Joined
+    itself, attaching its data as ``Joined.extra``; one join then serves
+    every family of the evaluation.
+    """
+    hook = getattr(qrels, "join_run", None)
+    if hook is not None:
+        joined: Joined = hook(run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
+        return joined
     if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
         raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
     if max_docs is not None and max_docs > MAX_CUTOFF:

@@ -539,6 +539,8 @@ def _parse_external(name: str) -> Optional[Measure]:
                 raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
             if k not in fam.param_names:
                 raise ValueError(f"measure {name!r}: unknown parameter {k!r} (known: {', '.join(fam.param_names)})")
+            if any(k == k0 for k0, _ in kw):
+                raise ValueError(f"measure {name!r}: parameter {k!r} given twice")
             kw.append((k, v))
     fam.parse_params(kw, m.group("base"))       # typed check of the values, at parse time
     cut: Optional[float] = None
@@ -549,6 +551,10 @@ def _parse_external(name: str) -> Optional[Measure]:
             cut = _number(m.group("cut"))
         except ValueError:
             raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
+        if cut != int(cut) or cut < 1:
+            raise ValueError(f"measure {name!r}: the cutoff must be a positive integer")
+    elif fam.cutoff_required:
+        raise ValueError(f"measure {name!r} needs a cutoff ({fam.name}@k)")
     return Measure(fam.name, cutoff=cut, extra=tuple(sorted(kw)))
 
 

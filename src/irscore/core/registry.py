@@ -31,10 +31,10 @@ __all__ = ["Param", "ExtFamily", "EXTERNAL", "ROCCHIO_MEASURES", "CRP_MEASURES",
 class Param:
     """One keyword parameter of a measure name, e.g. ``N`` in ``Rnorm(N=1000)``.
 
-    ``kind``: ``"int"``, ``"bool"`` or ``"choice"`` (one of ``choices``);
+    ``kind``: ``"int"``, ``"float"``, ``"bool"`` or ``"choice"`` (one of ``choices``);
     ``default``: the value when the name does not give it (``None``: the
     family decides, e.g. the evaluation's relevance level); ``minimum``: the
-    smallest allowed integer.
+    smallest allowed integer; ``bounds``: the open interval a float lies in.
     """
 
     name: str
@@ -43,6 +43,7 @@ class Param:
     choices: Tuple[str, ...] = ()
     minimum: Optional[int] = None
     doc: str = ""
+    bounds: Tuple[float, float] = (0.0, float("inf"))
 
     def parse(self, value: Any, where: str) -> Any:
         """The typed value of ``value`` (a string from a measure name, or a value)."""
@@ -53,6 +54,15 @@ class Param:
                 rule = "positive" if self.minimum == 1 else f">= {self.minimum}"
                 raise ValueError(f"{what} must be {rule}, got {v}")
             return v
+        if self.kind == "float":
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"{what} must be a number, got {value!r}") from None
+            lo, hi = self.bounds
+            if not (lo < x < hi):
+                raise ValueError(f"{what} must lie in ({lo:g}, {hi:g}), got {x!r}")
+            return x
         if self.kind == "bool":
             return parse_bool(value, what)
         if value not in self.choices:
@@ -75,6 +85,7 @@ class ExtFamily:
     params: Tuple[Param, ...] = ()
     agg: str = "nanmean"
     cutoff: bool = False
+    cutoff_required: bool = False
 
     @property
     def param_names(self) -> Tuple[str, ...]:
@@ -107,10 +118,47 @@ CRP_PARAMS: Tuple[Param, ...] = (
     _REL,
 )
 
+# TREC Web track (gdeval) cascade measures: docs/web_diversity.md
+WEBTRACK_MEASURES: Tuple[str, ...] = ("ERR", "nERR")
+WEBTRACK_PARAMS: Tuple[Param, ...] = (
+    Param("max_rel", "int", 4, minimum=1, doc="largest grade of the scale (gdeval: 4)"),
+)
+# C/W/L user models (cwl_eval) and compatibility: docs/user_models.md
+_MIN_REL = Param("min_rel", "int", 0, minimum=0, doc="grade of gain 0")
+_MAX_REL = Param("max_rel", "int", None, minimum=1, doc="grade of gain 1 (default: the largest judged grade)")
+_DEPTH = Param("depth", "int", 1000, minimum=1, doc="positions of the C/W/L model (cwl_eval: 1000)")
+_T = Param("T", "float", 1.0, doc="total gain the user wants")
+USERMODEL_PARAMS: Dict[str, Tuple[Param, ...]] = {
+    "INST": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "INSQ": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "BPM": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "SDCG": (_MIN_REL, _MAX_REL, _DEPTH),
+    "NERR8": (_MIN_REL, _MAX_REL, _DEPTH),
+    "NERR9": (_MIN_REL, _MAX_REL, _DEPTH),
+    "NERR10": (Param("p", "float", 0.9, bounds=(0.0, 1.0), doc="persistence"), _MIN_REL, _MAX_REL, _DEPTH),
+    "NERR11": (_T, _MIN_REL, _MAX_REL, _DEPTH),
+    "Compat": (Param("p", "float", 0.95, bounds=(0.0, 1.0), doc="persistence"),
+               Param("normalize", "bool", True)),
+}
+
+_CUT = ("BPM", "SDCG", "NERR8", "NERR9")
+# ndeval's intent-aware measures (need a DiversityQrels): docs/web_diversity.md
+_ALPHA = Param("alpha", "float", 0.5, bounds=(-1e-300, 1.0 + 1e-12), doc="redundancy intolerance")
+_BETA = Param("beta", "float", 0.5, bounds=(-1e-300, 1.0), doc="patience (NRBP)")
+DIVERSITY_CUTOFF_MEASURES: Tuple[str, ...] = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall")
+DIVERSITY_WHOLE_MEASURES: Tuple[str, ...] = ("NRBP", "nNRBP", "AP_IA", "MAP_IA")
+
 # The core-level table: every registered family, in a fixed order.
 EXTERNAL: Dict[str, ExtFamily] = {
     **{n: ExtFamily(n, "irscore.rocchio", ROCCHIO_PARAMS) for n in ROCCHIO_MEASURES},
     **{n: ExtFamily(n, "irscore.crp", CRP_PARAMS) for n in CRP_MEASURES},
+    **{n: ExtFamily(n, "irscore.webtrack", WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
+    **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in _CUT, cutoff_required=n in _CUT)
+       for n, ps in USERMODEL_PARAMS.items()},
+    **{n: ExtFamily(n, "irscore.diversity", (_ALPHA, _REL), agg="mean", cutoff=True, cutoff_required=True)
+       for n in DIVERSITY_CUTOFF_MEASURES},
+    **{n: ExtFamily(n, "irscore.diversity", (_ALPHA, _BETA, _REL) if "NRBP" in n else (_REL,), agg="mean")
+       for n in DIVERSITY_WHOLE_MEASURES},
 }
 
 
@@ -118,6 +166,8 @@ def family_values(joined: "Joined", measure: "Measure", level: int, cache: "Resu
     """One float64 value per query of ``joined`` for a registered measure."""
     fam = EXTERNAL[measure.family]
     params = fam.parse_params(measure.extra, str(measure))
+    if fam.cutoff:
+        params["cutoff"] = None if measure.cutoff is None else int(measure.cutoff)
     module = importlib.import_module(fam.module)
     values = np.asarray(module.compute_measure(joined, fam.name, params, level, cache), dtype=np.float64)
     nq = len(joined.query_ids)

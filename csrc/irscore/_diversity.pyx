@@ -1,0 +1,331 @@
+"""Kernel of the intent-aware (diversity) measures of ndeval (docs/web_diversity.md):
+alpha-DCG@k, alpha-nDCG@k, ERR-IA@k, nERR-IA@k, P-IA@k, StRecall@k, NRBP,
+nNRBP and AP-IA.
+
+Input: the judged documents of each query ("rows", CSR ``row_off`` over
+queries; within a query in document-id descending order, the order that
+breaks ties of the ideal ranking), the intents each row is judged for (CSR
+``int_off`` over rows: ``intent`` index within the query, ``grade``), the
+number of intents of each query, and each ranking as row codes in rank order
+(``rel``: the row index within the query, -1 unjudged; CSR ``offsets``).  A
+document is relevant to an intent when its grade there is >= ``level``.
+
+One pass over each ranking computes every measure; the ideal ranking is
+ndeval's greedy one (at each rank the document adding the most novelty-
+discounted gain, ties to the row order), built to the depth the requested
+measures need.  Every entry point checks its own memory preconditions.
+"""
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport log, ceil, NAN
+
+# columns per cutoff, then the three whole-ranking measures
+cdef enum:
+    K_ADCG = 0
+    K_ANDCG = 1
+    K_ERRIA = 2
+    K_NERRIA = 3
+    K_PIA = 4
+    K_STREC = 5
+    PER_CUTOFF = 6
+    W_NRBP = 0
+    W_NNRBP = 1
+    W_APIA = 2
+    N_WHOLE = 3
+
+
+cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] int_off,
+                     const int32_t[::1] intent, const int32_t[::1] grade, int64_t level, double alpha,
+                     double beta, int64_t depth, const int64_t *cut, Py_ssize_t ncut, double *gain,
+                     int64_t *ghead, int64_t *gtail, uint64_t *gmask, int64_t *nxt,
+                     double *dcg_at, double *err_at, double *nrbp) noexcept nogil:
+    """The greedy ideal ranking of one query to ``depth``: its DCG and ERR
+    sums at each cutoff and its NRBP sum (before NRBP's constant factor).
+
+    Only rows relevant to some intent are candidates (the others add
+    nothing).  Rows relevant to the same set of intents always add the same
+    gain, so with at most 64 intents they form one group (a list of rows in
+    increasing order; the group offers its first unused row, the lowest, as
+    ties require); at each rank the group of the largest gain (ties: the
+    lowest row) gives its row.  Once no candidate adds gain the rest of the
+    ideal adds nothing."""
+    cdef int64_t pos, r, a, g, best_g, ng = 0
+    cdef uint64_t mask
+    cdef double s, best_s, dcg = 0.0, err = 0.0, decay = 1.0
+    cdef Py_ssize_t ci = 0
+    cdef bint merge = M <= 64
+    nrbp[0] = 0.0
+    for r in range(nrows):
+        mask = 0
+        s = 0.0
+        for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
+            if grade[a] >= level:
+                s = 1.0
+                if merge:
+                    mask |= (<uint64_t> 1) << intent[a]
+        if s == 0.0:
+            continue
+        nxt[r] = -1
+        g = ng
+        if merge:
+            for g in range(ng + 1):
+                if g == ng or gmask[g] == mask:
+                    break
+        if g == ng:
+            gmask[g] = mask
+            ghead[g] = r
+            ng += 1
+        else:
+            nxt[gtail[g]] = r
+        gtail[g] = r
+    for pos in range(depth):
+        best_g = -1
+        best_s = -1.0
+        for g in range(ng):
+            r = ghead[g]
+            if r < 0:
+                continue
+            s = 0.0
+            for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
+                if grade[a] >= level:
+                    s += gain[intent[a]]
+            if s > best_s or (s == best_s and r < ghead[best_g]):
+                best_s = s
+                best_g = g
+        if best_g < 0 or best_s <= 0.0:
+            break
+        r = ghead[best_g]
+        ghead[best_g] = nxt[r]
+        for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
+            if grade[a] >= level:
+                gain[intent[a]] *= 1.0 - alpha
+        dcg += best_s * log(2.0) / log(<double> pos + 2.0)
+        err += best_s / <double> (pos + 1)
+        nrbp[0] += best_s * decay
+        decay *= beta
+        while ci < ncut and cut[ci] == pos + 1:
+            dcg_at[ci] = dcg
+            err_at[ci] = err
+            ci += 1
+    while ci < ncut:
+        dcg_at[ci] = dcg
+        err_at[ci] = err
+        ci += 1
+
+
+def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[::1] row_off,
+              const int64_t[::1] int_off, const int32_t[::1] intent, const int32_t[::1] grade,
+              const int64_t[::1] n_intents, int64_t level, double alpha, double beta,
+              const int64_t[::1] cutoffs, bint need_nrbp, bint whole, double[:, ::1] out):
+    """Fill ``out[q]`` with, for each cutoff k of ``cutoffs`` (increasing):
+    alpha-DCG@k, alpha-nDCG@k, ERR-IA@k, nERR-IA@k, P-IA@k, StRecall@k; then
+    NRBP, nNRBP, AP-IA.  A query without a relevant (intent, document) pair
+    scores 0 everywhere.  ``need_nrbp``: build the ideal ranking deep enough
+    for nNRBP (else only to the largest cutoff); ``whole``: scan the whole
+    ranking for NRBP, nNRBP and AP-IA (else they are NaN and the scan stops
+    at the largest cutoff)."""
+    cdef Py_ssize_t nq, q, i, ci
+    cdef Py_ssize_t ncut = cutoffs.shape[0]
+    cdef int64_t nrows_all, nints_all, r0, nrows, M, Ma, lo, n, row, a, j, k, depth, nrbp_depth
+    cdef int64_t maxM = 1, maxR = 1, bad = 0, pairs, covered
+    cdef double s, dcg, err, decay, nrbp, ideal_nrbp, ii_dcg, ii_err, ii_gain, norm, disc
+    cdef int64_t kmax
+    cdef double *gain
+    cdef double *ap
+    cdef int64_t *cnt
+    cdef int64_t *nrel
+    cdef double *idcg
+    cdef double *ierr
+    cdef int64_t *ghead
+    cdef int64_t *gtail
+    cdef int64_t *nxt
+    cdef uint64_t *gmask
+    cdef double *base
+    if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0]:
+        raise ValueError("offsets and row_off must both hold n_queries + 1 entries")
+    nq = offsets.shape[0] - 1
+    if n_intents.shape[0] != nq:
+        raise ValueError(f"n_intents must have n_queries={nq} entries")
+    if out.shape[0] != nq or out.shape[1] != PER_CUTOFF * ncut + N_WHOLE:
+        raise ValueError(f"out must have shape ({nq}, {PER_CUTOFF * ncut + N_WHOLE})")
+    if offsets[0] != 0 or offsets[nq] > rel.shape[0] or row_off[0] != 0 or row_off[nq] + 1 > int_off.shape[0]:
+        raise ValueError("offsets must start at 0 and end within rel; row_off within int_off")
+    nrows_all = row_off[nq]
+    if int_off[0] != 0 or int_off[nrows_all] > intent.shape[0] or intent.shape[0] != grade.shape[0]:
+        raise ValueError("int_off must start at 0 and end within intent (and grade, of equal length)")
+    for i in range(nrows_all):
+        if int_off[i + 1] < int_off[i]:
+            raise ValueError("int_off must be non-decreasing")
+    for ci in range(ncut):
+        if cutoffs[ci] < 1 or (ci > 0 and cutoffs[ci] <= cutoffs[ci - 1]):
+            raise ValueError("cutoffs must be positive and increasing")
+    if not (0.0 <= alpha <= 1.0) or not (0.0 <= beta < 1.0):
+        raise ValueError(f"alpha must be in [0, 1] and beta in [0, 1); got {alpha}, {beta}")
+    for q in range(nq):
+        if offsets[q + 1] < offsets[q] or row_off[q + 1] < row_off[q]:
+            raise ValueError("offsets and row_off must be non-decreasing")
+        M = n_intents[q]
+        nrows = row_off[q + 1] - row_off[q]
+        if M < 0:
+            raise ValueError("n_intents must be non-negative")
+        for a in range(int_off[row_off[q]], int_off[row_off[q + 1]]):
+            if intent[a] < 0 or intent[a] >= M:
+                raise ValueError(f"intent {intent[a]} of query {q} outside 0..{M - 1}")
+        for i in range(offsets[q], offsets[q + 1]):
+            if rel[i] >= nrows:
+                raise ValueError(f"row code {rel[i]} of query {q} beyond its {nrows} judged documents")
+        if M > maxM:
+            maxM = M
+        if nrows > maxR:
+            maxR = nrows
+    nrbp_depth = 1
+    if need_nrbp and beta > 0.0:
+        nrbp_depth = <int64_t> ceil(log(1e-20) / log(beta)) + 1
+    base = <double *> malloc((3 * maxM + 2 * (ncut + 1)) * sizeof(double) + (2 * maxM + 3 * maxR) * sizeof(int64_t)
+                             + maxR * sizeof(uint64_t))
+    if base == NULL:
+        raise MemoryError()
+    gain = base
+    ap = gain + maxM
+    idcg = ap + maxM
+    ierr = idcg + ncut + 1
+    cnt = <int64_t *> (ierr + ncut + 1 + maxM)
+    nrel = cnt + maxM
+    ghead = nrel + maxM
+    gtail = ghead + maxR
+    nxt = gtail + maxR
+    gmask = <uint64_t *> (nxt + maxR)
+    try:
+        with nogil:
+            for q in range(nq):
+                r0 = row_off[q]
+                nrows = row_off[q + 1] - r0
+                M = n_intents[q]
+                for j in range(M):
+                    nrel[j] = 0
+                    cnt[j] = 0
+                    ap[j] = 0.0
+                    gain[j] = 1.0
+                for a in range(int_off[r0], int_off[r0 + nrows]):
+                    if grade[a] >= level:
+                        nrel[intent[a]] += 1
+                Ma = 0
+                for j in range(M):
+                    if nrel[j] > 0:
+                        Ma += 1
+                for ci in range(PER_CUTOFF * ncut + N_WHOLE):
+                    out[q, ci] = 0.0
+                if Ma == 0:
+                    continue
+                # the ideal ranking (greedy), to the depth the measures need
+                depth = cutoffs[ncut - 1] if ncut else 0
+                if nrbp_depth > depth:
+                    depth = nrbp_depth
+                if depth > nrows:
+                    depth = nrows
+                ideal_pass(r0, nrows, M, int_off, intent, grade, level, alpha, beta, depth,
+                           &cutoffs[0] if ncut else NULL, ncut, gain, ghead, gtail, gmask, nxt,
+                           idcg, ierr, &ideal_nrbp)
+                for j in range(M):
+                    gain[j] = 1.0
+                # the ranking
+                lo = offsets[q]
+                n = offsets[q + 1] - lo
+                dcg = 0.0
+                err = 0.0
+                nrbp = 0.0
+                decay = 1.0
+                pairs = 0
+                covered = 0
+                ii_dcg = 0.0
+                ii_err = 0.0
+                ii_gain = <double> Ma
+                ci = 0
+                k = 0
+                kmax = cutoffs[ncut - 1] if ncut else 0
+                while (k < n and (whole or k < kmax)) or (ci < ncut and k < kmax):
+                    s = 0.0
+                    if k < n:
+                        row = rel[lo + k]
+                        if row >= 0:
+                            for a in range(int_off[r0 + row], int_off[r0 + row + 1]):
+                                if grade[a] >= level:
+                                    j = intent[a]
+                                    s += gain[j]
+                                    gain[j] *= 1.0 - alpha
+                                    if cnt[j] == 0:
+                                        covered += 1
+                                    cnt[j] += 1
+                                    pairs += 1
+                                    ap[j] += <double> cnt[j] / <double> (k + 1)
+                    nrbp += s * decay
+                    decay *= beta
+                    if k < kmax:        # the cutoff measures: only to the largest cutoff
+                        disc = log(2.0) / log(<double> k + 2.0)
+                        dcg += s * disc
+                        err += s / <double> (k + 1)
+                        ii_dcg += ii_gain * disc
+                        ii_err += ii_gain / <double> (k + 1)
+                        ii_gain *= 1.0 - alpha
+                    k += 1
+                    while ci < ncut and cutoffs[ci] == k:
+                        out[q, PER_CUTOFF * ci + K_ADCG] = dcg / ii_dcg
+                        out[q, PER_CUTOFF * ci + K_ANDCG] = dcg / idcg[ci] if dcg != 0.0 else 0.0
+                        out[q, PER_CUTOFF * ci + K_ERRIA] = err / ii_err
+                        out[q, PER_CUTOFF * ci + K_NERRIA] = err / ierr[ci] if err != 0.0 else 0.0
+                        out[q, PER_CUTOFF * ci + K_PIA] = <double> pairs / (<double> k * <double> Ma)
+                        out[q, PER_CUTOFF * ci + K_STREC] = <double> covered / <double> Ma
+                        ci += 1
+                if not whole:
+                    for ci in range(N_WHOLE):
+                        out[q, PER_CUTOFF * ncut + ci] = NAN
+                    continue
+                norm = (1.0 - (1.0 - alpha) * beta) / <double> Ma
+                out[q, PER_CUTOFF * ncut + W_NRBP] = nrbp * norm
+                if need_nrbp:
+                    out[q, PER_CUTOFF * ncut + W_NNRBP] = nrbp / ideal_nrbp if ideal_nrbp > 0.0 else 0.0
+                else:
+                    out[q, PER_CUTOFF * ncut + W_NNRBP] = NAN
+                s = 0.0
+                for j in range(M):
+                    if nrel[j] > 0:
+                        s += ap[j] / <double> nrel[j]
+                out[q, PER_CUTOFF * ncut + W_APIA] = s / <double> Ma
+    finally:
+        free(base)
+
+
+def row_grades(const int32_t[::1] rows, const int64_t[::1] offsets, const int64_t[::1] row_start,
+               const int64_t[::1] row_count, const int32_t[::1] row_code, int32_t[::1] out):
+    """``out[i]`` = the relevance code (``row_code``) of the row ``rows[i]`` of
+    query q (global row ``row_start[q] + rows[i]``), -1 for an unjudged
+    document (``rows[i] < 0``): the grades of the ranked documents."""
+    cdef Py_ssize_t nq, q, i
+    cdef int64_t r
+    if offsets.shape[0] < 1:
+        raise ValueError("offsets must hold n_queries + 1 entries")
+    nq = offsets.shape[0] - 1
+    if row_start.shape[0] != nq or row_count.shape[0] != nq:
+        raise ValueError(f"row_start and row_count must have n_queries={nq} entries")
+    if offsets[0] != 0 or offsets[nq] > rows.shape[0] or out.shape[0] < offsets[nq]:
+        raise ValueError("offsets must start at 0 and end within rows and out")
+    for q in range(nq):
+        if offsets[q + 1] < offsets[q]:
+            raise ValueError("offsets must be non-decreasing")
+        if row_start[q] < 0 or row_count[q] < 0 or row_start[q] + row_count[q] > row_code.shape[0]:
+            raise ValueError(f"rows of query {q} outside row_code")
+    cdef int64_t bad = -1
+    with nogil:
+        for q in range(nq):
+            for i in range(offsets[q], offsets[q + 1]):
+                r = rows[i]
+                if r < 0:
+                    out[i] = -1
+                elif r < row_count[q]:
+                    out[i] = row_code[row_start[q] + r]
+                else:
+                    out[i] = -1
+                    if bad < 0:
+                        bad = i
+    if bad >= 0:
+        raise ValueError(f"row {rows[bad]} at position {bad} beyond its query's rows")

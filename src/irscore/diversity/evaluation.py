@@ -1,0 +1,149 @@
+"""Names and evaluation of the intent-aware measures (docs/web_diversity.md)."""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Dict, Optional, Tuple, Sequence, Union
+
+import numpy as np
+
+from irscore import _diversity
+from irscore.core.checks import check_level
+from irscore.core.joined import Joined, ResultCache, ranked_lists
+from irscore.core.registry import Param
+from irscore.diversity.qrels import IntentTables, as_diversity_qrels
+
+__all__ = ["MEASURES", "evaluate", "parse", "compute_measure"]
+
+# name -> (kernel column within a cutoff's block, or -1 - whole-ranking column; cutoff needed)
+MEASURES: Dict[str, Tuple[int, bool]] = {
+    "alpha_DCG": (0, True), "alpha_nDCG": (1, True), "ERR_IA": (2, True), "nERR_IA": (3, True),
+    "P_IA": (4, True), "StRecall": (5, True), "NRBP": (-1, False), "nNRBP": (-2, False), "AP_IA": (-3, False),
+}
+ALIASES = {"α_DCG": "alpha_DCG", "α_nDCG": "alpha_nDCG", "MAP_IA": "AP_IA", "alpha-nDCG": "alpha_nDCG",
+           "alpha-DCG": "alpha_DCG", "ERR-IA": "ERR_IA", "nERR-IA": "nERR_IA", "P-IA": "P_IA",
+           "strec": "StRecall", "MAP-IA": "AP_IA"}
+_PER_CUTOFF = 6
+_PARAMS = {
+    "alpha": Param("alpha", "float", 0.5, bounds=(-1e-300, 1.0 + 1e-12), doc="redundancy intolerance"),
+    "beta": Param("beta", "float", 0.5, bounds=(-1e-300, 1.0), doc="patience (NRBP)"),
+    "rel": Param("rel", "int", None, minimum=0, doc="grade from which a document is relevant to an intent"),
+}
+_NAME = re.compile(r"^(?P<base>[^\s()@]+?)(?:\((?P<args>[^()]*)\))?(?:@(?P<cut>[0-9]+))?$")
+
+
+def parse(name: str) -> Tuple[str, Optional[int], Dict[str, Any]]:
+    """(measure, cutoff, params) of a diversity measure name such as
+    ``alpha_nDCG(alpha=0.5)@20`` or ``nNRBP(beta=0.8)``."""
+    m = _NAME.match(name.strip()) if isinstance(name, str) else None
+    if not m:
+        raise ValueError(f"bad diversity measure name {name!r}")
+    base = ALIASES.get(m.group("base"), m.group("base"))
+    if base not in MEASURES:
+        raise ValueError(f"unknown diversity measure {name!r} (known: {', '.join(MEASURES)})")
+    _, needs_cut = MEASURES[base]
+    allowed = ("alpha", "rel") + (("beta",) if base in ("NRBP", "nNRBP") else ())
+    params: Dict[str, Any] = {}
+    for part in (m.group("args") or "").split(","):
+        if not part.strip():
+            continue
+        k, eq, v = part.partition("=")
+        k = k.strip()
+        if not eq or k not in allowed:
+            raise ValueError(f"measure {name!r}: parameter {part.strip()!r} is not one of {', '.join(allowed)}")
+        params[k] = _PARAMS[k].parse(v.strip().strip("'\""), name)
+    cut = int(m.group("cut")) if m.group("cut") is not None else None
+    if needs_cut and (cut is None or cut < 1):
+        raise ValueError(f"measure {name!r} needs a positive cutoff ({base}@k)")
+    if not needs_cut and cut is not None:
+        raise ValueError(f"measure {name!r} takes no cutoff")
+    return base, cut, params
+
+
+def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: float, beta: float,
+            cache: Optional[ResultCache]) -> np.ndarray:
+    """One measure per query of ``joined`` (which must carry IntentTables):
+    one kernel call per (level, alpha, beta, cutoff), shared through ``cache``."""
+    t = joined.extra
+    if not isinstance(t, IntentTables):
+        raise ValueError(f"{base} needs intent-level judgments: evaluate against a DiversityQrels "
+                         "(irscore.diversity.read_diversity_qrels / as_diversity_qrels; irscore eval --intents)")
+    whole = cut is None
+
+    def compute() -> np.ndarray:
+        rows, _, offsets = ranked_lists(dataclasses.replace(joined, rel=t.rows))
+        cutoffs = np.asarray([] if cut is None else [cut], dtype=np.int64)
+        out = np.zeros((offsets.shape[0] - 1, _PER_CUTOFF * cutoffs.shape[0] + 3), dtype=np.float64)
+        _diversity.diversity(rows, offsets, t.row_off, t.int_off, t.intent, t.grade, t.n_intents, int(level),
+                             float(alpha), float(beta), cutoffs, whole, whole, out)
+        return out
+
+    key = ("diversity", level, alpha, beta, cut)
+    out = compute() if cache is None else cache.get(key, compute)
+    col, _ = MEASURES[base]
+    return out[:, col] if cut is not None else out[:, -1 - col]
+
+
+def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
+                    ) -> np.ndarray:
+    """An intent-aware measure per query of ``joined``: the hook of
+    :func:`irscore.evaluate` for the names declared in
+    :mod:`irscore.core.registry` (the qrels must be a DiversityQrels)."""
+    lv = level if params.get("rel") is None else params["rel"]
+    base = "AP_IA" if name == "MAP_IA" else name
+    return _values(joined, base, params.get("cutoff"), lv, params.get("alpha", 0.5), params.get("beta", 0.5), cache)
+
+
+def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,
+             relevance_level: int = 1) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
+    """Evaluate ``run`` against intent-level ``qrels`` with ndeval's measures.
+
+    The same measures are available in :func:`irscore.evaluate` when its
+    qrels are a :class:`DiversityQrels` (then with every other measure, from
+    one join); this function also reads the other qrels forms and ndeval's
+    spellings (``alpha-nDCG@20``, ``strec@10``, ``α_nDCG@20``).
+
+    Parameters
+    ----------
+    qrels : DiversityQrels, path, dict, iterable or DataFrame
+        ``query intent document grade`` judgments (:func:`as_diversity_qrels`).
+    run : Run, path, dict or DataFrame
+        The ranking (as for :func:`irscore.evaluate`; rank order: score
+        descending, equal scores by document id descending).
+    measures : str or sequence of str
+        Names: ``alpha_nDCG@k``, ``alpha_DCG@k``, ``ERR_IA@k``, ``nERR_IA@k``,
+        ``P_IA@k``, ``StRecall@k``, ``NRBP``, ``nNRBP``, ``AP_IA``, with the
+        parameters ``alpha`` (default 0.5), ``beta`` (NRBP, nNRBP; 0.5) and
+        ``rel``.
+    per_query : bool
+        Return ``{name: {query_id: value}}`` instead of the means.
+    relevance_level : int
+        Grade from which a document is relevant to an intent (``rel=``
+        overrides it per measure).
+
+    Returns
+    -------
+    dict
+        ``{name: mean}`` over the queries both judged and ranked, or the
+        per-query values.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, bad parameters or no query in common.
+    """
+    names = [measures] if isinstance(measures, str) else list(measures)
+    if not names:
+        raise ValueError("measures must name at least one measure")
+    check_level(relevance_level)
+    parsed = [(n, *parse(n)) for n in names]
+    joined = as_diversity_qrels(qrels).join_run(run)
+    cache = ResultCache()
+    values: Dict[str, np.ndarray] = {}
+    for name, base, cut, params in parsed:
+        rel = params.get("rel")
+        values[name] = _values(joined, base, cut, relevance_level if rel is None else rel,
+                               params.get("alpha", 0.5), params.get("beta", 0.5), cache)
+    if per_query:
+        return {n: dict(zip(joined.query_ids, (float(x) for x in v))) for n, v in values.items()}
+    return {n: float(np.mean(v)) for n, v in values.items()}

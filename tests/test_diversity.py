@@ -1,0 +1,218 @@
+"""Intent-aware measures of ndeval (docs/web_diversity.md): a hand-worked
+example, readers (file, dict, tuples, DataFrame), differential runs against
+ndeval through pyndeval (ir_measures' provider), ties, bad input and the
+kernel's own checks."""
+import math
+
+import numpy as np
+import pytest
+
+from irscore import _diversity, diversity
+
+# a relevant to intent 1; b to intents 1 and 2; c to intent 2; d judged, not relevant
+JUDGMENTS = [("1", "1", "a", 1), ("1", "1", "b", 1), ("1", "2", "b", 2), ("1", "2", "c", 1), ("1", "2", "d", 0)]
+RUN = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+
+
+def test_hand_worked_example():
+    names = ["alpha_DCG@3", "alpha_nDCG@3", "ERR_IA@3", "P_IA@2", "StRecall@1", "AP_IA", "NRBP",
+             "alpha_nDCG(rel=2)@2"]
+    r = diversity.evaluate(JUDGMENTS, RUN, names)
+    # novelty-discounted gains (alpha = 0.5): a 1; b 0.5 + 1; c 0.5
+    dcg = 1 + 1.5 / math.log2(3) + 0.5 / 2
+    # "ideal ideal" of 2 intents: 2, 1, 0.5
+    assert r["alpha_DCG@3"] == pytest.approx(dcg / (2 + 1 / math.log2(3) + 0.5 / 2))
+    # greedy ideal: b (2), then a and c tie at 0.5 -> c (document id descending), then a (0.5)
+    assert r["alpha_nDCG@3"] == pytest.approx(dcg / (2 + 0.5 / math.log2(3) + 0.5 / 2))
+    assert r["ERR_IA@3"] == pytest.approx((1 + 1.5 / 2 + 0.5 / 3) / (2 + 1 / 2 + 0.5 / 3))
+    assert r["P_IA@2"] == pytest.approx(3 / 4)
+    assert r["StRecall@1"] == pytest.approx(1 / 2)
+    assert r["AP_IA"] == pytest.approx(((1 + 1) / 2 + (1 / 2 + 2 / 3) / 2) / 2)
+    assert r["NRBP"] == pytest.approx((1 + 1.5 * 0.5 + 0.5 * 0.25) * (1 - 0.5 * 0.5) / 2)
+    # rel=2: only b for intent 2 is relevant; one intent; ideal b
+    assert r["alpha_nDCG(rel=2)@2"] == pytest.approx((1 / math.log2(3)) / 1.0)
+
+
+def test_readers_agree(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"{q} {t} {d} {g}\n" for q, t, d, g in JUDGMENTS))
+    nested = {}
+    for q, t, d, g in JUDGMENTS:
+        nested.setdefault(q, {}).setdefault(t, {})[d] = g
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(JUDGMENTS, columns=["query_id", "iteration", "doc_id", "relevance"])
+    want = diversity.evaluate(JUDGMENTS, RUN, ["alpha_nDCG@3", "NRBP"])
+    for source in (str(path), path, nested, frame, diversity.read_diversity_qrels(path)):
+        assert diversity.evaluate(source, RUN, ["alpha_nDCG@3", "NRBP"]) == want
+
+
+def test_bad_input(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 1 a 1\n1 1 b\n")
+    with pytest.raises(ValueError, match="bad.txt:2"):
+        diversity.read_diversity_qrels(bad)
+    bad.write_text("1 1 a x\n")
+    with pytest.raises(ValueError, match="bad.txt:1"):
+        diversity.read_diversity_qrels(bad)
+    for name in ["alpha_nDCG", "NRBP@5", "alpha_nDCG(alpha=2)@5", "alpha_nDCG(beta=0.5)@5", "nope@5",
+                 "P_IA(rel=-1)@5", "NRBP(beta=1)"]:
+        with pytest.raises(ValueError):
+            diversity.evaluate(JUDGMENTS, RUN, name)
+    with pytest.raises(ValueError, match="no queries"):
+        diversity.evaluate(JUDGMENTS, {"9": {"a": 1.0}}, "NRBP")
+    with pytest.raises(TypeError):
+        diversity.as_diversity_qrels(3)
+
+
+# ------------------------------------------------------------ differential (pyndeval)
+
+def random_case(rng, n_queries, ties):
+    judgments, run = [], {}
+    for q in range(n_queries):
+        qid = str(100 + q)
+        nd = int(rng.integers(1, 25))
+        docs = [f"d{q}_{i}" for i in range(nd)]
+        for t in range(int(rng.integers(1, 6))):
+            for d in docs:
+                if rng.random() < 0.5:
+                    judgments.append((qid, str(t), d, int(rng.integers(0, 3))))
+        if rng.random() < 0.05:
+            continue                                            # judged, not ranked
+        pool = docs + [f"u{q}_{i}" for i in range(int(rng.integers(0, 10)))]     # unjudged
+        k = int(rng.integers(1, len(pool) + 1))
+        chosen = rng.choice(pool, size=k, replace=False)
+        scores = rng.integers(0, 5, k).astype(float) if ties else rng.permutation(k) + 1.0
+        run[qid] = {str(d): float(s) for d, s in zip(chosen, scores)}
+    return judgments, run
+
+
+NAMES = ["alpha_nDCG@5", "alpha_nDCG@20", "alpha_DCG@10", "ERR_IA@10", "ERR_IA@2", "nERR_IA@20", "P_IA@10",
+         "StRecall@10", "NRBP", "nNRBP", "AP_IA", "alpha_nDCG(alpha=0.8)@10", "nNRBP(beta=0.8)",
+         "alpha_nDCG(rel=2)@10"]
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_agrees_with_pyndeval(ties):
+    irm = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    rng = np.random.default_rng(21 + ties)
+    judgments, run = random_case(rng, 1200, ties)
+    ours = diversity.evaluate(judgments, run, NAMES, per_query=True)
+    if ties:
+        # pyndeval orders equal scores by document id ascending; irscore (as
+        # trec_eval and ndeval -traditional) descending: hand it irscore's order
+        run = {q: {d: float(-i) for i, d in enumerate(sorted(sorted(r, reverse=True), key=lambda d: -r[d]))}
+               for q, r in run.items()}
+    irq = [irm.Qrel(q, d, g, t) for q, t, d, g in judgments]
+    prov = irm.providers.registry["pyndeval"]
+    for name in NAMES:
+        ref = {m.query_id: m.value for m in prov.evaluator([irm.parse_measure(name)], irq).iter_calc(run)}
+        assert all(ref[q] == 0 or math.isnan(ref[q]) for q in ref if q not in ours[name])
+        common = [q for q in ref if q in ours[name]]
+        # ndeval's nNRBP is 0/0 = NaN without a relevant document; irscore 0, as every other measure
+        same = [q for q in common if abs(ref[q] - ours[name][q]) <= 1e-9
+                or (name.startswith("nNRBP") and math.isnan(ref[q]) and ours[name][q] == 0.0)]
+        assert len(common) > 1000 and len(same) == len(common), (name, len(same), len(common))
+
+
+def test_kernel_checks_its_memory_preconditions():
+    rel = np.array([0, 1, -1], dtype=np.int32)
+    off = np.array([0, 3], dtype=np.int64)
+    row_off = np.array([0, 2], dtype=np.int64)
+    int_off = np.array([0, 1, 3], dtype=np.int64)
+    intent = np.array([0, 0, 1], dtype=np.int32)
+    grade = np.array([1, 1, 1], dtype=np.int32)
+    nint = np.array([2], dtype=np.int64)
+    cuts = np.array([2, 5], dtype=np.int64)
+    out = np.zeros((1, 15))
+    args = dict(rel=rel, off=off, row_off=row_off, int_off=int_off, intent=intent, grade=grade, nint=nint,
+                cuts=cuts, out=out)
+
+    def call(**kw):
+        a = {**args, **kw}
+        _diversity.diversity(a["rel"], a["off"], a["row_off"], a["int_off"], a["intent"], a["grade"], a["nint"],
+                             1, 0.5, 0.5, a["cuts"], True, True, a["out"])
+    call()
+    assert out[0, 1] > 0
+    for kw in [dict(rel=np.array([0, 2, -1], dtype=np.int32)),          # row beyond the query's rows
+               dict(off=np.array([0, 4], dtype=np.int64)),               # beyond rel
+               dict(row_off=np.array([0, 3], dtype=np.int64)),           # beyond int_off
+               dict(int_off=np.array([0, 1, 4], dtype=np.int64)),        # beyond intent
+               dict(int_off=np.array([0, 2, 1], dtype=np.int64)),        # decreasing
+               dict(intent=np.array([0, 0, 2], dtype=np.int32)),         # intent beyond n_intents
+               dict(nint=np.array([2, 2], dtype=np.int64)),
+               dict(cuts=np.array([5, 2], dtype=np.int64)),
+               dict(cuts=np.array([0], dtype=np.int64)),
+               dict(out=np.zeros((1, 14))),
+               dict(grade=np.array([1, 1], dtype=np.int32))]:
+        with pytest.raises(ValueError):
+            call(**kw)
+
+
+def test_irscore_evaluate_shares_the_join():
+    """A DiversityQrels given to irscore.evaluate: the diversity measures by
+    name beside every other measure (grades: the largest over the intents)."""
+    import irscore
+
+    rng = np.random.default_rng(5)
+    judgments, run = random_case(rng, 200, ties=True)
+    dq = diversity.as_diversity_qrels(judgments)
+    names = ["alpha_nDCG@10", "ERR_IA@5", "NRBP", "nNRBP(beta=0.8)", "AP_IA", "P_IA(rel=2)@5"]
+    both = irscore.evaluate(dq, run, ["map", "ERR@10"] + names, per_query=True)
+    alone = diversity.evaluate(dq, run, names, per_query=True)
+    for name in names:
+        assert both[name] == pytest.approx(alone[name], abs=1e-15)
+    best = {}
+    for q, t, d, g in judgments:
+        best.setdefault(q, {})[d] = max(g, best.get(q, {}).get(d, g))
+    plain = irscore.evaluate(best, run, ["map", "ERR@10"], per_query=True)
+    assert both["map"] == pytest.approx(plain["map"], abs=1e-15)
+    assert both["ERR@10"] == pytest.approx(plain["ERR@10"], abs=1e-15)
+    assert irscore.evaluate(dq, run, "alpha_nDCG@10") == pytest.approx(
+        diversity.evaluate(dq, run, "alpha_nDCG@10"), abs=1e-15)
+    # without intents: a clear error
+    with pytest.raises(ValueError, match="intent-level"):
+        irscore.evaluate(best, run, "alpha_nDCG@10")
+    # complete=True: a judged query without a ranking scores 0
+    res = irscore.evaluate(dq, run, ["alpha_nDCG@10", "NRBP"], per_query=True, complete=True)
+    missing = [q for q in dq.query_ids if q not in run]
+    assert missing and all(res["alpha_nDCG@10"][q] == 0 and res["NRBP"][q] == 0 for q in missing)
+
+
+def test_cli_intents(tmp_path, capsys):
+    from irscore.cli import main
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} {t} {d} {g}\n" for q, t, d, g in JUDGMENTS))
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n1 Q0 c 3 1.0 r\n")
+    assert main(["eval", "--intents", "-m", "alpha_nDCG@3", "-m", "P@2", str(qrels), str(run)]) == 0
+    out = capsys.readouterr().out
+    want = diversity.evaluate(JUDGMENTS, RUN, "alpha_nDCG@3")["alpha_nDCG@3"]
+    assert f"{want:.4f}" in out and "P@2" in out
+    assert main(["eval", "-m", "alpha_nDCG@3", str(qrels), str(run)]) == 2
+    assert "--intents" in capsys.readouterr().err
+
+
+def test_more_than_64_intents_agree_with_pyndeval():
+    """Past 64 intents the greedy ideal takes every document on its own."""
+    irm = pytest.importorskip("ir_measures")
+    pytest.importorskip("pyndeval")
+    rng = np.random.default_rng(9)
+    judgments, run = [], {}
+    for q in range(30):
+        qid = str(500 + q)
+        docs = [f"d{i}" for i in range(40)]
+        for t in range(int(rng.integers(60, 80))):
+            for d in rng.choice(docs, size=3, replace=False):
+                judgments.append((qid, str(t), str(d), int(rng.integers(0, 2))))
+        chosen = rng.choice(docs + ["u1", "u2"], size=25, replace=False)
+        run[qid] = {str(d): float(s) for d, s in zip(chosen, rng.permutation(25) + 1.0)}
+    names = ["alpha_nDCG@10", "nERR_IA@20", "nNRBP"]
+    ours = diversity.evaluate(judgments, run, names, per_query=True)
+    irq = [irm.Qrel(q, d, g, t) for q, t, d, g in judgments]
+    prov = irm.providers.registry["pyndeval"]
+    for name in names:
+        ref = {m.query_id: m.value for m in prov.evaluator([irm.parse_measure(name)], irq).iter_calc(run)}
+        assert len(ref) == 30
+        assert all(abs(ref[q] - ours[name][q]) <= 1e-9 for q in ref), name
