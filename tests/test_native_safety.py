@@ -135,7 +135,7 @@ def _record_calls():
     for mod, names in [(_rocchio, ["min_collection_size", "rocchio"]),
                        (_crp, ["curve_lengths", "curves", "scalars"]),
                        (_organization, ["rs_side", "extended_bcubed_side"]),
-                       (_xml, ["focused_pass", "xcg_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
+                       (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
                                "interpolated_precision", "check_nesting", "ideal_elements"]),
                        (_batch, ["evaluate_rows"])]:
         for n in names:
@@ -157,7 +157,7 @@ def _record_calls():
         q = X.XmlQrels.from_passages({"1": [("d1", 200, 500), ("d1", 600, 800), ("d2", 0, 100)]},
                                      doclens={"d1": 1000, "d2": 400})
         xr = X.XmlRun.from_spans({"1": [("d1", 200, 400), ("d2", 0, 400), ("d1", 600, 1000), ("d1", 0, 200)]})
-        X.evaluate(q, xr, ["MAiP", "iP[0.01]", "hixP@2", "hixR@2"])
+        X.evaluate(q, xr, ["MAiP", "iP[0.01]", "hixP@2", "hixR@2", "nxCG@2", "MAep"])
         els = [("a", 0, 1000, 0.5, 0.5), ("a", 0, 600, 1.0, 0.5), ("a", 0, 200, 0.0, 0.0),
                ("a", 200, 400, 1.0, 1.0), ("a", 400, 600, 0.5, 1.0), ("a", 600, 1000, 0.5, 0.5)]
         qe = X.XmlQrels.from_elements({"1": els})
@@ -206,7 +206,9 @@ ENTRY_POINTS = {
                           "out_size", "out_covered", "out_contained", "out_rsize", "out_novel_rel",
                           "out_rval", "out_tree_w", "out_match", "out_ideal"],
     "_xml.xcg_cap": ["run_off", "ideal_of", "ideal_gain", "gain"],
-    "_xml.xcg_measures": ["run_off", "gain", "id_off", "ideal_sorted", "cutoffs", "npoints", "maep_mode",
+    "_xml.xcg_passage_cap": ["run_off", "run_doc", "run_start", "run_end", "id_off", "id_doc", "id_start",
+                             "id_end", "ideal_gain", "ndocs", "alpha", "gain", "out_first"],
+    "_xml.xcg_measures": ["run_off", "gain", "count_rank", "id_off", "ideal_sorted", "cutoffs", "npoints", "maep_mode",
                           "out_xcg", "out_nxcg", "out_maep", "out_iep"],
     "_xml.hixeval_at": ["run_off", "rval", "size", "trel", "cutoffs", "out_p", "out_r"],
     "_xml.interpolated_precision": ["run_off", "rel", "size", "trel", "npoints", "bucketing", "out_ip"],
@@ -285,6 +287,15 @@ VIOLATIONS = [
     ("_xml.focused_pass", dict(out_ideal=np.zeros(0, i64))),
     ("_xml.xcg_cap", dict(ideal_of=np.array([99, 99, 99, 99], i64))),
     ("_xml.xcg_cap", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(run_doc=np.array([0, 0, 0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(ideal_gain=np.zeros(0))),
+    ("_xml.xcg_passage_cap", dict(gain=np.zeros(0))),
+    ("_xml.xcg_passage_cap", dict(out_first=np.zeros(0, i64))),
+    ("_xml.xcg_passage_cap", dict(ndocs=-1)),
+    ("_xml.xcg_passage_cap", dict(id_start=np.array([0, 300, 0], i64))),
+    ("_xml.xcg_measures", dict(count_rank=np.zeros(1, i64))),
     ("_xml.xcg_measures", dict(cutoffs=np.array([-1], i64))),
     ("_xml.xcg_measures", dict(npoints=-1)),
     ("_xml.xcg_measures", dict(out_iep=np.zeros((1, 1)))),

@@ -15,8 +15,13 @@ def focused_pass(
     out_rval: F64, out_tree_w: F64, out_match: I64, out_ideal: I64,
 ) -> None: ...
 def xcg_cap(run_off: I64, ideal_of: I64, ideal_gain: F64, gain: F64) -> None: ...
+def xcg_passage_cap(
+    run_off: I64, run_doc: I64, run_start: I64, run_end: I64,
+    id_off: I64, id_doc: I64, id_start: I64, id_end: I64,
+    ideal_gain: F64, ndocs: int, alpha: float, gain: F64, out_first: I64,
+) -> None: ...
 def xcg_measures(
-    run_off: I64, gain: F64, id_off: I64, ideal_sorted: F64, cutoffs: I64,
+    run_off: I64, gain: F64, count_rank: I64, id_off: I64, ideal_sorted: F64, cutoffs: I64,
     npoints: int, maep_mode: int,
     out_xcg: F64, out_nxcg: F64, out_maep: F64, out_iep: F64,
 ) -> None: ...

@@ -27,7 +27,10 @@ def _validate_alpha(alpha: float, name: str = "alpha") -> float:
 
 
 def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisation: Quantisation,
-               el_q: np.ndarray, normalise: bool, ideal_gain: np.ndarray, seen: str = "ancestor") -> np.ndarray:
+               el_q: np.ndarray, normalise: bool, ideal: Tuple[np.ndarray, ...], ideal_gain: np.ndarray,
+               seen: str = "ancestor") -> Tuple[np.ndarray, np.ndarray]:
+    """XCG gain per result, capped when ``normalise``, and the flags of the ranks MAep
+    counts (empty: every rank with gain; docs/xml.md, XCG, "Readings chosen")."""
     size = ps.size.astype(np.float64)
     safe = np.maximum(size, 1.0)
     full = (ps.covered >= ps.size) if seen == "overlap" else (ps.contained > 0)
@@ -52,9 +55,18 @@ def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisatio
         gain = (1.0 - alpha) * r + alpha * w
     gain = np.where(size > 0, gain, 0.0)
     gain = np.ascontiguousarray(gain, dtype=np.float64)
-    if normalise:
+    first = EMPTY_I
+    if normalise and qrels.has_elements:
         _xml.xcg_cap(al.run_off, ps.ideal_of, np.ascontiguousarray(ideal_gain, dtype=np.float64), gain)
-    return gain
+    elif normalise:
+        # passage assessments: a result's gain goes to the ideal passages it touches, in
+        # proportion to the text of each it retrieves (new text for the alpha part), each
+        # passage capped at its ideal gain; MAep counts the first rank to gain on a passage
+        first = np.zeros(len(gain), I64)
+        _xml.xcg_passage_cap(al.run_off, al.run_doc, al.run_start, al.run_end, ideal[0], ideal[1], ideal[2],
+                             ideal[3], np.ascontiguousarray(ideal_gain, dtype=np.float64), al.ndocs,
+                             float(alpha), gain, first)
+    return gain, first
 
 
 def _sorted_ideal(ideal: Tuple[np.ndarray, ...], gains: np.ndarray) -> np.ndarray:
@@ -98,8 +110,8 @@ class EvalContext:
         self.ps = run_pass(self.al, self.ideal, self.hix_alpha, self.alpha, self.el_q_aligned,
                             qrels.has_elements and (use_elements or only_el), seen, el_rsize)
         # match indexes the aligned el arrays; ideal_of indexes the aligned ideal arrays
-        self.gain = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation, self.el_q_aligned,
-                               normalise, self.ideal_gain, seen)
+        self.gain, self.count_rank = _xcg_gains(qrels, self.al, self.ps, self.alpha, quantisation,
+                                                self.el_q_aligned, normalise, self.ideal, self.ideal_gain, seen)
         self.ideal_sorted = _sorted_ideal(self.ideal, self.ideal_gain)
         trel = qrels.trel()
         self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=I64) if len(self.al.qt) else EMPTY_I

@@ -76,7 +76,11 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
     ideal_overlap : {'ancestor', 'none'}, default 'ancestor'
         How the ideal recall base removes overlap (docs/xml.md, ideal recall base).
     normalise : bool, default True
-        Cap the gain collected under an ideal element at its ideal gain.
+        Cap the gain collected for an ideal element at its ideal gain. With passage
+        assessments a result's gain is attributed to the ideal passages it touches (in
+        proportion to the text of each it retrieves, new text for the alpha part), so
+        nxCG, gr and MAep stay in [0, 1] whatever the results' geometry; MAep then counts
+        the first rank that collects gain for a passage (docs/xml.md, XCG, "Cap").
     maep_denominator : {'ideal', 'gain_ranks'}, default 'ideal'
         MAep's denominator.
     points : int
@@ -240,7 +244,7 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
         o_nx = np.zeros((ntop, len(ks)))
         o_maep = np.zeros(ntop)
         o_iep = np.zeros((ntop, points + 1))
-        _xml.xcg_measures(al.run_off, ctx.gain, ctx.ideal[0], ctx.ideal_sorted, cut, points,
+        _xml.xcg_measures(al.run_off, ctx.gain, ctx.count_rank, ctx.ideal[0], ctx.ideal_sorted, cut, points,
                           0 if maep_denominator == "ideal" else 1, o_xcg, o_nx, o_maep, o_iep)
         for n in xcg_names:
             f = fam[n]
