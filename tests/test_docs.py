@@ -361,8 +361,14 @@ def _run_python(code: str, where: str) -> List[str]:
     return checked
 
 
+# docs/switching.md's snippets import the peers (ranx, torchmetrics, xgboost ...) and
+# register irscore as an ir_measures provider: tests/test_compat_docs.py runs them,
+# each skipped when its peer is absent, and undoes the registration.
+_OWN_RUNNER = {"switching.md"}
+
+
 def _example_files() -> List[Path]:
-    return [ROOT / "README.md"] + sorted(DOCS.glob("*.md"))
+    return [ROOT / "README.md"] + sorted(p for p in DOCS.glob("*.md") if p.name not in _OWN_RUNNER)
 
 
 @pytest.mark.parametrize("path", _example_files(), ids=lambda p: str(p.relative_to(ROOT)))
