@@ -37,9 +37,9 @@ if sys.platform == "win32":
 elif DEBUG:
     compile_args = ["-O1", "-g"]
 else:
-    compile_args = ["-O3", "-fno-strict-aliasing", "-g0"]
+    compile_args = ["-O2", "-fno-strict-aliasing", "-g0"]
     if sys.platform.startswith("linux"):
-        link_args = ["-Wl,--strip-debug"]
+        link_args = ["-Wl,--strip-all"]
     elif sys.platform == "darwin":
         link_args = ["-Wl,-S"]
 
