@@ -74,6 +74,10 @@ class CRPCurve:
         Recall base (judged documents with grade >= the level).
     loss, worst_loss, recovery, balance, turnaround : float
         The scalars (docs/crp.md).
+    sigma, tau : float
+        MATTERS' space ratio and twist (:func:`summaries`).
+    ncrp : ndarray of float64
+        The normalised curve nCRP(j) (:func:`summaries`).
     """
 
     rp: np.ndarray          # int64, RP(j) for j = 1..len
@@ -219,7 +223,22 @@ def full_scale_rp(levels_row: np.ndarray, level: int, length: int) -> np.ndarray
     """RP of MATTERS' *full-scale* vector of one query: the ideal vector (the
     judged pool by grade, highest first, padded with non-relevant documents to
     ``length``, at least the pool's size) in reverse order, i.e. the pool's
-    worst ordering; its CRP spans the widest range a curve of that length can."""
+    worst ordering; its CRP spans the widest range a curve of that length can.
+
+    Parameters
+    ----------
+    levels_row : ndarray of int64
+        The query's judged documents per grade (grades 0, 1, ...).
+    level : int
+        Grades at or above it are relevant (each its own degree).
+    length : int
+        The curve's length.
+
+    Returns
+    -------
+    ndarray of int64
+        RP_f(j) for j = 1..max(length, pool size).
+    """
     counts = np.asarray(levels_row, dtype=np.int64)
     rel_counts = counts[level:][::-1] if level < counts.shape[0] else counts[:0]
     R = int(rel_counts.sum())
@@ -248,7 +267,26 @@ def summaries(rp: np.ndarray, levels_row: np.ndarray, level: int, n_rel_ret: int
     f = b = 0 (the run is the full-scale vector) gives sigma = 0, where MATTERS
     computes 0/0; other 0/0 cases (a full scale without positive or negative RP,
     e.g. a pool that is all one grade and fills the curve) are NaN, as in
-    MATTERS."""
+    MATTERS.
+
+    Parameters
+    ----------
+    rp : ndarray of int64
+        The run's relative positions RP(1..len).
+    levels_row : ndarray of int64
+        The query's judged documents per grade.
+    level : int
+        Relevance level.
+    n_rel_ret : int
+        Relevant documents retrieved.
+    rho : float
+        The recovery value (of the chosen variant).
+
+    Returns
+    -------
+    tuple
+        ``(sigma, tau, ncrp)``: two floats and the float64 normalised curve.
+    """
     rp = np.asarray(rp, dtype=np.int64)
     counts = np.asarray(levels_row, dtype=np.int64)
     R = int(counts[level:].sum()) if level < counts.shape[0] else 0
