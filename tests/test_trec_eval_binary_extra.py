@@ -114,7 +114,8 @@ def test_qrels_jg_like_trec_eval(tmp_path, seed):
     (tmp_path / "q").write_text("\n".join(qrels) + "\n")
     (tmp_path / "r").write_text(_run_lines(rng, ranked, docs_of, seed))
     opts = ["-q", "-R", "qrels_jg", "-m", "qrels_jg"]
-    if rng.random() < 0.3:
+    zscores = rng.random() < 0.3
+    if rng.random() < 0.3 and not zscores:
         opts += ["-m", "P_avgjg.3,7,12", "-m", "Rprec_mult_avgjg.0.5,1.0,1.5"]
     if complete:
         opts.append("-c")
@@ -124,4 +125,12 @@ def test_qrels_jg_like_trec_eval(tmp_path, seed):
         opts += ["-l", "2"]
     if rng.random() < 0.3:
         opts += ["-M", str(rng.randint(1, 30))]
+    if zscores:
+        # every query and measure named, so that trec_eval's lookups stay in bounds
+        names = (["runid", "num_q", "map_avgjg"] + [f"P_avgjg_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+                 + [f"Rprec_mult_avgjg_{x / 10:.2f}" for x in range(2, 21, 2)])
+        lines = [f"{q} {n} {round(rng.uniform(-0.5, 0.5), 3)} {round(rng.uniform(0.05, 1), 3)}"
+                 for q in qids for n in names]
+        (tmp_path / "z").write_text("\n".join(lines) + "\n")
+        opts += ["-Z", str(tmp_path / "z")]
     assert _compare(tmp_path, opts, [str(tmp_path / "q"), str(tmp_path / "r")]) > 0

@@ -114,3 +114,24 @@ def test_cli_jg_refuses_plain_measures(trec_test_dir):
     proc = subprocess.run([sys.executable, "-m", "irscore", "eval", "-R", "qrels_jg", "-m", "map", "qrels.123",
                            "results.test"], cwd=trec_test_dir, capture_output=True, text=True)
     assert proc.returncode == 2 and "qrels_jg" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_jg_with_zscores(tmp_path, trec_test_dir):
+    z = tmp_path / "z"
+    z.write_text("301 map_avgjg 0.1 0.2\n302 P_avgjg_5 0.3 0\n")
+    proc = subprocess.run([sys.executable, "-m", "irscore", "eval", "-q", "-R", "qrels_jg", "-m", "map_avgjg",
+                           "-m", "P_avgjg.5", "-Z", str(z), "qrels.123", "results.test"],
+                          cwd=trec_test_dir, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    qids, names, m, _ = evaluate_jg(trec_test_dir / "qrels.123", trec_test_dir / "results.test",
+                                    ["map_avgjg", "P_avgjg.5"])
+    want = {("301", "map_avgjg"): (m[0, 0] - 0.1) / 0.2, ("301", "P_avgjg_5"): MISSING_ZSCORE_VALUE,
+            ("302", "P_avgjg_5"): 0.0 if m[1, 1] == 0.3 else MISSING_ZSCORE_VALUE}
+    got = {}
+    for line in proc.stdout.splitlines():
+        name, qid, value = (x.strip() for x in line.split("\t"))
+        assert name.startswith("Z")
+        got[(qid, name[1:])] = value
+    for key, v in want.items():
+        assert got[key] == "%.4f" % v
+    assert ("all", "map_avgjg") in got and ("all", "P_avgjg_5") in got

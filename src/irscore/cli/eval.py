@@ -19,7 +19,7 @@ from irscore.core.aggregate import running_sum
 from irscore.core.io import read_qrels, read_run
 from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
 from irscore.core.report import format_line
-from irscore.core.zscores import read_zscores
+from irscore.core.zscores import read_zscores, standardize
 
 HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
 
@@ -102,18 +102,24 @@ def _run_jg(args: argparse.Namespace) -> int:
         qids, names, matrix, run_id = evaluate_jg(args.qrels, read_run(args.run), measures,
                                                   relevance_level=args.l, complete=args.c,
                                                   judged_only=args.J, max_docs=args.M)
+    z = ""
+    if args.Z is not None:
+        zscores = read_zscores(args.Z)
+        z = "Z"
+        for c, n in enumerate(names):
+            matrix[:, c] = standardize(matrix[:, c], qids, n, zscores)
     lines: List[str] = []
     if args.q:
         for e, qid in enumerate(qids):
-            lines.extend(format_line(n, qid, float(matrix[e, c])) for c, n in enumerate(names))
+            lines.extend(z + format_line(n, qid, float(matrix[e, c])) for c, n in enumerate(names))
     if not args.n:
         for s in specs:
             if s == "runid":
                 lines.append(format_line("runid", "all", run_id))
             elif s == "num_q":
-                lines.append(format_line("num_q", "all", len(qids), integer=True))
+                lines.append(z + format_line("num_q", "all", len(qids), integer=not z))
         for c, n in enumerate(names):
-            lines.append(format_line(n, "all", running_sum(matrix[:, c]) / len(qids)))
+            lines.append(z + format_line(n, "all", running_sum(matrix[:, c]) / len(qids)))
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.flush()
