@@ -41,3 +41,4 @@ cpdef enum OpKind:
     K_IDEAL_DCG = 36
     K_DCG_CUT = 37
     K_JUDGED = 38
+    K_YAAP = 60

@@ -85,6 +85,18 @@ cdef double m_map(const Query *q, int64_t level) noexcept nogil:
     return 0.0
 
 
+cdef double m_yaap(const Query *q, int64_t level) noexcept nogil:
+    # trec_eval's yaap (Robertson 2012): log((1 + S) / (1 + R - S)), S the
+    # sum of precisions at the relevant retrieved documents
+    cdef int64_t i, so_far = 0
+    cdef double s = 0.0
+    for i in range(q.n):
+        if q.rel[i] >= level:
+            so_far += 1
+            s += <double> so_far / <double> (i + 1)
+    return log((1.0 + s) / (1.0 + <double> num_rel(q, level) - s))
+
+
 cdef double m_rprec(const Query *q, int64_t level) noexcept nogil:
     cdef int64_t R = num_rel(q, level)
     cdef int64_t m = q.n if q.n < R else R
@@ -716,6 +728,8 @@ cdef void _dispatch(const Query *q, int kind, int64_t level, const double *par, 
         out[0] = <double> num_rel_ret(q, level)
     elif kind == K_MAP:
         out[0] = m_map(q, level)
+    elif kind == K_YAAP:
+        out[0] = m_yaap(q, level)
     elif kind == K_GM_MAP:
         a = m_map(q, level)
         out[0] = log(a if a > MIN_GEO_MEAN else MIN_GEO_MEAN)

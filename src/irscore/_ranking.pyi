@@ -48,6 +48,7 @@ class OpKind(enum.IntEnum):
     K_IDEAL_DCG = 36
     K_DCG_CUT = 37
     K_JUDGED = 38
+    K_YAAP = 60
 
 
 def compute(

@@ -14,10 +14,12 @@ from irscore.core import parallel as _parallel
 from irscore.core.aggregate import summarize
 from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run
+from irscore.core.files import check_path, read_text
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join
-from irscore.core.measures import Measure, Output, compile_plan, resolve
+from irscore.core.measures import Measure, Output, compile_plan, expand_spec, resolve
 from irscore.core.registry import EXTERNAL, family_values
+from irscore.core.zscores import ZScores, as_zscores, standardize
 
 #: a measure name, or a sequence of names (str or ir_measures measure objects)
 MeasureNames = Union[str, Sequence[Any]]
@@ -56,7 +58,8 @@ def _bogus_zeroed(m: Measure) -> bool:
 
 def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, relevance_level: int = 1,
              complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
-             num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None) -> Evaluation:
+             num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None,
+             zscores: Optional[ZScores] = None) -> Evaluation:
     if not isinstance(num_docs_in_coll, (int, float, np.integer, np.floating)) or isinstance(num_docs_in_coll, bool) \
             or not 0 <= num_docs_in_coll <= MAX_CUTOFF:
         raise ValueError(f"num_docs_in_coll must be a number in [0, 2**62], got {num_docs_in_coll!r}")
@@ -88,30 +91,37 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
             o.column = plan.ncols + k
             cols.append(values[:, None])
         matrix = np.hstack(cols)
+    if zscores is not None:
+        for out in plan.outputs:
+            if out.column >= 0:
+                matrix[:, out.column] = standardize(matrix[:, out.column], joined.query_ids, out.key, zscores)
     return Evaluation(joined, plan.outputs, matrix, run.run_id, qrels, complete)
 
 
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[False] = ...,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
-             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
+             zscores: Any = ...
              ) -> Dict[str, float]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[True],
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
-             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
+             zscores: Any = ...
              ) -> Dict[str, Dict[str, float]]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
-             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
+             zscores: Any = ...
              ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]: ...
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = False,
              relevance_level: int = 1, complete: bool = False, judged_only: bool = False,
-             max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None
-             ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
+             max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None,
+             zscores: Any = None) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Evaluate ``run`` against ``qrels`` with trec_eval's measures and summary
     rules (definitions: docs/classic.md; names: docs/names.md).
 
@@ -145,6 +155,12 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         Threads for the native kernels: ``None`` or -1 all cores for large
         inputs (one for small ones), a positive int exactly that many; results
         do not depend on it.
+    zscores : path or dict, optional
+        trec_eval's ``-Z``: a z-score file (``qid measure mean stddev`` per
+        line) or ``{qid: {measure: (mean, stddev)}}``; every per-query value
+        ``v`` of a measure named ``measure`` becomes ``(v - mean) / stddev``
+        (-1000000 when the file has no entry for it) and the summaries are
+        taken over these values (docs/classic.md, "Z-scores").
 
     Returns
     -------
@@ -182,7 +198,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
     items = resolve(measures)
     ev = run_plan(as_qrels(qrels), as_run(run), items, relevance_level=int(relevance_level),
                   complete=complete, judged_only=judged_only, max_docs=max_docs,
-                  num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs)
+                  num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs,
+                  zscores=None if zscores is None else as_zscores(zscores))
     if ev.joined.n_duplicates:
         warnings.warn(f"run: {ev.joined.n_duplicates} repeated (query, doc) entries; the best-ranked "
                       "one is kept (trec_eval 10 refuses such runs)", RuntimeWarning, stacklevel=2)
@@ -191,3 +208,92 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         return {o.key: dict(zip(qids, map(float, ev.per_query(o)))) for o in ev.outputs}
     return {o.key: ev.aggregate(o) for o in ev.outputs}
 
+
+
+# --- multiple judgment groups (trec_eval's -R qrels_jg) ----------------------------
+
+#: trec_eval's judgment-group measures and the measure each one averages
+JG_MEASURES: Dict[str, str] = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
+
+
+def read_qrels_jg(path: Any) -> Dict[str, Dict[str, Dict[str, int]]]:
+    """Read trec_eval's ``qrels_jg`` file: ``qid jg docno rel`` per line, the
+    second column naming the judgment group (a set of judgments, e.g. one
+    assessor's); lines starting with ``#`` are comments.  Returns
+    ``{qid: {jg: {docno: rel}}}``.  A malformed line, a non-integer grade and a
+    document judged twice within one group raise ``ValueError`` naming the file
+    and line (trec_eval refuses them too)."""
+    name = check_path(path, "qrels_jg")
+    out: Dict[str, Dict[str, Dict[str, int]]] = {}
+    for lineno, line in enumerate(read_text(name, "qrels_jg").splitlines(), 1):
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        if len(f) != 4:
+            raise ValueError(f"{name}:{lineno}: malformed qrels_jg line (want 'qid jg docno rel', "
+                             f"got {len(f)} fields)")
+        try:
+            rel = int(f[3])
+        except ValueError:
+            raise ValueError(f"{name}:{lineno}: relevance {f[3]!r} is not an integer") from None
+        group = out.setdefault(f[0], {}).setdefault(f[1], {})
+        if f[2] in group:
+            raise ValueError(f"{name}:{lineno}: document {f[2]!r} judged twice in query {f[0]!r}, "
+                             f"judgment group {f[1]!r}")
+        group[f[2]] = rel
+    if not out:
+        raise ValueError(f"{name}: empty qrels_jg file (no data lines)")
+    return out
+
+
+def jg_items(specs: Sequence[str]) -> List[Tuple[str, str, Measure]]:
+    """(output name, base output name, base Measure) of judgment-group measure
+    specs (``map_avgjg``, ``P_avgjg.5,10``, ``Rprec_mult_avgjg``), in order."""
+    out: List[Tuple[str, str, Measure]] = []
+    for spec in specs:
+        fam, dot, par = spec.partition(".")
+        base = JG_MEASURES.get(fam)
+        if base is None:
+            raise ValueError(f"unknown judgment-group measure {spec!r} (known: {', '.join(JG_MEASURES)})")
+        for key, m in expand_spec(base + dot + par):
+            out.append((fam + key[len(base):], key, m))
+    return out
+
+
+def evaluate_jg(qrels_jg: Any, run: Any, specs: Sequence[str], *, relevance_level: int = 1,
+                complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
+                n_jobs: Optional[int] = None) -> Tuple[List[str], List[str], np.ndarray, str]:
+    """trec_eval's judgment-group measures: each measure is computed against
+    every judgment group of a query separately (the group's judgments as the
+    qrels) and averaged over the query's groups.  Returns (query ids, output
+    names, per-query matrix, run id); used by :func:`evaluate` and ``irscore
+    eval -R qrels_jg``."""
+    groups = read_qrels_jg(qrels_jg) if not isinstance(qrels_jg, dict) else qrels_jg
+    items = jg_items(specs)
+    base = [(k, m) for _, k, m in items]
+    run_ = as_run(run)
+    n_groups = max(len(g) for g in groups.values())
+    in_run = set(run_.query_ids)
+    qids: List[str] = []
+    sums: Dict[str, np.ndarray] = {}
+    for k in range(n_groups):
+        # the k-th group (in trec_eval's strcmp order of group names) of every query that has one
+        sub = {q: g[sorted(g)[k]] for q, g in groups.items() if len(g) > k}
+        if k and not complete and not in_run.intersection(sub):
+            continue
+        ev = run_plan(Qrels.from_dict(sub), run_, base, relevance_level=relevance_level, complete=complete,
+                      judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
+        cols = [o.column for o in ev.outputs]
+        if k == 0:
+            qids = list(ev.joined.query_ids)
+        for e, q in enumerate(ev.joined.query_ids):
+            row = ev.matrix[e, cols]
+            if q in sums:
+                sums[q] = sums[q] + row
+            else:
+                sums[q] = row.copy()
+    matrix = np.zeros((len(qids), len(items)))
+    for e, q in enumerate(qids):
+        n = len(groups[q]) if q in groups else 1
+        matrix[e] = sums[q] / n if n > 1 else sums[q]
+    return qids, [name for name, _, _ in items], matrix, run_.run_id

@@ -15,6 +15,8 @@ Scalars (measure names for :func:`irscore.evaluate` and ``irscore eval -m``):
 - ``CRP_recovery``    rho = R / b_r, 0 when the curve never reaches 0 at or after R
 - ``CRP_balance``     b_r = first rank j >= R with CRP(j) >= 0 (NaN if none)
 - ``CRP_turnaround``  first rank of the minimum of the curve
+- ``CRP_sigma``       MATTERS' space ratio (:func:`summaries`)
+- ``CRP_tau``         MATTERS' twist, (rho + sigma) / 2
 
 Parameters: ``variant`` (``default``, or ``matters``: the MATTERS toolkit rule
 for the balance point, the last rank before the first sign change of CRP > 0,
@@ -48,12 +50,14 @@ from irscore.core.deprecation import keyword_only, renamed, warn_deprecated
 from irscore.core.checks import check_level, check_ranked, parse_int
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join, judged_counts, ranked_lists, sort_arrays
-from irscore.core.registry import CRP_MEASURES
+from irscore.core.registry import CRP_MEASURES, CRP_SUMMARIES
 
-__all__ = ["MEASURES", "CRPCurve", "crp_curves", "from_arrays", "curves_from_arrays", "from_ranked",
+__all__ = ["MEASURES", "SUMMARIES", "CRPCurve", "full_scale_rp", "summaries", "crp_curves", "from_arrays", "curves_from_arrays", "from_ranked",
            "curves_from_ranked"]
 
 MEASURES: Tuple[str, ...] = CRP_MEASURES
+#: MATTERS' summaries of a curve: the space ratio sigma and the twist tau
+SUMMARIES: Tuple[str, ...] = CRP_SUMMARIES
 VARIANTS: Tuple[str, ...] = ("default", "matters")
 UNJUDGED: Tuple[str, ...] = ("nonrel", "condensed")
 
@@ -70,6 +74,10 @@ class CRPCurve:
         Recall base (judged documents with grade >= the level).
     loss, worst_loss, recovery, balance, turnaround : float
         The scalars (docs/crp.md).
+    sigma, tau : float
+        MATTERS' space ratio and twist (:func:`summaries`).
+    ncrp : ndarray of float64
+        The normalised curve nCRP(j) (:func:`summaries`).
     """
 
     rp: np.ndarray          # int64, RP(j) for j = 1..len
@@ -80,6 +88,9 @@ class CRPCurve:
     recovery: float         # rho
     balance: float          # b_r (NaN if none)
     turnaround: float       # first rank of the minimum
+    sigma: float = float("nan")   # MATTERS' space ratio
+    tau: float = float("nan")     # MATTERS' twist, (rho + sigma) / 2
+    ncrp: Optional[np.ndarray] = None  # float64, the normalised curve nCRP(j)
 
 
 def _check_options(unjudged: str, pad_to: Optional[Any], variant: str) -> Tuple[bool, int, bool]:
@@ -200,9 +211,102 @@ def _split(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, query_ids: 
     res: Dict[Any, CRPCurve] = {}
     for q, qid in enumerate(query_ids):
         a, b = int(off[q]), int(off[q + 1])
+        n_rel_ret = int((rel[offsets[q]:offsets[q + 1]] >= level).sum())
+        sigma, tau, ncrp = summaries(rp[a:b], levels[q], level, n_rel_ret, float(sc["CRP_recovery"][q]))
         res[qid] = CRPCurve(rp[a:b], crp[a:b], int(R[q]), float(sc["CRP_loss"][q]), float(sc["CRP_worst_loss"][q]),
-                            float(sc["CRP_recovery"][q]), float(sc["CRP_balance"][q]), float(sc["CRP_turnaround"][q]))
+                            float(sc["CRP_recovery"][q]), float(sc["CRP_balance"][q]), float(sc["CRP_turnaround"][q]),
+                            sigma, tau, ncrp)
     return res
+
+
+def full_scale_rp(levels_row: np.ndarray, level: int, length: int) -> np.ndarray:
+    """RP of MATTERS' *full-scale* vector of one query: the ideal vector (the
+    judged pool by grade, highest first, padded with non-relevant documents to
+    ``length``, at least the pool's size) in reverse order, i.e. the pool's
+    worst ordering; its CRP spans the widest range a curve of that length can.
+
+    Parameters
+    ----------
+    levels_row : ndarray of int64
+        The query's judged documents per grade (grades 0, 1, ...).
+    level : int
+        Grades at or above it are relevant (each its own degree).
+    length : int
+        The curve's length.
+
+    Returns
+    -------
+    ndarray of int64
+        RP_f(j) for j = 1..max(length, pool size).
+    """
+    counts = np.asarray(levels_row, dtype=np.int64)
+    rel_counts = counts[level:][::-1] if level < counts.shape[0] else counts[:0]
+    R = int(rel_counts.sum())
+    n = max(int(length), int(counts.sum()))
+    ends = np.cumsum(rel_counts)              # last ideal position of each degree, highest first
+    starts = ends - rel_counts + 1            # first ideal position
+    lo = np.concatenate([np.repeat(starts, rel_counts), np.full(n - R, R + 1, dtype=np.int64)])
+    hi = np.concatenate([np.repeat(ends, rel_counts), np.full(n - R, n, dtype=np.int64)])
+    lo, hi = lo[::-1], hi[::-1]               # the reversed ideal: its blocks at each position
+    pos = np.arange(1, n + 1, dtype=np.int64)
+    return np.where(pos < lo, pos - lo, np.where(pos > hi, pos - hi, 0))
+
+
+def summaries(rp: np.ndarray, levels_row: np.ndarray, level: int, n_rel_ret: int, rho: float
+              ) -> Tuple[float, float, np.ndarray]:
+    """MATTERS' summaries of one curve (``twist.m``): ``(sigma, tau, ncrp)``.
+
+    With RP the run's relative positions and RP_f those of the full-scale
+    vector (:func:`full_scale_rp`): forward space ratio f = 1 - sum(RP > 0) /
+    sum(RP_f > 0), backward b = 1 - sum(RP < 0) / sum(RP_f < 0),
+    sigma = 2 f b / (f + b); tau = (rho + sigma) / 2 with ``rho`` the recovery
+    value.  A run without a relevant retrieved document has sigma = tau = 0.
+    nCRP(j) = (2 CRP(j) - mu - nu) / (mu - nu), mu and nu the maximum and the
+    minimum of the full-scale CRP: -1 at the bottom of the full scale, +1 at its
+    top.  R = 0: sigma, tau and every nCRP(j) are NaN (MATTERS' convention);
+    f = b = 0 (the run is the full-scale vector) gives sigma = 0, where MATTERS
+    computes 0/0; other 0/0 cases (a full scale without positive or negative RP,
+    e.g. a pool that is all one grade and fills the curve) are NaN, as in
+    MATTERS.
+
+    Parameters
+    ----------
+    rp : ndarray of int64
+        The run's relative positions RP(1..len).
+    levels_row : ndarray of int64
+        The query's judged documents per grade.
+    level : int
+        Relevance level.
+    n_rel_ret : int
+        Relevant documents retrieved.
+    rho : float
+        The recovery value (of the chosen variant).
+
+    Returns
+    -------
+    tuple
+        ``(sigma, tau, ncrp)``: two floats and the float64 normalised curve.
+    """
+    rp = np.asarray(rp, dtype=np.int64)
+    counts = np.asarray(levels_row, dtype=np.int64)
+    R = int(counts[level:].sum()) if level < counts.shape[0] else 0
+    nan = float("nan")
+    if R == 0:
+        return nan, nan, np.full(rp.shape[0], nan)
+    fs = full_scale_rp(counts, level, rp.shape[0])
+    cfs = np.cumsum(fs)
+    mu, nu = float(cfs.max()), float(cfs.min())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ncrp = (2.0 * np.cumsum(rp) - mu - nu) / (mu - nu) if mu != nu else np.full(rp.shape[0], nan)
+    if n_rel_ret == 0:
+        return 0.0, 0.0, ncrp
+    fpos, fneg = float(fs[fs > 0].sum()), float(fs[fs < 0].sum())
+    f = 1.0 - float(rp[rp > 0].sum()) / fpos if fpos else nan
+    b = 1.0 - float(rp[rp < 0].sum()) / fneg if fneg else nan
+    # f = b = 0 (the run is the full scale itself): the harmonic mean of two zeros, 0
+    # (MATTERS computes 0/0 = NaN there)
+    sigma = 2.0 * f * b / (f + b) if f + b != 0 else (0.0 if f == 0 and b == 0 else nan)
+    return sigma, (rho + sigma) / 2.0, ncrp
 
 
 def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str = "nonrel",
@@ -362,5 +466,10 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
     :func:`irscore.evaluate` and :func:`irscore.batch.evaluate` compute the
     names this family declares in :mod:`irscore.core.registry`."""
     lv = level if params["rel"] is None else params["rel"]
+    if name in SUMMARIES:
+        rel, _, offsets = ranked_lists(joined)
+        curves = _split(rel, offsets, joined.levels, list(range(len(joined.query_ids))), lv, params["unjudged"],
+                        params["pad_to"], params["variant"])
+        return np.array([getattr(curves[q], name[4:]) for q in range(len(joined.query_ids))], dtype=np.float64)
     return compute_joined(joined, relevance_level=lv, unjudged=params["unjudged"], pad_to=params["pad_to"],
                           variant=params["variant"], cache=cache)[name]

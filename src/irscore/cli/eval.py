@@ -14,11 +14,13 @@ from typing import Dict, List, Tuple
 
 import numpy as np
 
-from irscore.classic import run_plan
+from irscore.classic import evaluate_jg, run_plan
+from irscore.core.aggregate import running_sum
 from irscore.core.data import Qrels
 from irscore.core.io import read_qrels, read_run
 from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
 from irscore.core.report import format_line
+from irscore.core.zscores import read_zscores, standardize
 
 HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
 
@@ -42,6 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="QRELS holds diversity judgments (qid intent docno rel, ndeval's format): the "
                         "intent-aware measures (alpha_nDCG@k, ERR_IA@k, NRBP, ...) become available; "
                         "the other measures see each document's largest grade")
+    p.add_argument("-Z", default=None, metavar="ZSCORE_FILE",
+                   help="standardise per-query values with the (qid measure mean stddev) lines of this "
+                        "file; output names get a Z prefix")
+    p.add_argument("-R", default="qrels", choices=["qrels", "qrels_jg"], metavar="FORMAT",
+                   help="format of the judgments file: qrels (default) or qrels_jg (qid jg docno rel: "
+                        "judgment groups, for the measures map_avgjg, P_avgjg, Rprec_mult_avgjg)")
     p.add_argument("qrels", help="qrels file (qid iter docno rel), .gz accepted")
     p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted; - for standard input")
 
@@ -70,6 +78,59 @@ def requested(specs: List[str]) -> List[Tuple[str, Measure]]:
     return items + others
 
 
+_JG_ORDER = ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]
+
+
+def _requested_jg(specs: List[str]) -> List[str]:
+    """The -m arguments of a -R qrels_jg evaluation as families/specs in
+    trec_eval's order (the first parameters given for a family win)."""
+    chosen: Dict[str, str] = {}
+    for spec in specs or ["qrels_jg"]:
+        fam, dot, par = spec.partition(".")
+        names = _JG_ORDER if fam == "qrels_jg" else [fam]
+        for name in names:
+            if name not in _JG_ORDER:
+                raise ValueError(f"measure {spec!r} cannot be computed from -R qrels_jg judgments "
+                                 f"(measures: {', '.join(_JG_ORDER)}, or the set qrels_jg)")
+            if dot and name == fam and par == "":
+                raise ValueError(f"improper measure in parameter '{fam}'")
+            if name not in chosen or (dot and name == fam and "." not in chosen[name]):
+                chosen[name] = spec if name == fam else name
+    return [chosen[n] for n in _JG_ORDER if n in chosen]
+
+
+def _run_jg(args: argparse.Namespace) -> int:
+    specs = _requested_jg(args.m)
+    measures = [s for s in specs if s.partition(".")[0] not in ("runid", "num_q")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qids, names, matrix, run_id = evaluate_jg(args.qrels, read_run(args.run), measures,
+                                                  relevance_level=args.l, complete=args.c,
+                                                  judged_only=args.J, max_docs=args.M)
+    z = ""
+    if args.Z is not None:
+        zscores = read_zscores(args.Z)
+        z = "Z"
+        for c, n in enumerate(names):
+            matrix[:, c] = standardize(matrix[:, c], qids, n, zscores)
+    lines: List[str] = []
+    if args.q:
+        for e, qid in enumerate(qids):
+            lines.extend(z + format_line(n, qid, float(matrix[e, c])) for c, n in enumerate(names))
+    if not args.n:
+        for s in specs:
+            if s == "runid":
+                lines.append(format_line("runid", "all", run_id))
+            elif s == "num_q":
+                lines.append(z + format_line("num_q", "all", len(qids), integer=not z))
+        for c, n in enumerate(names):
+            lines.append(z + format_line(n, "all", running_sum(matrix[:, c]) / len(qids)))
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
 def _relstring(rel: np.ndarray, length: int) -> str:
     chars = []
     for r in map(int, rel[:max(length, 0)]):
@@ -89,6 +150,8 @@ def _relstring(rel: np.ndarray, length: int) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.M is not None and args.M < 0:
         raise ValueError(f"-M must be non-negative, got {args.M}")
+    if args.R == "qrels_jg":
+        return _run_jg(args)
     items = requested(args.m)
     qrels: Qrels
     if args.intents:
@@ -97,11 +160,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         qrels = read_qrels(args.qrels)
     run_ = read_run(args.run)
+    zscores = read_zscores(args.Z) if args.Z is not None else None
+    z = "Z" if zscores is not None else ""
     numeric = [(k, m) for k, m in items if m.family not in FAMILIES or FAMILIES[m.family].kind >= 0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ev = run_plan(qrels, run_, numeric, relevance_level=args.l, complete=args.c,
-                      judged_only=args.J, max_docs=args.M, num_docs_in_coll=args.N)
+                      judged_only=args.J, max_docs=args.M, num_docs_in_coll=args.N,
+                      zscores=zscores)
     j = ev.joined
     if j.missing and not args.c:
         print(f"irscore eval: warning: {len(j.missing)} qrels quer{'y' if len(j.missing) == 1 else 'ies'} "
@@ -125,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
                     lines.append(format_line(key, qid, "''" if j.bogus[e] else _relstring(rel, n)))
                     continue
                 o = by_key[key]
-                lines.append(format_line(key, qid, float(ev.matrix[e, o.column]), integer=f.integer))
+                lines.append(z + format_line(key, qid, float(ev.matrix[e, o.column]), integer=f.integer and not z))
             if len(lines) > 4096:
                 out.write("\n".join(lines) + "\n")
                 lines = []
@@ -137,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
             if f.name == "runid":
                 lines.append(format_line("runid", "all", ev.run_id))
                 continue
-            lines.append(format_line(key, "all", ev.aggregate(by_key[key]), integer=f.integer))
+            lines.append(z + format_line(key, "all", ev.aggregate(by_key[key]), integer=f.integer and not z))
     if lines:
         out.write("\n".join(lines) + "\n")
     out.flush()

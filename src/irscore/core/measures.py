@@ -41,6 +41,7 @@ K: Dict[str, int] = {
     "set_map": OpKind.K_SET_MAP, "set_F": OpKind.K_SET_F, "num_nonrel_judged_ret": OpKind.K_NUM_NONREL_JUDGED_RET,
     "rbp": OpKind.K_RBP, "rbp_resid": OpKind.K_RBP_RESID, "unj": OpKind.K_UNJ, "dcg": OpKind.K_DCG,
     "ideal_dcg": OpKind.K_IDEAL_DCG, "dcg_cut": OpKind.K_DCG_CUT, "judged": OpKind.K_JUDGED,
+    "yaap": OpKind.K_YAAP,
 }
 K = {name: int(kind) for name, kind in K.items()}
 
@@ -100,6 +101,7 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in [
     Family("set_map", K["set_map"], "none"),
     Family("set_F", K["set_F"], "float_params", (1.0,)),
     Family("num_nonrel_judged_ret", K["num_nonrel_judged_ret"], "none", agg="sum", integer=True),
+    Family("yaap", K["yaap"], "none"),
     Family("rbp", K["rbp"], "pairs"),
     Family("rbp_resid", K["rbp_resid"], "pairs"),
     Family("unj", K["unj"], "long_cuts", (5.0, 10.0, 20.0)),

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from irscore.core.joined import Joined, ResultCache
     from irscore.core.measures import Measure
 
-__all__ = ["Param", "ExtFamily", "EXTERNAL", "ROCCHIO_MEASURES", "CRP_MEASURES", "family_values"]
+__all__ = ["Param", "ExtFamily", "EXTERNAL", "ROCCHIO_MEASURES", "CRP_MEASURES", "CRP_SUMMARIES", "family_values"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,8 @@ ROCCHIO_PARAMS: Tuple[Param, ...] = (
     _REL,
 )
 CRP_MEASURES: Tuple[str, ...] = ("CRP_loss", "CRP_worst_loss", "CRP_recovery", "CRP_balance", "CRP_turnaround")
+# computed from the curves (MATTERS' sigma and tau summaries), not by the scalar kernel
+CRP_SUMMARIES: Tuple[str, ...] = ("CRP_sigma", "CRP_tau")
 CRP_PARAMS: Tuple[Param, ...] = (
     Param("variant", "choice", "default", ("default", "matters")),
     Param("unjudged", "choice", "nonrel", ("nonrel", "condensed")),
@@ -151,7 +153,7 @@ DIVERSITY_WHOLE_MEASURES: Tuple[str, ...] = ("NRBP", "nNRBP", "AP_IA", "MAP_IA")
 # The core-level table: every registered family, in a fixed order.
 EXTERNAL: Dict[str, ExtFamily] = {
     **{n: ExtFamily(n, "irscore.rocchio", ROCCHIO_PARAMS) for n in ROCCHIO_MEASURES},
-    **{n: ExtFamily(n, "irscore.crp", CRP_PARAMS) for n in CRP_MEASURES},
+    **{n: ExtFamily(n, "irscore.crp", CRP_PARAMS) for n in CRP_MEASURES + CRP_SUMMARIES},
     **{n: ExtFamily(n, "irscore.webtrack", WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
     **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in _CUT, cutoff_required=n in _CUT)
        for n, ps in USERMODEL_PARAMS.items()},
