@@ -48,6 +48,13 @@ class OpKind(enum.IntEnum):
     K_IDEAL_DCG = 36
     K_DCG_CUT = 37
     K_JUDGED = 38
+    K_NDCG_GAINS_CUT = 50
+    K_JUDGED_RATE = 51
+    K_RBP_BIN = 52
+    K_HITS = 53
+
+class OpFlag(enum.IntEnum):
+    F_JUDGED_ONLY = 1024
 
 
 def compute(
