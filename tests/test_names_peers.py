@@ -385,3 +385,44 @@ def test_new_names_round_trip():
                      ("P(judged_only=maybe)@5", "True or False"), ("Rnorm(judged_only=True)", "unknown parameter")]:
         with pytest.raises(ValueError, match=msg):
             parse_measure(bad)
+
+
+# ------------------------------------------------------------------ the kernels' own checks
+
+def test_new_ops_check_their_arguments():
+    from irscore import _ranking
+
+    i32, i64 = np.int32, np.int64
+    flag = int(_ranking.OpFlag.F_JUDGED_ONLY)
+
+    def run(kind, params, rel=(1, -1, 0, -2), off=(0, 4)):
+        out = np.zeros((len(off) - 1, 1))
+        _ranking.compute(np.array(rel, i32), np.array(off, i64), np.ones((len(off) - 1, 2), i64),
+                         np.array([kind], i32), np.array([1], i64), np.array([0], i64),
+                         np.array([0, len(params)], i64), np.array(params, np.float64), out)
+        return out[:, 0]
+
+    K = _ranking.OpKind
+    assert run(K.K_RECIP_RANK, []) == [1.0] and run(K.K_RECIP_RANK | flag, [1.0]) == [1.0]
+    assert run(K.K_JUDGED_RATE, []) == [0.75] and run(K.K_JUDGED_RATE, [2.0]) == [0.5]
+    assert run(K.K_JUDGED_RATE | flag, []) == [1.0]              # only judged documents remain
+    assert run(K.K_HITS, [1.0]) == [1.0] and run(K.K_HITS | flag, []) == [1.0]
+    assert run(K.K_P | flag, [2.0]) == [0.5]                    # [1, 0] after dropping -1 and -2
+    # empty rankings, huge or odd cutoffs: no reads past the ranking
+    for kind, params in ((K.K_NDCG_GAINS_CUT, [2.0 ** 62, 1.0, 3.0]), (K.K_JUDGED_RATE, [2.0 ** 62]),
+                         (K.K_HITS, [float("nan")]), (K.K_RECIP_RANK, [-5.0]), (K.K_RBP_BIN, [0.8])):
+        assert np.isfinite(run(kind, params, rel=(), off=(0, 0))).all()
+        assert np.isfinite(run(kind | flag, params, rel=(-1, -1), off=(0, 2, 2))).all()
+        assert np.isfinite(run(kind, params)).all()
+    for kind, params in ((999, []), (45, []), (-1, []), (flag | 999, []), (K.K_NDCG_GAINS_CUT, []),
+                         (K.K_RBP_BIN, [])):
+        with pytest.raises(ValueError, match="kind|parameters"):
+            run(kind, params)
+
+
+def test_reciprocal_rank_shortcut_takes_a_cutoff():
+    rng = np.random.default_rng(2)
+    s, lab = rng.normal(size=(20, 15)), rng.integers(0, 2, size=(20, 15))
+    np.testing.assert_array_equal(batch.reciprocal_rank(s, lab, 3), batch.evaluate(s, lab, ["RR@3"])["RR@3"])
+    with pytest.raises(ValueError, match="positive"):
+        batch.reciprocal_rank(s, lab, 0)
