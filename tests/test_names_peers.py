@@ -211,7 +211,8 @@ def test_judged_only_in_batch():
 
 GAIN_MAPS = [irm.nDCG(gains={0: 0, 1: 1, 2: 3}) @ 10, irm.nDCG(gains={0: 0, 1: 1, 2: 3}),
              irm.nDCG(gains={0: 1, 2: 5, 3: 2}) @ 5, irm.nDCG(gains={1: 4, 3: 0}),
-             irm.nDCG(gains={0: 2}) @ 3, irm.nDCG(gains={1: 1, 2: 2}) @ 10]
+             irm.nDCG(gains={0: 2}) @ 3, irm.nDCG(gains={1: 1, 2: 2}) @ 10,
+             irm.nDCG(gains={0: 0, 1: 1, 2: 3}, judged_only=True) @ 10, irm.nDCG(gains={1: 5}, judged_only=True)]
 
 
 @pytest.mark.parametrize("distinct", [True, False])
