@@ -106,7 +106,7 @@ def test_trec_names_equal_aliases(trec, irm):
 @pytest.mark.parametrize("bad,msg", [
     ("P@0", "positive"), ("P_0", "positive"), ("ndcg_cut.-3", "positive"), ("P@2.5", "whole number"),
     ("nDCG(gain=cubic)@10", "gain"), ("P(foo=1)@5", "unknown parameter"), ("MAPP", "did you mean"),
-    ("P", "needs a cutoff"), ("RR@x", "unknown measure"), ("IPrec@1.5", "recall level"),
+    ("R", "needs a cutoff"), ("RR@x", "unknown measure"), ("IPrec@1.5", "recall level"),
     ("P(rel=x)@5", "integer"), ("AP(gain=exp)", "gain/discount"), ("ndcg_cut.5,5", "duplicate"),
 ])
 def test_bad_names(bad, msg):

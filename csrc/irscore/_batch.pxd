@@ -8,7 +8,7 @@ cpdef enum Op:
     K_AP = 2          # AP, AP@k
     K_P = 3
     K_R = 4
-    K_RR = 5
+    K_RR = 5          # RR, RR@k (k < 0: whole ranking)
     K_RPREC = 6
     K_SUCCESS = 7
     K_NUM_RET = 8

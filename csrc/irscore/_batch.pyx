@@ -353,6 +353,13 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
                 c += 1
         return <double> c / <double> R
     if kind == K_RR:
+        if k > 0:
+            # RR@k: the top k are sorted (partial selection keeps at least them)
+            m = r.ns if r.ns < k else k
+            for i in range(m):
+                if rl[i] >= thr:
+                    return 1.0 / <double> (i + 1)
+            return 0.0
         if r.ns == r.n:
             for i in range(r.ns):
                 if rl[i] >= thr:
@@ -476,7 +483,7 @@ cdef double op_average(Work *w, Row *r, int kind, int64_t k, double thr, int gk,
         for g in range(r.ng):
             a = w.gb[g]
             b = w.gb[g + 1]
-            if kind == K_SUCCESS and a >= k:
+            if (kind == K_SUCCESS or k > 0) and a >= k:
                 return 0.0
             rc = 0
             for i in range(a, b):
@@ -496,10 +503,13 @@ cdef double op_average(Work *w, Row *r, int kind, int64_t k, double thr, int gk,
                         prod = 0.0
                         break
                 return 1.0 - prod
-            # first relevant of the group at offset j: P = prod_{i<j} (m-rc-i)/(m-i) * rc/(m-j)
+            # first relevant of the group at offset j: P = prod_{i<j} (m-rc-i)/(m-i) * rc/(m-j);
+            # RR@k counts it only at ranks a + j + 1 <= k
             prod = 1.0
             e = 0.0
             for j in range(m - rc + 1):
+                if k > 0 and a + j >= k:
+                    break
                 e += prod * (<double> rc / <double> (m - j)) / <double> (a + j + 1)
                 prod *= <double> (m - rc - j) / <double> (m - j)
             return e
@@ -634,6 +644,8 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
             raise ValueError("evaluate_rows: bad op kind")
         if (kind == K_P or kind == K_R or kind == K_SUCCESS) and op_k[o] <= 0:
             raise ValueError("evaluate_rows: cutoff must be positive")
+        if kind == K_RR and op_k[o] == 0:
+            raise ValueError("evaluate_rows: cutoff must be positive (-1: none)")
         if kind == K_RPREC or ((kind == K_NDCG or kind == K_DCG or kind == K_AP) and (op_k[o] < 0 or op_k[o] > TOPK_MAX)):
             partial = 0
         if op_k[o] > kmax:

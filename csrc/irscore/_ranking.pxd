@@ -42,3 +42,13 @@ cpdef enum OpKind:
     K_DCG_CUT = 37
     K_JUDGED = 38
     K_YAAP = 60
+    # measure-name extensions (RR@k reuses K_RECIP_RANK with an optional cutoff)
+    K_NDCG_GAINS_CUT = 50   # nDCG(gains={...})@k: trec_eval's ndcg gain pairs, cut at k
+    K_JUDGED_RATE = 51      # ir_measures' Judged(@k): judged / min(k, ranking length)
+    K_RBP_BIN = 52          # ir_measures' RBP(rel=l): binary RBP at level l
+    K_HITS = 53             # ranx's hits(@k): relevant documents in the top k
+
+cpdef enum OpFlag:
+    # or-ed into an op kind: compute the op on the ranking without its unjudged
+    # documents (ir_measures' judged_only=True, trec_eval's -J for one measure)
+    F_JUDGED_ONLY = 1024

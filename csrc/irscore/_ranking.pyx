@@ -134,9 +134,12 @@ cdef double m_bpref(const Query *q, int64_t level) noexcept nogil:
     return b
 
 
-cdef double m_recip_rank(const Query *q, int64_t level) noexcept nogil:
-    cdef int64_t i
-    for i in range(q.n):
+cdef double m_recip_rank(const Query *q, int64_t level, const double *par, int64_t np_) noexcept nogil:
+    """recip_rank; with a parameter k (RR@k, MS MARCO's MRR@10), only the top k count."""
+    cdef int64_t i, m = q.n
+    if np_ >= 1 and par[0] < <double> m:
+        m = <int64_t> par[0]
+    for i in range(m):
         if q.rel[i] >= level:
             return 1.0 / <double> (i + 1)
     return 0.0
@@ -598,6 +601,73 @@ cdef double m_rbp(const Query *q, const double *par, int64_t np, Gain *gains) no
     return (1.0 - p) * s
 
 
+cdef double m_ndcg_gains_cut(const Query *q, const double *par, int64_t np_, Gain *gains) noexcept nogil:
+    """nDCG@k with a gain map: par = [k, level1, gain1, ...] (trec_eval's ndcg
+    gain pairs; a grade without a pair gains its grade).  Only positive gains
+    count, in the ranking and in the ideal (trec_eval's ndcg_cut on the mapped
+    grades, which is what ir_measures' nDCG(gains=...)@k computes)."""
+    cdef int64_t ng = setup_gains(q, par + 1, (np_ - 1) // 2, gains)
+    cdef int64_t i, m = q.n
+    cdef double k = par[0], rg, dcg = 0.0, idcg = 0.0
+    cdef IdealIter it
+    if k < <double> m:
+        m = <int64_t> k
+    for i in range(m):
+        rg = get_gain(q.rel[i], gains, ng)
+        if rg > 0.0:
+            dcg += rg / log2(<double> (i + 2))
+    ideal_init(&it, gains, ng)
+    i = 0
+    while <double> i < k:
+        ideal_next(&it, gains)
+        if not it.gain > 0.0:
+            break
+        idcg += it.gain / log2(<double> (i + 2))
+        i += 1
+    return dcg / idcg if idcg > 0.0 else 0.0
+
+
+cdef double m_judged_rate(const Query *q, const double *par, int64_t np_) noexcept nogil:
+    """ir_measures' Judged@k: documents with a judgment (any grade, negative
+    included) among the top min(k, n), divided by min(k, n); without k the
+    whole ranking; 0 for an empty ranking."""
+    cdef int64_t i, m = q.n, c = 0
+    if np_ >= 1 and par[0] < <double> m:
+        m = <int64_t> par[0]
+    if m <= 0:
+        return 0.0
+    for i in range(m):
+        if q.rel[i] != -1:
+            c += 1
+    return <double> c / <double> m
+
+
+cdef double m_rbp_bin(const Query *q, int64_t level, double p) noexcept nogil:
+    """Binary RBP at a level (ir_measures' RBP(rel=l), cwl_eval's reading): a
+    judged document gains 1 iff max(grade, 0) >= level; unjudged ones gain 0."""
+    cdef double s = 0.0, cur = 1.0
+    cdef int64_t i, g
+    for i in range(q.n):
+        g = q.rel[i]
+        if g == -2:
+            g = 0
+        if g >= 0 and g >= level:
+            s += cur
+        cur *= p
+    return (1.0 - p) * s
+
+
+cdef double m_hits(const Query *q, int64_t level, const double *par, int64_t np_) noexcept nogil:
+    """ranx's hits@k: judged documents at the level among the top k (all without k)."""
+    cdef int64_t i, m = q.n, c = 0
+    if np_ >= 1 and par[0] < <double> m:
+        m = <int64_t> par[0]
+    for i in range(m):
+        if q.rel[i] >= level and q.rel[i] >= 0:
+            c += 1
+    return <double> c
+
+
 cdef double m_rbp_resid(const Query *q, double p) noexcept nogil:
     cdef double s = 0.0, cur = 1.0
     cdef int64_t i, unj = 0
@@ -627,6 +697,10 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
     cdef double a, b, R, rr, nret
     cdef int64_t *cutoffs
     cdef Gain *gains
+    cdef int32_t *jrel = NULL
+    cdef Query jq
+    cdef int64_t maxn = 0, i, jbuilt
+    cdef bint any_judged_only = False
     if levels.shape[0] != nq or out.shape[0] != nq or op_level.shape[0] != nops \
             or op_col.shape[0] != nops or par_off.shape[0] != nops + 1:
         raise ValueError("compute: inconsistent array shapes")
@@ -635,15 +709,22 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
     for e in range(nq):
         if ret_off[e + 1] < ret_off[e]:
             raise ValueError("compute: offsets not increasing")
+        if ret_off[e + 1] - ret_off[e] > maxn:
+            maxn = ret_off[e + 1] - ret_off[e]
     for o in range(nops):
         if par_off[o] < 0 or par_off[o + 1] < par_off[o] or par_off[o + 1] > params.shape[0] or op_col[o] < 0:
             raise ValueError("compute: bad op parameters")
+        kind = op_kind[o] & ~F_JUDGED_ONLY
+        if op_kind[o] & F_JUDGED_ONLY:
+            any_judged_only = True
+        if kind < 0 or not (kind <= K_JUDGED or K_NDCG_GAINS_CUT <= kind <= K_HITS or kind == K_YAAP):
+            raise ValueError(f"compute: op {o} has an unknown kind {op_kind[o]}")
         np_ = par_off[o + 1] - par_off[o]
         if np_ > maxp:
             maxp = np_
-        if np_ < _min_params(op_kind[o]):
-            raise ValueError(f"compute: op {o} (kind {op_kind[o]}) needs at least {_min_params(op_kind[o])} parameters")
-        if op_col[o] + _width(op_kind[o], np_) > out.shape[1]:
+        if np_ < _min_params(kind):
+            raise ValueError(f"compute: op {o} (kind {op_kind[o]}) needs at least {_min_params(kind)} parameters")
+        if op_col[o] + _width(kind, np_) > out.shape[1]:
             raise ValueError("compute: op writes past the output")
     if G < 1:
         raise ValueError("compute: levels must have at least one column")
@@ -657,9 +738,12 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         raise ValueError("compute: bad query range")
     cutoffs = <int64_t *> malloc((maxp + 1) * sizeof(int64_t))
     gains = <Gain *> malloc((maxp + G + 1) * sizeof(Gain))
-    if cutoffs == NULL or gains == NULL:
+    if any_judged_only:
+        jrel = <int32_t *> malloc((maxn + 1) * sizeof(int32_t))
+    if cutoffs == NULL or gains == NULL or (any_judged_only and jrel == NULL):
         free(cutoffs)
         free(gains)
+        free(jrel)
         raise MemoryError()
     with nogil:
         for e in range(lo, hi):
@@ -667,15 +751,32 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
             qq.n = ret_off[e + 1] - ret_off[e]
             qq.lv = &levels[e, 0]
             qq.G = G
+            jbuilt = 0
             for o in range(nops):
                 kind = op_kind[o]
                 level = op_level[o]
                 col = op_col[o]
                 par = &params[par_off[o]] if par_off[o + 1] > par_off[o] else NULL
                 np_ = par_off[o + 1] - par_off[o]
-                _dispatch(&qq, kind, level, par, np_, cutoffs, gains, &out[e, col])
+                if kind & F_JUDGED_ONLY:
+                    if not jbuilt:
+                        # the ranking without its unjudged documents (not in the
+                        # qrels, or judged with a negative grade), as trec_eval -J
+                        jq.n = 0
+                        for i in range(qq.n):
+                            if qq.rel[i] >= 0:
+                                jrel[jq.n] = qq.rel[i]
+                                jq.n += 1
+                        jq.rel = jrel
+                        jq.lv = qq.lv
+                        jq.G = G
+                        jbuilt = 1
+                    _dispatch(&jq, kind & ~F_JUDGED_ONLY, level, par, np_, cutoffs, gains, &out[e, col])
+                else:
+                    _dispatch(&qq, kind, level, par, np_, cutoffs, gains, &out[e, col])
     free(cutoffs)
     free(gains)
+    free(jrel)
 
 
 cdef int _check_exp_gain(const int32_t[::1] rel, const int64_t[::1] ret_off,
@@ -700,7 +801,7 @@ cdef int64_t _min_params(int kind) noexcept:
         return 5
     if kind == K_DCG_CUT:
         return 3
-    if kind in (K_RBP, K_RBP_RESID, K_SET_F):
+    if kind in (K_RBP, K_RBP_RESID, K_SET_F, K_NDCG_GAINS_CUT, K_RBP_BIN):
         return 1
     return 0
 
@@ -741,7 +842,7 @@ cdef void _dispatch(const Query *q, int kind, int64_t level, const double *par, 
         a = m_bpref(q, level)
         out[0] = log(a if a > MIN_GEO_MEAN else MIN_GEO_MEAN)
     elif kind == K_RECIP_RANK:
-        out[0] = m_recip_rank(q, level)
+        out[0] = m_recip_rank(q, level, par, np_)
     elif kind == K_IPREC:
         m_iprec(q, level, par, np_, cutoffs, out, NULL)
     elif kind == K_11PT:
@@ -818,5 +919,13 @@ cdef void _dispatch(const Query *q, int kind, int64_t level, const double *par, 
         out[0] = m_rbp(q, par, np_, gains)
     elif kind == K_RBP_RESID:
         out[0] = m_rbp_resid(q, par[0])
+    elif kind == K_NDCG_GAINS_CUT:
+        out[0] = m_ndcg_gains_cut(q, par, np_, gains)
+    elif kind == K_JUDGED_RATE:
+        out[0] = m_judged_rate(q, par, np_)
+    elif kind == K_RBP_BIN:
+        out[0] = m_rbp_bin(q, level, par[0])
+    elif kind == K_HITS:
+        out[0] = m_hits(q, level, par, np_)
     else:
         out[0] = NAN

@@ -49,6 +49,13 @@ class OpKind(enum.IntEnum):
     K_DCG_CUT = 37
     K_JUDGED = 38
     K_YAAP = 60
+    K_NDCG_GAINS_CUT = 50
+    K_JUDGED_RATE = 51
+    K_RBP_BIN = 52
+    K_HITS = 53
+
+class OpFlag(enum.IntEnum):
+    F_JUDGED_ONLY = 1024
 
 
 def compute(

@@ -135,9 +135,12 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         The same for the run (``{query: {doc: score}}``).
     measures : str or sequence
         One measure name or a list of names: trec_eval names (``map``,
-        ``P_10``), ``-m`` specs (``P.5,10``), ir_measures/ranx names
-        (``nDCG@10``, ``AP``, ``RR``), ir_measures measure objects, or the
-        registered families (``Rnorm(N=1000)``, ``CRP_loss``).
+        ``P_10``), ``-m`` specs (``P.5,10``), bare trec_eval families and
+        measure sets (``P``, ``ndcg_cut``, ``official``: expanded as trec_eval's
+        ``-m`` and pytrec_eval do, keyed ``P_5``, ``P_10`` ...), ir_measures/ranx
+        names (``nDCG@10``, ``AP``, ``RR@10``, ``nDCG(judged_only=True)``,
+        ``nDCG(gains={0:0,1:1,2:3})@10``, ``mrr@10``), ir_measures measure
+        objects, or the registered families (``Rnorm(N=1000)``, ``CRP_loss``).
     per_query : bool, default False
         Return ``{name: {query_id: value}}`` instead of ``{name: summary}``.
     relevance_level : int, default 1

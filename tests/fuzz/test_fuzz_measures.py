@@ -109,7 +109,7 @@ def test_parsed_measures_evaluate_in_bounds(name):
             assert np.all(np.isnan(v) | ((v >= 0) & (v <= 1))), (name, v)
 
 
-@pytest.mark.parametrize("name", ["dcg_cut@1", "dcg_cut@10", "DCG@10", "dcg_cut(rel=2)@5"])
+@pytest.mark.parametrize("name", ["dcg_cut@1", "dcg_cut@10", "DCG@10"])
 def test_dcg_cut_family_name_is_dcg(name):
     # found by the round-trip property: dcg_cut@k parsed without normalize=0, so str() -> DCG@k
     # parsed to a different Measure
@@ -117,6 +117,12 @@ def test_dcg_cut_family_name_is_dcg(name):
     assert dict(m.extra) == {"normalize": "0"}
     assert parse_measure(str(m)) == m
     assert str(m).startswith("DCG")
+
+
+def test_dcg_takes_no_relevance_level():
+    # DCG reads gains, not a level: rel= is refused (ir_measures' reading)
+    with pytest.raises(ValueError):
+        parse_measure("dcg_cut(rel=2)@5")
 
 
 # -- issue 9 cases fixed on other branches: these XPASS (and fail, strict) once merged ---------

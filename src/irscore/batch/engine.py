@@ -87,9 +87,11 @@ def _level_thr(m: Measure, float_labels: bool, level: Optional[float]) -> float:
 def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
     """(kind, cutoff or -1, gain kind, discount kind) of a measure the batch kernel computes."""
     f, k = m.family, (-1 if m.cutoff is None else int(m.cutoff))
+    if m.judged_only:       # the ranked-list kernels drop the unjudged candidates
+        return None
     if f == "ndcg" and m.params is None:
         return _NDCG, -1, 0, 0
-    if f == "ndcg_cut":
+    if f == "ndcg_cut" and m.params is None:
         return _NDCG, k, 0, 0
     if f == "dcg" and m.params is None:
         return _DCG, -1, 0, 0

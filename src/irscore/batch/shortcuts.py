@@ -197,8 +197,9 @@ def success(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     return evaluate(scores, labels, [name], **kw)[name]
 
 
-def reciprocal_rank(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
-    """RR per query: 1 / rank of the first relevant candidate (0 if none).
+def reciprocal_rank(scores: Any, labels: Any, k: Optional[int] = None, **kw: Any) -> np.ndarray:
+    """RR (RR@k) per query: 1 / rank of the first relevant candidate (0 if none,
+    or if it is below rank k).
 
     Parameters
     ----------
@@ -206,6 +207,9 @@ def reciprocal_rank(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
         Scores, 2-D ``(n_queries, n_candidates)`` or 1-D with ``offsets``.
     labels : array_like
         Relevance labels, same shape as ``scores``.
+    k : int, optional
+        Rank cutoff (MS MARCO's MRR@10 is the mean of ``k=10``); the whole
+        ranking by default.
     **kw
         Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
@@ -220,7 +224,8 @@ def reciprocal_rank(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
     ValueError, TypeError
         As :func:`evaluate`.
     """
-    return evaluate(scores, labels, ["RR"], **kw)["RR"]
+    name = _cut("RR", k)
+    return evaluate(scores, labels, [name], **kw)[name]
 
 
 def r_precision(scores: Any, labels: Any, **kw: Any) -> np.ndarray:

@@ -7,9 +7,15 @@ Three spellings are accepted everywhere a measure is named:
 - trec_eval ``-m`` specs with parameters: ``P.5,10``, ``ndcg.1=3,2=9``,
   ``iprec_at_recall..10,.50``, ``utility.2,-1,0,0`` (one spec may expand to
   several outputs, named as trec_eval prints them);
-- ir_measures-style names: ``AP``, ``P@10``, ``nDCG@10``, ``RR``, ``R@100``,
-  ``P(rel=2)@5``, ``nDCG(gain=exp)@10``, ``nDCG(discount=jarvelin)@10``,
-  ``Success@10``, ``IPrec@0.5``, ``Judged@10``, ``RBP(p=0.8)`` ...
+- ir_measures-style names: ``AP``, ``P@10``, ``nDCG@10``, ``RR``, ``RR@10``,
+  ``R@100``, ``P(rel=2)@5``, ``nDCG(gain=exp)@10``, ``nDCG(gains={0:0,1:1,2:3})@10``,
+  ``nDCG(judged_only=True)``, ``nDCG(discount=jarvelin)@10``, ``Success@10``,
+  ``IPrec@0.5``, ``Judged@10``, ``RBP``, ``RBP(rel=2)``, ``NumRet(rel=1)`` ...
+  (and ranx's ``mrr@10``, ``hits@10``, ``precision@10`` ...).
+
+A bare trec_eval family with several default outputs (``P``, ``ndcg_cut``,
+``iprec_at_recall``) and a measure set (``official``) expand as trec_eval's
+``-m`` does in :func:`resolve`.
 
 ``parse_measure(name)`` gives a :class:`Measure`; ``str(m)`` is its canonical
 spelling and ``parse_measure(str(m)) == m``.
@@ -17,13 +23,20 @@ spelling and ``parse_measure(str(m)) == m``.
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpKind
-from irscore.core.checks import MAX_CUTOFF, MAX_LEVEL
+from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpFlag, OpKind
+from irscore.core.checks import MAX_LEVEL, parse_bool
+from irscore.core.names import atol as _atol
+from irscore.core.names import canon_floats as _canon_floats
+from irscore.core.names import canon_pairs as _canon_pairs
+from irscore.core.names import fmt_num as _fmt_num
+from irscore.core.names import (check_cutoff, format_gain_map, gain_map_pairs, is_gain_map, output_name,
+                                parse_gain_map, split_args)
+from irscore.core.names import number as _number
+from irscore.core.names import parse_pairs as _parse_pairs
 from irscore.core.registry import EXTERNAL
 
 # trec_eval family -> op kind of irscore._ranking.compute (the codes are the
@@ -42,6 +55,7 @@ K: Dict[str, int] = {
     "rbp": OpKind.K_RBP, "rbp_resid": OpKind.K_RBP_RESID, "unj": OpKind.K_UNJ, "dcg": OpKind.K_DCG,
     "ideal_dcg": OpKind.K_IDEAL_DCG, "dcg_cut": OpKind.K_DCG_CUT, "judged": OpKind.K_JUDGED,
     "yaap": OpKind.K_YAAP,
+    "Judged": OpKind.K_JUDGED_RATE, "hits": OpKind.K_HITS,
 }
 K = {name: int(kind) for name, kind in K.items()}
 
@@ -58,6 +72,8 @@ class Family:
     integer: bool = False       # printed as an integer count
     per_query: bool = True      # printed with -q
     summary: bool = True        # printed in the 'all' lines
+    level: bool = True          # reads a relevance level (so takes rel=)
+    opt_cutoff: bool = False    # takes an optional @k (ptype none): RR@10, Judged@10, hits@10
 
 
 _C = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
@@ -66,15 +82,15 @@ _R = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 # In trec_eval's te_trec_measures order (the order measures are printed in).
 FAMILIES: Dict[str, Family] = {f.name: f for f in [
     Family("runid", -1, "none", agg="none", per_query=False),
-    Family("num_q", K["num_q"], "none", agg="num_q", integer=True, per_query=False),
-    Family("num_ret", K["num_ret"], "none", agg="sum", integer=True),
+    Family("num_q", K["num_q"], "none", agg="num_q", integer=True, per_query=False, level=False),
+    Family("num_ret", K["num_ret"], "none", agg="sum", integer=True, level=False),
     Family("num_rel", K["num_rel"], "none", agg="num_rel", integer=True),
     Family("num_rel_ret", K["num_rel_ret"], "none", agg="sum", integer=True),
     Family("map", K["map"], "none"),
     Family("gm_map", K["gm_map"], "none", agg="gm", per_query=False),
     Family("Rprec", K["Rprec"], "none"),
     Family("bpref", K["bpref"], "none"),
-    Family("recip_rank", K["recip_rank"], "none"),
+    Family("recip_rank", K["recip_rank"], "none", opt_cutoff=True),
     Family("iprec_at_recall", K["iprec_at_recall"], "float_cuts", _R),
     Family("P", K["P"], "long_cuts", _C),
     Family("relstring", -1, "float_params", (10.0,), agg="none", summary=False),
@@ -85,13 +101,13 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in [
     Family("utility", K["utility"], "float_params", (1.0, -1.0, 0.0, 0.0)),
     Family("11pt_avg", K["11pt_avg"], "float_params", _R),
     Family("binG", K["binG"], "none"),
-    Family("G", K["G"], "pairs"),
-    Family("dcg", K["dcg"], "pairs"),
-    Family("ideal_dcg", K["ideal_dcg"], "pairs"),
-    Family("ndcg", K["ndcg"], "pairs"),
-    Family("ndcg_rel", K["ndcg_rel"], "pairs"),
+    Family("G", K["G"], "pairs", level=False),
+    Family("dcg", K["dcg"], "pairs", level=False),
+    Family("ideal_dcg", K["ideal_dcg"], "pairs", level=False),
+    Family("ndcg", K["ndcg"], "pairs", level=False),
+    Family("ndcg_rel", K["ndcg_rel"], "pairs", level=False),
     Family("Rndcg", K["Rndcg"], "pairs"),
-    Family("ndcg_cut", K["ndcg_cut"], "long_cuts", _C),
+    Family("ndcg_cut", K["ndcg_cut"], "long_cuts", _C, level=False),
     Family("map_cut", K["map_cut"], "long_cuts", _C),
     Family("relative_P", K["relative_P"], "long_cuts", _C),
     Family("success", K["success"], "long_cuts", (1.0, 5.0, 10.0)),
@@ -102,13 +118,16 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in [
     Family("set_F", K["set_F"], "float_params", (1.0,)),
     Family("num_nonrel_judged_ret", K["num_nonrel_judged_ret"], "none", agg="sum", integer=True),
     Family("yaap", K["yaap"], "none"),
-    Family("rbp", K["rbp"], "pairs"),
-    Family("rbp_resid", K["rbp_resid"], "pairs"),
-    Family("unj", K["unj"], "long_cuts", (5.0, 10.0, 20.0)),
+    Family("rbp", K["rbp"], "pairs", level=False),  # rel= makes it binary (ir_measures' RBP(rel=2))
+    Family("rbp_resid", K["rbp_resid"], "pairs", level=False),
+    Family("unj", K["unj"], "long_cuts", (5.0, 10.0, 20.0), level=False),
     # irscore extensions (not trec_eval families)
-    Family("dcg_cut", K["dcg_cut"], "long_cuts", _C),
-    Family("judged", K["judged"], "long_cuts", (10.0,)),
+    Family("dcg_cut", K["dcg_cut"], "long_cuts", _C, level=False),
+    Family("judged", K["judged"], "long_cuts", (10.0,), level=False),
+    Family("Judged", K["Judged"], "none", level=False, opt_cutoff=True),    # ir_measures' Judged
+    Family("hits", K["hits"], "none", opt_cutoff=True),                     # ranx's hits
 ]}
+EXTENSIONS = frozenset({"dcg_cut", "judged", "Judged", "hits"})
 
 ORDER = {name: i for i, name in enumerate(FAMILIES)}
 
@@ -141,22 +160,22 @@ ALIASES: Dict[str, str] = {
     "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "NumQ": "num_q",
     "NumNonRelJudgedRet": "num_nonrel_judged_ret", "Success": "success",
     "IPrec": "iprec_at_recall", "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
-    "SetAP": "set_map", "SetRelP": "set_relative_P", "Judged": "judged", "RBP": "rbp",
+    "SetAP": "set_map", "SetRelP": "set_relative_P", "Judged": "Judged", "RBP": "rbp",
     "Rprec_mult": "Rprec_mult", "binG": "binG", "G": "G", "Rndcg": "Rndcg",
     "ndcg_rel": "ndcg_rel", "relative_P": "relative_P", "11pt_avg": "11pt_avg",
     "utility": "utility", "unj": "unj", "rbp_resid": "rbp_resid",
     # ranx's metric names
     "precision": "P", "recall": "recall", "mrr": "recip_rank", "hit_rate": "success",
-    "hits": "num_rel_ret", "r-precision": "Rprec", "r_precision": "Rprec",
+    "hits": "hits", "r-precision": "Rprec", "r_precision": "Rprec",
 }
 # every family is also reachable by its trec_eval name in the general syntax
 ALIASES.update({name: name for name, f in FAMILIES.items() if f.kind >= 0 and name not in ALIASES})
 
-CANONICAL_ALIAS = {"rbp": "RBP", "map": "AP", "recip_rank": "RR", "recall": "R", "ndcg": "nDCG",
+CANONICAL_ALIAS = {"map": "AP", "recip_rank": "RR", "recall": "R", "ndcg": "nDCG",
                    "Rprec": "Rprec", "bpref": "Bpref", "num_ret": "NumRet", "num_rel": "NumRel",
                    "num_rel_ret": "NumRelRet", "num_q": "NumQ", "success": "Success",
                    "iprec_at_recall": "IPrec", "set_P": "SetP", "set_recall": "SetR",
-                   "set_F": "SetF", "set_map": "SetAP", "judged": "Judged", "P": "P",
+                   "set_F": "SetF", "set_map": "SetAP", "Judged": "Judged", "P": "P",
                    "infAP": "infAP", "gm_map": "GMAP", "dcg": "DCG"}
 
 
@@ -177,7 +196,8 @@ class Measure:
     cutoff : float, optional
         The single cutoff or recall point (``@k``).
     rel : int, optional
-        A relevance level overriding the evaluation's.
+        A relevance level overriding the evaluation's (for ``rbp``: binary
+        RBP at that level).
     gain, discount : str
         nDCG/DCG variants (``linear``/``exp``, ``log2``/``jarvelin``).
     params : str, optional
@@ -185,6 +205,9 @@ class Measure:
     extra : tuple of (str, str)
         Keyword parameters of a registered family, as written in the name
         (declared and typed in :mod:`irscore.core.registry`).
+    judged_only : bool
+        Compute on the ranking without its unjudged documents (ir_measures'
+        ``judged_only=True``; trec_eval's ``-J`` for this measure alone).
     """
 
     family: str
@@ -194,13 +217,13 @@ class Measure:
     discount: str = "log2"
     params: Optional[str] = None
     extra: Tuple[Tuple[str, str], ...] = field(default=())
+    judged_only: bool = False
 
     def __str__(self) -> str:
         if self.family not in FAMILIES:
             kv = ",".join(f"{k}={v}" for k, v in self.extra)
             text = self.family + (f"({kv})" if kv else "")
             return text + ("@" + _fmt_num(self.cutoff) if self.cutoff is not None else "")
-        fam = FAMILIES[self.family]
         base = CANONICAL_ALIAS.get(self.family, self.family)
         if self.family == "ndcg_cut":
             base = "nDCG"
@@ -208,6 +231,11 @@ class Measure:
             base = "nDCG" if dict(self.extra).get("normalize") == "1" else "DCG"
         elif self.family == "map_cut":
             base = "AP"
+        rbp_p = self.family in ("rbp", "rbp_resid") and self.params is not None and \
+            self.params.startswith("p=") and "," not in self.params
+        if self.family == "rbp" and rbp_p:
+            base = "RBP"            # ir_measures' name: p=0.8 unless given
+        gain_map = self.family in ("ndcg", "ndcg_cut") and self.params is not None and is_gain_map(self.params)
         args: List[str] = []
         if self.rel is not None:
             args.append(f"rel={self.rel}")
@@ -215,24 +243,23 @@ class Measure:
             args.append(f"gain={self.gain}")
         if self.discount != "log2":
             args.append(f"discount={self.discount}")
-        rbp_p = self.family in ("rbp", "rbp_resid") and self.params is not None and \
-            self.params.startswith("p=") and "," not in self.params
+        if self.judged_only:
+            args.append("judged_only=True")
         if self.params is not None and not rbp_p and not args and self.cutoff is None:
             return f"{self.family}.{self.params}"  # trec_eval's -m spelling: utility.2,-1,0,0
         if rbp_p:
             assert self.params is not None
-            args.append(self.params)
+            if self.params != "p=0.8":
+                args.append(self.params)
+        elif gain_map:
+            assert self.params is not None
+            args.append(f"gains={format_gain_map(self.params)}")
         elif self.params is not None:
             args.append(f"params={self.params}")
         s = base + (f"({','.join(args)})" if args else "")
         if self.cutoff is not None:
             s += "@" + _fmt_num(self.cutoff)
-        del fam
         return s
-
-
-def _fmt_num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 _IRM = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_\-]*?)(?:\((?P<args>[^()]*)\))?(?:@(?P<cut>[0-9.eE+\-]+))?$")
@@ -254,28 +281,12 @@ def _unknown(name: str) -> ValueError:
 
 
 def _output_name(f: Family, v: float) -> str:
-    if f.ptype == "long_cuts":
-        return f"{f.name}_{int(v)}"
-    return f"{f.name}_{v:3.2f}"
-
-
+    return output_name(f.name, f.ptype, v)
 
 
 def _check_cutoff(f: Family, v: float, name: str) -> float:
-    if not math.isfinite(v):
-        raise ValueError(f"measure {name!r}: cutoff must be finite")
-    if f.ptype == "long_cuts":
-        if int(v) != v:
-            raise ValueError(f"measure {name!r}: cutoff {v} must be a whole number of documents")
-        if v <= 0:
-            raise ValueError(f"measure {name!r}: cutoff must be positive, got {_fmt_num(v)}")
-        if v > MAX_CUTOFF:
-            raise ValueError(f"measure {name!r}: cutoff {_fmt_num(v)} is too large (at most 2**62)")
-    elif f.ptype == "float_cuts" and f.name == "iprec_at_recall" and not 0.0 <= v <= 1.0:
-        raise ValueError(f"measure {name!r}: recall level must be in [0, 1], got {v}")
-    elif v < 0:
-        raise ValueError(f"measure {name!r}: cutoff must not be negative")
-    return float(v)
+    return check_cutoff(v, name, documents=f.ptype == "long_cuts" or f.opt_cutoff,
+                        recall=f.name == "iprec_at_recall")
 
 
 def parse_measure(name: str) -> Measure:
@@ -327,20 +338,29 @@ def parse_measure(name: str) -> Measure:
         if ext is not None:
             return ext
         raise _unknown(name)
-    fam = ALIASES[m.group("base")]
+    return _parse_irm(name, m.group("base"), m.group("args"), m.group("cut"))
+
+
+def _parse_irm(name: str, base: str, args: Optional[str], cut_tok: Optional[str]) -> Measure:
+    """An ir_measures/ranx-style name: ``base(key=value,...)@cutoff``."""
+    fam = ALIASES[base]
     kw: Dict[str, str] = {}
-    if m.group("args"):
-        for part in m.group("args").split(","):
+    if args:
+        try:
+            parts = split_args(args)
+        except ValueError as e:
+            raise ValueError(f"measure {name!r}: {e}") from None
+        for part in parts:
             if "=" not in part:
                 raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
             k, v = part.split("=", 1)
             kw[k.strip()] = v.strip()
     cut: Optional[float] = None
-    if m.group("cut") is not None:
+    if cut_tok is not None:
         try:
-            cut = _number(m.group("cut"))
+            cut = _number(cut_tok)
         except ValueError:
-            raise ValueError(f"measure {name!r}: bad cutoff {m.group('cut')!r}") from None
+            raise ValueError(f"measure {name!r}: bad cutoff {cut_tok!r}") from None
     if "cutoff" in kw:
         tok = kw.pop("cutoff")
         try:
@@ -355,6 +375,20 @@ def parse_measure(name: str) -> Measure:
         rel = int(tok)
         if abs(rel) > MAX_LEVEL:
             raise ValueError(f"measure {name!r}: rel={tok} is out of range (|rel| <= 2**62)")
+        if fam == "num_ret":
+            fam = "num_rel_ret"     # ir_measures: NumRet(rel=1) is NumRelRet
+        elif not FAMILIES[fam].level and fam != "rbp":
+            raise ValueError(f"measure {name!r}: {base} takes no rel= (it reads no relevance level)")
+    judged_only = False
+    if "judged_only" in kw:
+        judged_only = parse_bool(kw.pop("judged_only"), f"measure {name!r}: judged_only")
+    gains: Optional[Dict[int, float]] = None
+    if "gains" in kw or kw.get("gain", "").startswith("{"):
+        if "gains" in kw and "gain" in kw:
+            raise ValueError(f"measure {name!r}: give gains= or gain=, not both")
+        gains = parse_gain_map(kw.pop("gains") if "gains" in kw else kw.pop("gain"), name)
+        if fam != "ndcg":
+            raise ValueError(f"measure {name!r}: a gain map (gains={{...}}) applies to nDCG only")
     gain = kw.pop("gain", "linear")
     if "dcg" in kw:  # ir_measures' spelling: nDCG(dcg='exp-log2')@10
         dcg = kw.pop("dcg").strip("'\"")
@@ -363,8 +397,14 @@ def parse_measure(name: str) -> Measure:
         gain = "exp" if dcg == "exp-log2" else gain
     discount = kw.pop("discount", "log2")
     params = kw.pop("params", None)
-    if "p" in kw and fam in ("rbp", "rbp_resid"):
-        params = "p=" + kw.pop("p")
+    if fam in ("rbp", "rbp_resid"):
+        p = kw.pop("p", None)
+        if p is None and base == "RBP" and not (params and "p=" in params):
+            p = "0.8"               # ir_measures' RBP: p=0.8 (trec_eval's rbp: 0.9)
+        if p is not None:
+            if params and "p=" in params:
+                raise ValueError(f"measure {name!r}: p is given twice")
+            params = f"p={p}" + (f",{params}" if params else "")
     if params is not None:
         ptype = FAMILIES[fam].ptype
         if ptype == "pairs":
@@ -372,25 +412,32 @@ def parse_measure(name: str) -> Measure:
         elif ptype == "float_params":
             params = _canon_floats(params, name)
         else:
-            raise ValueError(f"measure {name!r}: {m.group('base')} takes no params")
+            raise ValueError(f"measure {name!r}: {base} takes no params")
     if kw:
         raise ValueError(f"measure {name!r}: unknown parameter(s) {sorted(kw)}")
     if gain not in ("linear", "exp"):
         raise ValueError(f"measure {name!r}: gain must be 'linear' or 'exp', got {gain!r}")
     if discount not in ("log2", "jarvelin"):
         raise ValueError(f"measure {name!r}: discount must be 'log2' or 'jarvelin', got {discount!r}")
+    if fam == "rbp" and rel is not None and params is not None and \
+            any(k != "p" for k, _ in _parse_pairs(params, name, fam)):
+        raise ValueError(f"measure {name!r}: rel= makes RBP binary; it takes no gain pairs")
+    if gains is not None:
+        if gain != "linear" or discount != "log2" or params is not None:
+            raise ValueError(f"measure {name!r}: a gain map takes the log2 discount only "
+                             "(no gain=exp, dcg=, discount= or params=)")
+        params = gain_map_pairs(gains) or None
     # cutoff variants of families
     if fam == "map" and cut is not None:
         fam = "map_cut"
     if fam in ("ndcg", "dcg"):
         if gain != "linear" or discount != "log2" or (fam == "dcg" and cut is not None):
             fam, fam_norm = "dcg_cut", fam == "ndcg"
-            if not fam_norm:
-                gain, discount = gain, discount
             extra = (("normalize", "1" if fam_norm else "0"),)
             if cut is not None:
                 cut = _check_cutoff(FAMILIES["dcg_cut"], cut, name)
-            return Measure("dcg_cut", cutoff=cut, rel=rel, gain=gain, discount=discount, extra=extra)
+            return Measure("dcg_cut", cutoff=cut, rel=rel, gain=gain, discount=discount, extra=extra,
+                           judged_only=judged_only)
         if cut is not None:
             fam = "ndcg_cut"
     if gain != "linear" or discount != "log2":
@@ -405,13 +452,15 @@ def parse_measure(name: str) -> Measure:
             if len(f.default) == 1:
                 cut = f.default[0]
             else:
-                raise ValueError(f"measure {name!r} needs a cutoff ({m.group('base')}@k)")
+                raise ValueError(f"measure {name!r} needs a cutoff ({base}@k)")
+        cut = _check_cutoff(f, cut, name)
+    elif cut is not None and f.opt_cutoff:
         cut = _check_cutoff(f, cut, name)
     elif cut is not None:
         raise ValueError(f"measure {name!r} takes no cutoff")
     # dcg_cut@k (the family's own name) is DCG@k: the same Measure as DCG@k
     dcg_extra: Tuple[Tuple[str, str], ...] = (("normalize", "0"),) if fam == "dcg_cut" else ()
-    return Measure(fam, cutoff=cut, rel=rel, params=params, extra=dcg_extra)
+    return Measure(fam, cutoff=cut, rel=rel, params=params, extra=dcg_extra, judged_only=judged_only)
 
 
 def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
@@ -456,62 +505,6 @@ def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
     if has_params:
         return [(f"{f.name}_{params}", Measure(f.name, params=_canon_pairs(params, spec, f.name)))]
     return [(f.name, Measure(f.name))]
-
-
-# A number in a trec_eval -m parameter list: decimal, no junk (trec_eval's
-# atof/atol would read "1O" as 1 and "5x" as 5).
-_NUMBER = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$")
-_DECIMAL = re.compile(r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
-
-
-def _number(tok: str) -> float:
-    """A parameter token as a float; ValueError unless the whole token is a finite number."""
-    if not _NUMBER.match(tok):
-        raise ValueError(tok)
-    v = float(tok)
-    if not math.isfinite(v):
-        raise ValueError(tok)
-    return v
-
-
-def _atol(tok: str) -> int:
-    """A long cutoff: an integer, or a decimal read up to its point as trec_eval's
-    atol does (``ndcg_cut.23.4`` is 23); anything else is an error."""
-    if not _DECIMAL.match(tok):
-        raise ValueError(tok)
-    return int(tok.split(".", 1)[0] or "0")
-
-
-def _parse_pairs(params: str, spec: str, family: str = "") -> List[Tuple[str, float]]:
-    """``name=value,...`` of the G/ndcg/rbp families: names are integer grades
-    (gains) or, for rbp/rbp_resid, ``p`` (persistence)."""
-    out = []
-    for part in params.split(","):
-        k, eq, v = part.partition("=")
-        if not eq or not k:
-            raise ValueError(f"malformed pair parameters in {spec!r} (expected name=value,...)")
-        if not (re.match(r"^[+-]?[0-9]+$", k) or (k == "p" and family in ("rbp", "rbp_resid", ""))):
-            raise ValueError(f"malformed pair parameters in {spec!r}: {k!r} is not "
-                             + ("a grade or p" if family in ("rbp", "rbp_resid") else "a grade"))
-        try:
-            out.append((k, _number(v)))
-        except ValueError:
-            raise ValueError(f"malformed pair parameters in {spec!r}: {v!r} is not a number") from None
-    return out
-
-
-def _canon_pairs(params: str, spec: str, family: str) -> str:
-    return ",".join(f"{int(k) if k != 'p' else k}={_fmt_num(v)}" for k, v in _parse_pairs(params, spec, family))
-
-
-def _canon_floats(params: str, spec: str) -> str:
-    vals = []
-    for tok in params.split(","):
-        try:
-            vals.append(_fmt_num(_number(tok)))
-        except ValueError:
-            raise ValueError(f"measure spec {spec!r}: bad parameter {tok!r}") from None
-    return ",".join(vals)
 
 
 def _cut_measure(f: Family, v: float, name: str) -> Measure:
@@ -588,9 +581,14 @@ def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
         norm = float(dict(m.extra).get("normalize", "1"))
         k = m.cutoff if m.cutoff is not None else float(2 ** 62)
         return [norm, float(GAIN_KINDS[m.gain]), float(DISCOUNT_KINDS[m.discount]), k], 1
+    if f.name == "ndcg_cut" and m.params:       # nDCG(gains={...})@k: [k, grade, gain, ...]
+        assert m.cutoff is not None
+        return [m.cutoff] + [v for k, g in _parse_pairs(m.params, str(m), "ndcg") for v in (float(k), g)], 1
     if f.ptype in ("long_cuts", "float_cuts"):
         assert m.cutoff is not None
         return [m.cutoff], 1
+    if f.opt_cutoff:
+        return ([m.cutoff] if m.cutoff is not None else []), 1
     if f.name == "utility":
         vals = [float(x) for x in m.params.split(",")] if m.params else list(f.default)
         return vals + [float(num_docs_in_coll)], 1
@@ -613,9 +611,21 @@ def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
         if f.name in ("rbp", "rbp_resid"):
             if not 0.0 <= p < 1.0:
                 raise ValueError(f"measure {m}: persistence p must be in [0, 1)")
-            return ([p] + flat) if f.name == "rbp" else [p], 1
+            return ([p] + flat) if f.name == "rbp" and m.rel is None else [p], 1
         return flat, 1
     return [], 1
+
+
+def op_kind(m: Measure) -> int:
+    """The kernel op kind of one single-valued measure of a trec_eval family."""
+    kind = FAMILIES[m.family].kind
+    if m.family == "ndcg_cut" and m.params:
+        kind = int(OpKind.K_NDCG_GAINS_CUT)
+    elif m.family == "rbp" and m.rel is not None:
+        kind = int(OpKind.K_RBP_BIN)
+    if m.judged_only:
+        kind |= int(OpFlag.F_JUDGED_ONLY)
+    return kind
 
 
 def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_in_coll: float) -> Plan:
@@ -633,7 +643,7 @@ def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_i
         lv = level if m.rel is None else m.rel
         if abs(lv) > MAX_LEVEL:
             raise ValueError(f"relevance level {lv} of measure {key!r} is out of range (|level| <= 2**62)")
-        plan.kinds.append(f.kind)
+        plan.kinds.append(op_kind(m))
         plan.levels.append(level if m.rel is None else m.rel)
         plan.cols.append(plan.ncols)
         plan.params.extend(params)
@@ -644,7 +654,16 @@ def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_i
 
 
 def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
-    """(key, Measure) for each requested name; trec_eval specs may expand."""
+    """(key, Measure) for each requested name.
+
+    As trec_eval's ``-m`` (and pytrec_eval): a measure set (``official``,
+    ``all_trec``, ``set``; its non-numeric ``runid``/``relstring`` left out),
+    a bare trec_eval family with cutoffs (``P``, ``ndcg_cut``, ``recall``,
+    ``iprec_at_recall``, ``Rprec_mult``, ``success`` ...) and a ``-m`` spec
+    with several values (``P.5,10``) expand to trec_eval's outputs, keyed by
+    trec_eval's output names (``P_5``, ``P_10``).  A name of one measure
+    (``map``, ``P_10``, ``P.10``, ``ndcg.1=3,2=9``, ``nDCG@10``) is keyed as
+    given."""
     if isinstance(measures, str):
         measures = [measures]
     items: List[Tuple[str, Measure]] = []
@@ -654,7 +673,12 @@ def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
             name = str(name)  # an ir_measures measure object, e.g. nDCG@10
         if not isinstance(name, str):
             raise TypeError(f"measure names must be str, got {name!r}")
-        if "." in name and name.split(".", 1)[0] in FAMILIES and not _is_single(name):
+        fam, dot, _ = name.partition(".")
+        if name in MEASURE_SETS:
+            pairs = [p for f in MEASURE_SETS[name] if FAMILIES[f].kind >= 0 for p in expand_spec(f)]
+        elif name in FAMILIES and name not in EXTENSIONS and FAMILIES[name].ptype in ("long_cuts", "float_cuts"):
+            pairs = expand_spec(name)
+        elif dot and fam in FAMILIES and not _is_single(name):
             pairs = expand_spec(name)
         else:
             pairs = [(name, parse_measure(name))]
