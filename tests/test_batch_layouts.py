@@ -193,3 +193,39 @@ def test_negative_labels_warn_without_lengths_or_mask():
         batch.evaluate(s, lab, "AP", mask=lab >= 0)
         batch.evaluate(np.where(lab < 0, np.nan, s), lab, "AP")      # NaN-padded cells
         batch.evaluate(s, np.abs(lab), "AP")
+
+
+def test_evaluator_equals_evaluate_in_every_layout():
+    s, lab, sizes, off = ragged(7, ties=True)
+    names = ["nDCG@5", "AP", "P@3", "RR", "bpref"]
+    for opts in (dict(), dict(ties="input", empty=1.0), dict(relevance_level=2, empty=float("nan"))):
+        ev = batch.Evaluator(names, **opts)
+        for kw in (dict(offsets=off), dict(group=sizes)):
+            a, b = batch.evaluate(s, lab, names, **kw, **opts), ev(s, lab, **kw)
+            for k in names:
+                np.testing.assert_array_equal(a[k], b[k])
+        d, dl = s[:60].reshape(6, 10), lab[:60].reshape(6, 10)
+        for kw in (dict(), dict(lengths=[10, 0, 3, 5, 9, 1]), dict(mask=dl != 1),
+                   dict(n_relevant=(dl >= 1).sum(axis=1) + 1)):
+            for arr in ((d, dl), (d.astype(np.float32), dl.astype(np.float64)), (d[:, ::-1], dl[:, ::-1])):
+                a, b = batch.evaluate(*arr, names, **kw, **opts), ev(*arr, **kw)
+                for k in names:
+                    np.testing.assert_array_equal(a[k], b[k])
+    assert list(ev(d, dl)) == names
+
+
+def test_evaluator_checks_at_construction():
+    with pytest.raises(ValueError):
+        batch.Evaluator(["nDCG@10", "no_such_measure"])
+    with pytest.raises(ValueError, match="ties"):
+        batch.Evaluator("AP", ties="random")
+    with pytest.raises(TypeError, match="empty"):
+        batch.Evaluator("AP", empty="1")
+    with pytest.raises(ValueError, match="nan_scores"):
+        batch.Evaluator("AP", nan_scores="drop")
+    ev = batch.Evaluator("AP", nan_scores="error")
+    with pytest.raises(ValueError, match="non-finite"):
+        ev(np.array([[np.nan, 0.2]]), np.array([[1, 0]]))
+    with pytest.warns(UserWarning, match="negative labels"):
+        batch.Evaluator("AP")(np.array([[0.3, 0.2]]), np.array([[1, -1]]))
+    assert "Evaluator('AP'" in repr(ev)

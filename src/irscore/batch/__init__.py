@@ -102,13 +102,17 @@ and the compiled kernels (``irscore._batch``, and ``irscore._ranking`` for the
 trec_eval measures without a batch kernel), never another family.
 
 - ``arrays``     reading scores, labels and integer vectors (numpy, CPU tensors)
-- ``engine``     :func:`evaluate`: plans, the native kernel, the other measures
-                 through the core's ranked lists and family table
+- ``layout``     the layouts (dense, lengths, mask, offsets, group, per-query
+                 lists) read into flat arrays; ``nan_scores``
+- ``engine``     :func:`evaluate`: plans, the native kernel, ``empty=``, the other
+                 measures through the core's ranked lists and family table
+- ``evaluator``  :class:`Evaluator`: names parsed and planned once, for hot loops
 - ``shortcuts``  one function per measure (:func:`ndcg`, :func:`average_precision` ...)
 """
 from irscore.batch.engine import TIES, evaluate
+from irscore.batch.evaluator import Evaluator
 from irscore.batch.shortcuts import (average_precision, dcg, ndcg, precision, r_precision, recall,
                                      reciprocal_rank, success)
 
-__all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall",
+__all__ = ["evaluate", "Evaluator", "ndcg", "dcg", "average_precision", "precision", "recall",
            "reciprocal_rank", "r_precision", "success", "TIES"]

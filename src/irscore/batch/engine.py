@@ -118,7 +118,8 @@ def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
     return None
 
 
-def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
+def plan_for(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
+    """The (cached) plan of ``measures`` for integer or float labels at ``level``."""
     key: Any = (measures if isinstance(measures, str) else tuple(measures), float_labels, level)
     try:
         p = _PLANS.get(key)
@@ -260,7 +261,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     empty_value = check_empty(empty)
     lay = read_layout(scores, labels, lengths=lengths, offsets=offsets, group=group, mask=mask,
                       nan_scores=nan_scores, check_inputs=check_inputs)
-    plan = _plan(measures, lay.float_labels, relevance_level)
+    plan = plan_for(measures, lay.float_labels, relevance_level)
     return run(plan, lay, n_relevant, ties, relevance_level, empty_value, check_inputs, n_jobs)
 
 

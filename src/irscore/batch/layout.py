@@ -134,7 +134,7 @@ def read_layout(scores: Any, labels: Any, *, lengths: Any = None, offsets: Any =
             lay = Layout(sc.reshape(-1), lb.reshape(-1), starts, full)
             mode = nan_scores or "padding"
             if check_inputs and lb.dtype.kind in "if" and mode == "padding":
-                _warn_negative(lay)
+                warn_negative(lay)
             return _finish(lay, mode, check_inputs, (nq, ncol))
         lens = int_vector(lengths, "lengths", nq)
         # always checked: a length past its row would read the next query's cells
@@ -223,7 +223,7 @@ def _finish(lay: Layout, mode: str, check_inputs: bool, dense: Optional[Tuple[in
                      "(nan_scores='padding' reads NaN as padding, 'last' ranks it last)")
 
 
-def _warn_negative(lay: Layout) -> None:
+def warn_negative(lay: Layout, stacklevel: int = 4) -> None:
     """Dense rows without lengths or mask whose labels hold a negative value on a scored cell:
     probably padding (-1) counted as candidates."""
     lb = lay.lb
@@ -236,4 +236,4 @@ def _warn_negative(lay: Layout) -> None:
     if neg.any():
         warnings.warn("labels: negative labels on scored cells and neither lengths nor mask given; "
                       "if they mark padding, pass lengths= or mask= (or NaN scores), else they count "
-                      "as non-relevant candidates", UserWarning, stacklevel=4)
+                      "as non-relevant candidates", UserWarning, stacklevel=stacklevel + 1)
