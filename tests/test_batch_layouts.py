@@ -229,3 +229,14 @@ def test_evaluator_checks_at_construction():
     with pytest.warns(UserWarning, match="negative labels"):
         batch.Evaluator("AP")(np.array([[0.3, 0.2]]), np.array([[1, -1]]))
     assert "Evaluator('AP'" in repr(ev)
+
+
+def test_non_prefix_mask_ignores_what_it_masks_out():
+    s = np.array([[np.nan, 0.2, np.inf, 0.9], [0.5, np.nan, 0.4, 0.1]])
+    lab = np.array([[-1, 1, 5, 0], [1, -1, 0, 1]])
+    mask = np.array([[False, True, False, True], [True, False, True, True]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = batch.evaluate(s, lab, ["AP", "RR"], mask=mask)
+    assert got["AP"].tolist() == [0.5, (1 + 2 / 3) / 2]
+    assert got["RR"].tolist() == [0.5, 1.0]
