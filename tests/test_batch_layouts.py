@@ -144,6 +144,9 @@ def test_lists_of_arrays_and_tensors():
     got = batch.evaluate(nts, ntl, ["nDCG@5", "AP"])
     for k in ref:
         np.testing.assert_array_equal(ref[k][nonempty], got[k])
+    got = batch.evaluate([x.tolist() for x in sl], [x.tolist() for x in ll], ["nDCG@5", "AP"])  # Python lists
+    for k in ref:
+        np.testing.assert_array_equal(ref[k], got[k])
     with pytest.raises(ValueError, match="labels"):
         batch.evaluate(sl, ll[:-1], "AP")
     with pytest.raises(ValueError, match="labels"):

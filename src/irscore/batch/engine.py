@@ -309,7 +309,8 @@ def run(plan: _Plan, lay: Layout, n_relevant: Any, ties: str, relevance_level: O
     out: Dict[str, np.ndarray] = {}
     if plan.native:
         res = np.empty((nq, len(plan.native)), dtype=np.float64)
-        nt = _n_threads(n_jobs, nq, int(sc_flat.shape[0]))
+        cells = int(sc_flat.shape[0])
+        nt = 1 if (n_jobs is None and cells < _PARALLEL_MIN_CELLS) or n_jobs == 1 else _n_threads(n_jobs, nq, cells)
         args = (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, _TIE_CODE[ties],
                 level_default, extra_label, nrel_mode, nrel1, nrel2, res)
         if nt == 1:

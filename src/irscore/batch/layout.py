@@ -53,6 +53,8 @@ def _per_query(x: Any) -> bool:
     if not isinstance(x, (list, tuple)) or not x:
         return False
     first = x[0]
+    if isinstance(first, (list, tuple)):        # Python lists: ragged when the rows differ in length
+        return len({len(r) if isinstance(r, (list, tuple)) else -1 for r in x}) > 1
     return hasattr(first, "__array__") or hasattr(first, "__dlpack__") or hasattr(first, "detach")
 
 
