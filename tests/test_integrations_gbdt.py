@@ -64,7 +64,8 @@ def test_lightgbm_options_change_the_values_as_documented():
             assert no_rel.sum() >= 10
             for n in names:
                 v = ref[n].copy()
-                v[no_rel] = empty
+                if n != "P@5":          # empty= is for the 0/0 measures; P@k is not one
+                    v[no_rel] = empty
                 want = np.nanmean(v)
                 assert got[n] == pytest.approx(want, abs=1e-15), (n, ties, empty)
     out = il.metric("AP")(preds, ds)

@@ -13,12 +13,40 @@ as arrays and returns ``{name: float64 array with one value per query}``::
 
 Input layouts
 -------------
-- dense 2-D ``(n_queries, n_candidates)``; rows may be padded: ``lengths[q]``
-  candidates are valid in row q, or, without ``lengths``, padded cells have a
-  NaN score (with ``lengths``, a NaN or infinite score inside a row's length is
-  a ``ValueError``: a diverged model, not padding);
-- ragged 1-D with CSR ``offsets`` (query q = ``offsets[q]:offsets[q+1]``); NaN
-  scores are padding there too.
+- dense 2-D ``(n_queries, n_candidates)``: every cell is a candidate, except
+  padding, given one of three ways: ``lengths[q]`` (the first ``lengths[q]``
+  cells of row q are its candidates), ``mask`` (a boolean array of the same
+  shape, True = candidate, any pattern; the candidates keep their column order,
+  so the tie rules hold), or, with neither, NaN scores;
+- ragged 1-D with CSR ``offsets`` (query q = ``offsets[q]:offsets[q+1]``) or
+  with ``group`` sizes, LightGBM style (``offsets = [0, *cumsum(group)]``; one
+  of the two, an ``offsets`` that looks like sizes says so);
+- per-query lists: a list (or tuple) of 1-D arrays or tensors, one per query,
+  for scores and for labels, or torch nested tensors (read with ``.unbind()``);
+  they are concatenated into the ragged layout.
+
+Non-finite scores (``nan_scores=``): ``"error"`` raises ``ValueError`` on a NaN
+or infinite score on a candidate (a diverged model), ``"padding"`` reads a NaN
+cell as padding, ``"last"`` ranks NaN candidates after every other one (as
+-inf).  The default is ``"padding"`` for plain 2-D scores (NaN cells have
+always been their padding) and ``"error"`` whenever ``lengths``, ``mask``,
+``offsets``, ``group`` or per-query lists already say which cells are
+candidates.  Plain 2-D labels holding a negative value on a scored cell (a -1
+padding?) with neither ``lengths`` nor ``mask`` give a ``UserWarning``.
+
+Queries without relevant documents (``empty=``)
+-----------------------------------------------
+The measures that divide by the number of relevant documents or by the ideal
+DCG are 0/0 on a query without relevant documents: nDCG (all forms, also
+``ndcg_rel``, ``Rndcg``), AP/``map_cut``, R@k, R-prec, RR, bpref, infAP,
+``iprec_at_recall``, ``11pt_avg``, ``Rprec_mult``, ``set_recall``,
+``set_map``, ``relative_P``.  Their value there is ``empty``: 0 by default
+(trec_eval), 1 as LightGBM's and XGBoost's ``ndcg``, or nan (left out of a
+``nanmean``).  "Without relevant documents" means: no candidate at the
+measure's relevance level (for nDCG: no positive gain) and, with
+``n_relevant``, no relevant document counted there either (a query whose
+relevant documents were all missed keeps its real 0).  P@k, DCG, Success and
+the counts are never 0/0 and ignore ``empty``.
 
 Scores may be any real dtype (float32/float64 are used as they are, without a
 copy); labels any integer, bool or float dtype.  Anything numpy can view (CPU
@@ -74,13 +102,17 @@ and the compiled kernels (``irscore._batch``, and ``irscore._ranking`` for the
 trec_eval measures without a batch kernel), never another family.
 
 - ``arrays``     reading scores, labels and integer vectors (numpy, CPU tensors)
-- ``engine``     :func:`evaluate`: plans, the native kernel, the other measures
-                 through the core's ranked lists and family table
+- ``layout``     the layouts (dense, lengths, mask, offsets, group, per-query
+                 lists) read into flat arrays; ``nan_scores``
+- ``engine``     :func:`evaluate`: plans, the native kernel, ``empty=``, the other
+                 measures through the core's ranked lists and family table
+- ``evaluator``  :class:`Evaluator`: names parsed and planned once, for hot loops
 - ``shortcuts``  one function per measure (:func:`ndcg`, :func:`average_precision` ...)
 """
 from irscore.batch.engine import TIES, evaluate
+from irscore.batch.evaluator import Evaluator
 from irscore.batch.shortcuts import (average_precision, dcg, ndcg, precision, r_precision, recall,
                                      reciprocal_rank, success)
 
-__all__ = ["evaluate", "ndcg", "dcg", "average_precision", "precision", "recall",
+__all__ = ["evaluate", "Evaluator", "ndcg", "dcg", "average_precision", "precision", "recall",
            "reciprocal_rank", "r_precision", "success", "TIES"]

@@ -10,7 +10,8 @@ import numpy as np
 
 from irscore import _batch, _ranking
 from irscore.core import parallel as _parallel
-from irscore.batch.arrays import as_array, int_vector, label_array, score_array
+from irscore.batch.arrays import as_array, int_vector
+from irscore.batch.layout import Layout, read_layout
 from irscore.core.joined import Joined, MAX_GRADE, ResultCache, rank_order, relevance_codes
 from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
 from irscore.core.registry import EXTERNAL, family_values
@@ -32,30 +33,44 @@ _PARALLEL_MIN_CELLS = 200_000        # default n_jobs: one thread below this man
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _EMPTY_I64_2D = np.zeros((0, 1), dtype=np.int64)
 
-def _check_finite_within(sc: np.ndarray, lens: np.ndarray) -> None:
-    """With explicit ``lengths`` every candidate must have a finite score: a NaN
-    there is a diverged model, not padding."""
-    ok = np.isfinite(sc)
-    if ok.all():
-        return
-    bad = ~ok & (np.arange(sc.shape[1])[None, :] < lens[:, None])
-    if bad.any():
-        q, c = (int(x) for x in np.argwhere(bad)[0])
-        raise ValueError(f"scores: non-finite score {sc[q, c]} at [{q}, {c}], inside lengths[{q}] = "
-                         f"{int(lens[q])} (NaN marks padding only past a row's length)")
+# ``empty=``: the 0/0 measures, whose value divides by the relevant documents
+# ("rel") or by the ideal DCG ("gain"); RR has no relevant document to find
+_EMPTY_REL = {"map", "map_cut", "Rprec", "recall", "recip_rank", "bpref", "infAP", "iprec_at_recall",
+              "Rprec_mult", "11pt_avg", "set_recall", "set_map", "relative_P", "set_relative_P"}
+_EMPTY_GAIN = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg"}
+
+
+def empty_kind(m: Measure) -> Optional[str]:
+    """"rel", "gain" or None: how a query without relevant documents makes ``m`` 0/0."""
+    if m.family in _EMPTY_REL:
+        return "rel"
+    if m.family in _EMPTY_GAIN or (m.family == "dcg_cut" and dict(m.extra).get("normalize", "1") == "1"):
+        return "gain"
+    return None
+
+
+def check_empty(empty: Any) -> float:
+    """The value of ``empty=`` as a float (0, 1, nan or any finite number)."""
+    if isinstance(empty, bool) or not isinstance(empty, (int, float, np.integer, np.floating)):
+        raise TypeError(f"empty: expected a number (0, 1) or nan, got {empty!r}")
+    value = float(empty)
+    if np.isinf(value):
+        raise ValueError(f"empty: expected a finite number or nan, got {empty!r}")
+    return value
 
 
 # ------------------------------------------------------------------ measure plans
 
 class _Plan:
     __slots__ = ("keys", "native", "op_kind", "op_k", "op_thr", "op_gain", "op_disc", "other",
-                 "uses_r_levels")
+                 "uses_r_levels", "empties")
 
     def __init__(self) -> None:
         self.keys: List[str] = []
         self.native: List[int] = []            # index into keys of each native op
         self.other: List[Tuple[int, str, Measure]] = []
         self.uses_r_levels: set = set()
+        self.empties: List[Tuple[str, str, float]] = []   # (key, "rel" | "gain", level) of the 0/0 measures
         self.op_kind: np.ndarray = np.zeros(0, dtype=np.int32)
         self.op_k: np.ndarray = np.zeros(0, dtype=np.int64)
         self.op_thr: np.ndarray = np.zeros(0, dtype=np.float64)
@@ -105,7 +120,8 @@ def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
     return None
 
 
-def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
+def plan_for(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
+    """The (cached) plan of ``measures`` for integer or float labels at ``level``."""
     key: Any = (measures if isinstance(measures, str) else tuple(measures), float_labels, level)
     try:
         p = _PLANS.get(key)
@@ -118,6 +134,9 @@ def _plan(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:
     kinds, ks, thrs, gains, discs = [], [], [], [], []
     for i, (name, m) in enumerate(items):
         p.keys.append(name)
+        ek = empty_kind(m) if m.family in FAMILIES else None
+        if ek is not None:
+            p.empties.append((name, ek, _level_thr(m, float_labels, level)))
         nat = _native(m) if m.family in FAMILIES else None
         if nat is None:
             p.other.append((i, name, m))
@@ -152,40 +171,50 @@ def _n_threads(n_jobs: Optional[int], nq: int, cells: int) -> int:
 
 # ------------------------------------------------------------------ evaluate
 
+def check_options(ties: str, n_jobs: Optional[int], relevance_level: Optional[float]) -> None:
+    """The options shared by :func:`evaluate` and :class:`irscore.batch.Evaluator`."""
+    if ties not in _TIE_CODE:
+        raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")
+    _parallel.check_n_jobs(n_jobs)
+    if relevance_level is not None and (isinstance(relevance_level, bool) or
+                                        not isinstance(relevance_level, (int, float, np.integer, np.floating))
+                                        or not np.isfinite(relevance_level)):
+        raise TypeError(f"relevance_level: expected a finite number, got {relevance_level!r}")
+
+
 def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
-             lengths: Any = None, offsets: Any = None, n_relevant: Any = None,
-             ties: str = "trec", relevance_level: Optional[float] = None,
+             lengths: Any = None, offsets: Any = None, group: Any = None, mask: Any = None,
+             n_relevant: Any = None, ties: str = "trec", relevance_level: Optional[float] = None,
+             empty: float = 0.0, nan_scores: Optional[str] = None,
              check_inputs: bool = True, n_jobs: Optional[int] = None) -> Dict[str, np.ndarray]:
     """Evaluate every query of a batch; ``{name as asked: float64 array (n_queries,)}``.
 
-    ``scores``/``labels``: 2-D ``(n_queries, n_candidates)`` (``lengths`` or
-    NaN scores mark padding; with ``lengths`` the scores inside each row's
-    length must be finite) or 1-D with CSR ``offsets`` (``n_queries + 1``
-    increasing integers, ``offsets[0] == 0``, ``offsets[-1] == len(scores)``).
-    ``n_relevant``: see the module documentation (default: the candidates are
-    the judged set).  ``ties``: ``"trec"``, ``"input"`` or ``"average"``.
-    ``relevance_level``: label threshold of relevance (default 1 for integer
-    labels, label > 0 for float labels).  ``check_inputs=False`` skips the
-    checks that only protect the meaning of the result (the per-grade
-    ``n_relevant`` counts against the candidates, finite scores inside
-    ``lengths``); the ones that protect memory
-    always run, and the kernel checks every row's range again.
-    ``n_jobs``: threads (default: all cores for batches of at least 200,000
-    candidates, else one); results do not depend on it.
+    The queries come as dense 2-D rows (all columns, or ``lengths``, or ``mask``,
+    or NaN-score padding), as 1-D ragged arrays (``offsets`` or ``group``), or as
+    per-query lists of 1-D arrays / tensors (or torch nested tensors); see the
+    module documentation.
 
     Parameters
     ----------
     scores : array_like
-        Scores, 2-D ``(n_queries, n_candidates)`` or 1-D with ``offsets``.
+        Scores, 2-D ``(n_queries, n_candidates)``, 1-D with ``offsets`` or
+        ``group``, or a list of 1-D arrays (one per query) / a nested tensor.
     labels : array_like
-        Relevance labels, same shape as ``scores``.
+        Relevance labels, same layout as ``scores``.
     measures : str or sequence of str
         One name or a list (names of :mod:`irscore.core.measures` and the registered
         families).
     lengths : array_like of int, optional, keyword-only
-        Valid candidates of each row of 2-D input.
+        Valid candidates of each row of 2-D input (a prefix of the row).
     offsets : array_like of int, optional, keyword-only
-        CSR offsets of 1-D input.
+        CSR offsets of 1-D input (``n_queries + 1`` increasing integers from 0 to
+        ``len(scores)``).
+    group : array_like of int, optional, keyword-only
+        Group sizes of 1-D input, LightGBM style (documents per query, in order):
+        the same as ``offsets=[0, *cumsum(group)]``.
+    mask : array_like of bool, optional, keyword-only
+        Same shape as 2-D ``scores``; True marks a candidate (any pattern; the
+        candidates keep their column order, so the tie rules hold).
     n_relevant : array_like of int, optional
         The judged set: 1-D relevant documents per query, or 2-D judged documents
         per grade (see the module documentation).
@@ -194,9 +223,20 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     relevance_level : float, optional
         Label threshold of relevance (default 1 for integer labels, label > 0 for
         float labels).
+    empty : float, default 0.0
+        The value of the 0/0 measures (see the module documentation) on a query
+        without relevant documents: 0 (trec_eval), 1 (LightGBM's and XGBoost's
+        ndcg) or nan (leave the query out of a ``nanmean``).
+    nan_scores : {'error', 'padding', 'last'}, optional
+        A NaN score on a candidate: ``'error'`` raises ``ValueError`` (NaN and
+        infinite scores), ``'padding'`` drops the cell, ``'last'`` ranks it after
+        every other candidate.  Default: ``'padding'`` for plain 2-D scores (NaN
+        cells are padding), ``'error'`` whenever ``lengths``, ``mask``,
+        ``offsets``, ``group`` or per-query lists say which cells are candidates.
     check_inputs : bool, default True
         False skips the checks that only protect the meaning of the result (the
-        memory-safety checks always run).
+        per-grade ``n_relevant`` counts, non-finite scores on candidates, the
+        negative-label warning); the memory-safety checks always run.
     n_jobs : int, optional
         Threads: a positive integer exactly that many, -1 all cores, ``None`` all
         cores for batches of at least 200,000 candidates (else one); results do
@@ -210,70 +250,28 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     Raises
     ------
     ValueError, TypeError
-        Malformed arrays (a GPU tensor included), unknown measures, bad options.
-    """
-    if ties not in _TIE_CODE:
-        raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")
-    _parallel.check_n_jobs(n_jobs)
-    if relevance_level is not None and (isinstance(relevance_level, bool) or
-                                        not isinstance(relevance_level, (int, float, np.integer, np.floating))
-                                        or not np.isfinite(relevance_level)):
-        raise TypeError(f"relevance_level: expected a finite number, got {relevance_level!r}")
-    sc = score_array(scores)
-    lb = label_array(labels)
-    if sc.ndim == 2:
-        if offsets is not None:
-            raise ValueError("offsets: only for 1-D (ragged) scores; 2-D scores use lengths")
-        if lb.shape != sc.shape:
-            raise ValueError(f"labels: shape {lb.shape} does not match scores {sc.shape}")
-        nq, ncol = sc.shape
-        if nq == 0:
-            raise ValueError("scores: empty batch (no queries)")
-        if not sc.flags.c_contiguous:
-            sc = np.ascontiguousarray(sc)
-        if not lb.flags.c_contiguous:
-            lb = np.ascontiguousarray(lb)
-        starts, full = _dense_rows(nq, ncol)
-        if lengths is None:
-            lens = full
-        else:
-            lens = int_vector(lengths, "lengths", nq)
-            # always checked: a length past its row would read the next query's cells
-            if lens.min() < 0:
-                raise ValueError(f"lengths: negative length {int(lens.min())}")
-            if lens.max() > ncol:
-                raise ValueError(f"lengths: length {int(lens.max())} exceeds the {ncol} columns")
-            if check_inputs:
-                _check_finite_within(sc, lens)
-        sc_flat: np.ndarray = sc.reshape(-1)
-        lb_flat: np.ndarray = lb.reshape(-1)
-    elif sc.ndim == 1:
-        if offsets is None:
-            raise ValueError("offsets: 1-D scores are a ragged batch and need CSR offsets "
-                             "(for a single query pass scores[None, :])")
-        if lengths is not None:
-            raise ValueError("lengths: only for 2-D scores; ragged input uses offsets")
-        if lb.ndim != 1 or lb.shape[0] != sc.shape[0]:
-            raise ValueError(f"labels: shape {lb.shape} does not match scores {sc.shape}")
-        off = int_vector(offsets, "offsets", None)
-        if off.shape[0] < 2:
-            raise ValueError("offsets: empty batch (offsets needs n_queries + 1 >= 2 values)")
-        if off[0] != 0 or off[-1] != sc.shape[0]:
-            raise ValueError(f"offsets: must start at 0 and end at len(scores) = {sc.shape[0]}, "
-                             f"got {int(off[0])} .. {int(off[-1])}")
-        d = np.diff(off)
-        if d.min() < 0:
-            raise ValueError(f"offsets: not increasing (offsets[{int(np.argmin(d)) + 1}] < the value before)")
-        nq = off.shape[0] - 1
-        starts = off[:-1]
-        lens = d
-        sc_flat = sc if sc.flags.c_contiguous else np.ascontiguousarray(sc)
-        lb_flat = lb if lb.flags.c_contiguous else np.ascontiguousarray(lb)
-    else:
-        raise ValueError(f"scores: expected a 2-D (dense) or 1-D (ragged) array, got shape {sc.shape}")
+        Malformed arrays (a GPU tensor included), unknown measures, bad options,
+        a non-finite score on a candidate (``nan_scores='error'``).
 
-    float_labels = lb.dtype.kind == "f"
-    plan = _plan(measures, float_labels, relevance_level)
+    Warns
+    -----
+    UserWarning
+        Plain 2-D labels with a negative value on a scored cell and neither
+        ``lengths`` nor ``mask``: padding (-1) counted as candidates?
+    """
+    check_options(ties, n_jobs, relevance_level)
+    empty_value = check_empty(empty)
+    lay = read_layout(scores, labels, lengths=lengths, offsets=offsets, group=group, mask=mask,
+                      nan_scores=nan_scores, check_inputs=check_inputs)
+    plan = plan_for(measures, lay.float_labels, relevance_level)
+    return run(plan, lay, n_relevant, ties, relevance_level, empty_value, check_inputs, n_jobs)
+
+
+def run(plan: _Plan, lay: Layout, n_relevant: Any, ties: str, relevance_level: Optional[float],
+        empty: float, check_inputs: bool, n_jobs: Optional[int]) -> Dict[str, np.ndarray]:
+    """A planned evaluation of a read layout (the part of :func:`evaluate` after parsing)."""
+    sc_flat, lb_flat, starts, lens, nq = lay.sc, lay.lb, lay.starts, lay.lens, lay.nq
+    float_labels = lay.float_labels
     if relevance_level is not None:
         level_default = float(relevance_level)
     else:
@@ -313,11 +311,16 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     out: Dict[str, np.ndarray] = {}
     if plan.native:
         res = np.empty((nq, len(plan.native)), dtype=np.float64)
-        nt = _n_threads(n_jobs, nq, int(sc_flat.shape[0]))
+        cells = int(sc_flat.shape[0])
+        nt = 1 if (n_jobs is None and cells < _PARALLEL_MIN_CELLS) or n_jobs == 1 else _n_threads(n_jobs, nq, cells)
         args = (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, _TIE_CODE[ties],
                 level_default, extra_label, nrel_mode, nrel1, nrel2, res)
-        results = _parallel.run(lambda lo, hi: _batch.evaluate_rows(sc_flat, lb_flat, starts, lens, lo, hi, *args),
-                                _parallel.ranges(nq, nt))
+        if nt == 1:
+            results = [_batch.evaluate_rows(sc_flat, lb_flat, starts, lens, 0, nq, *args)]
+        else:
+            results = _parallel.run(lambda lo, hi: _batch.evaluate_rows(sc_flat, lb_flat, starts, lens, lo, hi,
+                                                                        *args),
+                                    _parallel.ranges(nq, nt))
         for code, row in results:
             if code == _batch.Error.E_LABEL:
                 raise ValueError(f"labels: NaN or infinite label at a scored position of query {row}")
@@ -334,24 +337,45 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
         vals = _other_measures(plan, sc_flat, lb_flat, starts, lens, nq, ties, relevance_level,
                                float_labels, nrel_mode, nrel1, nrel2)
         out.update(vals)
+    if empty != 0.0 and plan.empties:
+        _apply_empty(out, plan, lay, empty, level_default, nrel_mode, nrel1, nrel2)
     return {k: out[k] for k in plan.keys}
 
 
-_DENSE: Dict[Tuple[int, int], Tuple[np.ndarray, np.ndarray]] = {}
+def _apply_empty(out: Dict[str, np.ndarray], plan: _Plan, lay: Layout, empty: float, level_default: float,
+                 nrel_mode: int, nrel1: np.ndarray, nrel2: np.ndarray) -> None:
+    """Set the 0/0 measures of the queries without relevant documents to ``empty``."""
+    ends = lay.starts + lay.lens
+    padding = np.isnan(lay.sc)
+    lb = lay.lb
+    cache: Dict[Tuple[str, float], np.ndarray] = {}
 
+    def candidates(flag: np.ndarray) -> np.ndarray:
+        cs = np.zeros(flag.shape[0] + 1, dtype=np.int64)
+        np.cumsum(flag & ~padding, out=cs[1:])
+        return cs[ends] - cs[lay.starts]
 
-def _dense_rows(nq: int, ncol: int) -> Tuple[np.ndarray, np.ndarray]:
-    """Row starts and full lengths of a dense (nq, ncol) batch (cached, read-only)."""
-    got = _DENSE.get((nq, ncol))
-    if got is None:
-        starts = np.arange(nq, dtype=np.int64) * ncol
-        lens = np.full(nq, ncol, dtype=np.int64)
-        starts.setflags(write=False)
-        lens.setflags(write=False)
-        if len(_DENSE) > 64:
-            _DENSE.clear()
-        got = _DENSE[(nq, ncol)] = (starts, lens)
-    return got
+    for key, kind, thr in plan.empties:
+        none = cache.get((kind, thr))
+        if none is None:
+            if kind == "gain":          # the ideal DCG is 0: no document with a positive gain
+                have = candidates(lb > 0)
+                if nrel_mode == 1:
+                    have = have + nrel1
+                elif nrel_mode == 2:
+                    have = nrel2[:, 1:].sum(axis=1)
+            else:                       # no relevant document at the measure's level
+                if nrel_mode == 2:
+                    g0 = max(int(np.ceil(thr)), 0)
+                    have = nrel2[:, g0:].sum(axis=1)
+                else:
+                    have = candidates(lb >= np.float64(thr))   # float32 labels: compare in float64
+                    if nrel_mode == 1:
+                        have = np.maximum(have, nrel1) if thr == level_default else have
+            none = cache[(kind, thr)] = have == 0
+        if none.any():
+            v = out[key] = out[key].copy()
+            v[none] = empty
 
 
 def _check_grade_counts(sc: np.ndarray, lb: np.ndarray, starts: np.ndarray, lens: np.ndarray,

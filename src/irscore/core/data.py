@@ -67,6 +67,41 @@ class _Columns:
     def __contains__(self, qid: object) -> bool:
         return qid in self._index()
 
+    def _all_doc_ids(self) -> List[str]:
+        out: List[str] = []
+        for q in self.query_ids:
+            out.extend(self.doc_ids(q))
+        return out
+
+    def _query_column(self) -> np.ndarray:
+        return np.repeat(np.asarray(self.query_ids, dtype=object), np.diff(self.offsets))
+
+    def _subset(self, query_ids: Any, values: str) -> Any:
+        """A copy holding the given queries only (CSR slices gathered; the
+        document-id buffer is shared)."""
+        if isinstance(query_ids, str):
+            query_ids = [query_ids]
+        index = self._index()
+        wanted = list(dict.fromkeys(str(q) for q in query_ids))
+        missing = [q for q in wanted if q not in index]
+        if missing:
+            raise KeyError(f"{self.source}: unknown query id(s) {missing[:5]}"
+                           f"{' ...' if len(missing) > 5 else ''}")
+        if not wanted:
+            raise ValueError(f"{self.source}: subset of no queries")
+        qs = np.sort(np.fromiter((index[q] for q in wanted), dtype=np.int64, count=len(wanted)))
+        lo, lens = self.offsets[qs], np.diff(self.offsets)[qs]
+        offsets = np.zeros(qs.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lens, out=offsets[1:])
+        idx = np.repeat(lo - offsets[:-1], lens) + np.arange(int(offsets[-1]), dtype=np.int64)
+        new = object.__new__(type(self))
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if not k.startswith("_")})  # no caches
+        new.query_ids = [self.query_ids[int(q)] for q in qs]
+        new.offsets = offsets
+        for name in ("doc_start", "doc_len", "doc_hash", values):
+            setattr(new, name, getattr(self, name)[idx])
+        return new
+
     def doc_ids(self, qid: str) -> List[str]:
         """Document ids of one query, in stored order."""
         q = self._index()[qid]
@@ -138,7 +173,8 @@ class Qrels(_Columns):
 
     @classmethod
     def from_pandas(cls, df: Any) -> "Qrels":
-        """From a DataFrame with ir_measures columns ``query_id, doc_id, relevance``."""
+        """From a DataFrame with ir_measures columns ``query_id, doc_id, relevance``,
+        PyTerrier's ``qid, docno, label`` or ranx's ``q_id, doc_id, score``."""
         return cls.from_dict(_frame_to_dict(df, "relevance", "qrels"))
 
     def to_dict(self) -> Dict[str, Dict[str, int]]:
@@ -146,6 +182,38 @@ class Qrels(_Columns):
         for q, qid in enumerate(self.query_ids):
             lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
             out[qid] = dict(zip(self.doc_ids(qid), map(int, self.grades[lo:hi])))
+        return out
+
+    def to_pandas(self) -> Any:
+        """The judgments as a DataFrame with ir_measures' columns ``query_id, doc_id,
+        relevance`` (queries in stored order, documents by id).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+        return pd.DataFrame({"query_id": self._query_column(), "doc_id": self._all_doc_ids(),
+                             "relevance": self.grades.astype(np.int64)})
+
+    def subset(self, query_ids: Any) -> "Qrels":
+        """The judgments of the given queries only.
+
+        Parameters
+        ----------
+        query_ids : iterable of str
+            The queries to keep (repeats ignored).
+
+        Returns
+        -------
+        Qrels
+
+        Raises
+        ------
+        KeyError
+            A query id the qrels do not have.
+        """
+        out: Qrels = self._subset(query_ids, "grades")
         return out
 
     @property
@@ -202,7 +270,9 @@ class Run(_Columns):
 
     @classmethod
     def from_pandas(cls, df: Any, run_id: str = "irscore") -> "Run":
-        """From a DataFrame with ir_measures columns ``query_id, doc_id, score``."""
+        """From a DataFrame with ir_measures columns ``query_id, doc_id, score``,
+        PyTerrier's ``qid, docno, score`` (its ``rank`` is ignored: the order is the
+        score's) or ranx's ``q_id, doc_id, score``."""
         return cls.from_dict(_frame_to_dict(df, "score", "run"), run_id=run_id)
 
     def to_dict(self) -> Dict[str, Dict[str, float]]:
@@ -215,6 +285,39 @@ class Run(_Columns):
             for d, s in zip(self.doc_ids(qid), self.scores[lo:hi].tolist()):
                 docs.setdefault(d, s)
             out[qid] = docs
+        return out
+
+    def to_pandas(self) -> Any:
+        """The run as a DataFrame with ir_measures' columns ``query_id, doc_id,
+        score`` (queries in stored order, each ranking in trec_eval's order; a
+        repeated document appears as stored).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+        return pd.DataFrame({"query_id": self._query_column(), "doc_id": self._all_doc_ids(),
+                             "score": np.asarray(self.scores, dtype=np.float64)})
+
+    def subset(self, query_ids: Any) -> "Run":
+        """The rankings of the given queries only.
+
+        Parameters
+        ----------
+        query_ids : iterable of str
+            The queries to keep (repeats ignored).
+
+        Returns
+        -------
+        Run
+
+        Raises
+        ------
+        KeyError
+            A query id the run does not have.
+        """
+        out: Run = self._subset(query_ids, "scores")
         return out
 
     def __repr__(self) -> str:
@@ -260,16 +363,29 @@ def _check_id(key: Any, what: str) -> None:
             raise ValueError(f"{what}: id {key!r} is not encodable as UTF-8 (lone surrogate)") from None
 
 
+# the column names of ir_measures, PyTerrier and ranx, in that order of preference
+_QUERY_COLS = ("query_id", "qid", "q_id")
+_DOC_COLS = ("doc_id", "docno")
+_VALUE_COLS = {"relevance": ("relevance", "label", "score"), "score": ("score",)}
+
+
+def _column(df: Any, names: Tuple[str, ...], what: str, role: str) -> str:
+    have = [c for c in names if c in getattr(df, "columns", [])]
+    if not have:
+        raise ValueError(f"{what} DataFrame lacks column(s) for the {role}; expected one of {list(names)}")
+    if len(have) > 1 and role != "value":
+        raise ValueError(f"{what} DataFrame has several {role} columns {have}; keep one")
+    return have[0]
+
+
 def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, Any]]:
-    cols = ["query_id", "doc_id", value_col]
-    missing = [c for c in cols if c not in getattr(df, "columns", [])]
-    if missing:
-        raise ValueError(f"{what} DataFrame lacks column(s) {missing}; expected {cols}")
+    qcol = _column(df, _QUERY_COLS, what, "query id")
+    dcol = _column(df, _DOC_COLS, what, "document id")
+    vcol = _column(df, _VALUE_COLS[value_col], what, "value")
     out: Dict[str, Dict[str, Any]] = {}
     n_dup = 0
     best = what == "run"
-    for q, d, v in zip(df["query_id"].astype(str).tolist(), df["doc_id"].astype(str).tolist(),
-                       df[value_col].tolist()):
+    for q, d, v in zip(df[qcol].astype(str).tolist(), df[dcol].astype(str).tolist(), df[vcol].tolist()):
         docs = out.setdefault(q, {})
         if d in docs:
             # as from a file: a run keeps the best-ranked entry, qrels the last judgment

@@ -9,13 +9,15 @@ import gzip
 import mmap
 import os
 import sys
-from typing import IO, Any, Dict, Mapping, Union
+from typing import IO, Any, Dict, List, Mapping, Union
+
+import numpy as np
 
 from irscore import _trec_io
 from irscore.core.data import Qrels, Run
 from irscore.core.files import GZIP_ERRORS, InputFileError, check_path, gzip_error, is_gzip, open_binary
 
-__all__ = ["read_qrels", "read_run", "InputFileError"]
+__all__ = ["read_qrels", "read_run", "results_frame", "InputFileError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -139,3 +141,57 @@ def as_run(x: Any) -> Run:
 
 
 _READERS = {"read_qrels": read_qrels, "read_run": read_run}
+
+
+def results_frame(results: Mapping[Any, Any], tidy: bool = False) -> Any:
+    """Evaluation results as a pandas DataFrame.
+
+    Takes what :func:`irscore.evaluate` returns (``{measure: {query_id: value}}``
+    with ``per_query=True``, ``{measure: summary}`` without) or what
+    :func:`irscore.batch.evaluate` returns (``{measure: array}``, the queries
+    numbered 0, 1, ...).  Measure keys are written as strings (ir_measures
+    objects by their name).
+
+    Parameters
+    ----------
+    results : mapping
+        ``{measure: {query_id: value}}``, ``{measure: value}`` or
+        ``{measure: array}``.
+    tidy : bool, default False
+        False: wide, one row per query (``query_id`` and one column per
+        measure; a summary is one row with ``query_id`` ``"all"``, as
+        trec_eval prints it).  True: long, columns ``query_id, measure, value``
+        (ir_measures' ``iter_calc`` order: by query, then measure as asked).
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    TypeError
+        A value that is neither a number, a mapping nor a 1-D array.
+    """
+    import pandas as pd
+
+    names = [str(k) for k in results]
+    per_query: Dict[str, Dict[Any, Any]] = {}
+    for name, v in zip(names, results.values()):
+        if isinstance(v, Mapping):
+            per_query[name] = dict(v)
+        elif isinstance(v, np.ndarray) and v.ndim == 1:
+            per_query[name] = dict(enumerate(v.tolist()))
+        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+            per_query[name] = {"all": v}
+        else:
+            raise TypeError(f"results[{name!r}]: expected a number, a mapping or a 1-D array, "
+                            f"got {type(v).__name__}")
+    qids: List[Any] = list(dict.fromkeys(q for d in per_query.values() for q in d))
+    if tidy:
+        rows = [(q, n, per_query[n][q]) for q in qids for n in names if q in per_query[n]]
+        return pd.DataFrame(rows, columns=["query_id", "measure", "value"])
+    frame = pd.DataFrame({"query_id": qids})
+    for n in names:
+        d = per_query[n]
+        frame[n] = [d.get(q, float("nan")) for q in qids]
+    return frame

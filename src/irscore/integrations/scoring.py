@@ -1,4 +1,4 @@
-"""Shared by the GBDT metrics: evaluate ragged query groups, apply ``empty=``, average."""
+"""Shared by the GBDT metrics: evaluate ragged query groups (``empty=`` passed to the batch), average."""
 from __future__ import annotations
 
 import math
@@ -41,29 +41,20 @@ class Scorer:
     """Mean of each measure over ragged queries (CSR ``offsets``)."""
 
     def __init__(self, measures: Measures, empty: Any = 0.0, **options: Any) -> None:
-        if "offsets" in options or "lengths" in options:
-            raise TypeError("the query groups come from the training library's data; do not pass offsets/lengths")
+        if {"offsets", "lengths", "group", "mask"} & set(options):
+            raise TypeError("the query groups come from the training library's data; "
+                            "do not pass offsets/lengths/group/mask")
         self.names = measure_names(measures)
         self.empty = check_empty(empty)
         self.options = options
-        self.levels = [parse_measure(n).rel for n in self.names]
 
     def per_query(self, scores: Any, labels: Any, offsets: np.ndarray) -> List[np.ndarray]:
         scores = np.asarray(scores)
         if scores.ndim != 1:
             raise ValueError(f"predictions must be 1-D (one score per document), got shape {scores.shape}")
         labels = np.asarray(labels)
-        res = batch.evaluate(scores, labels, self.names, offsets=offsets, **self.options)
-        out = [np.array(res[n], dtype=np.float64) for n in self.names]
-        if self.empty != 0.0 and len(offsets) > 1:
-            top = np.maximum.reduceat(labels, offsets[:-1].astype(np.intp)) if labels.size else np.zeros(0)
-            for values, rel in zip(out, self.levels):
-                level = rel if rel is not None else self.options.get("relevance_level")
-                if level is None:
-                    no_rel = top <= 0 if labels.dtype.kind == "f" else top < 1
-                else:
-                    no_rel = top < level
-                values[no_rel] = self.empty
+        res = batch.evaluate(scores, labels, self.names, offsets=offsets, empty=self.empty, **self.options)
+        out = [np.asarray(res[n], dtype=np.float64) for n in self.names]
         return out
 
     def __call__(self, scores: Any, labels: Any, offsets: np.ndarray) -> List[Tuple[str, float]]:

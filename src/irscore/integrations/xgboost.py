@@ -27,7 +27,8 @@ def metric(measures: Measures, *, empty: Any = 0.0, **batch_options: Any) -> Cal
     """A ``custom_metric(predt, dtrain)`` for ``xgboost.train`` giving
     ``(name, value)`` for one measure, ``[(name, value), ...]`` for several.
 
-    ``empty``: the value of a query without relevant documents (0 as trec_eval,
+    ``empty``: the value of the 0/0 measures (nDCG, AP, R, R-prec, RR ...; not
+    P@k) on a query without relevant documents, passed to the batch (0 as trec_eval,
     1 as XGBoost's ``ndcg``, nan: left out of the mean); ``batch_options``: the
     keyword options of :func:`irscore.batch.evaluate`."""
     scorer = Scorer(measures, empty, **batch_options)
