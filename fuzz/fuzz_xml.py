@@ -21,6 +21,7 @@ with atheris.instrument_imports(include=["irscore"]):
     import numpy as np
 
     from irscore import xml as X
+    from irscore.xml.readers import norm_path
 
 LAYOUT = X.layout_from_sizes({
     "art": [("/article[1]", 300), ("/article[1]/sec[1]", 100), ("/article[1]/sec[2]", 200)],
@@ -30,7 +31,7 @@ LAYOUT = X.layout_from_sizes({
 
 def layout(doc: str, path: str):
     """Known documents from LAYOUT; any other path gets a span derived from its name."""
-    sp = LAYOUT.get(doc, {}).get(X._norm_path(path))
+    sp = LAYOUT.get(doc, {}).get(norm_path(path))
     if sp is not None:
         return sp
     h = zlib.crc32(f"{doc}\0{path}".encode("utf-8", "surrogatepass"))

@@ -332,7 +332,7 @@ def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
 Layout = Mapping[str, Mapping[str, Tuple[int, int]]]
 
 
-def _norm_path(p: str) -> str:
+def norm_path(p: str) -> str:
     """Canonical XPath: steps without [1] are given [1], leading / kept."""
     p = p.strip()
     steps = [s for s in p.split("/") if s]
@@ -374,7 +374,7 @@ def layout_from_sizes(sizes: Mapping[str, Sequence[Tuple[str, int]]]) -> Dict[st
         spans: Dict[str, Tuple[int, int]] = {}
         cursor: Dict[str, int] = {}  # parent path -> next free offset
         for path, size in lst:
-            np_ = _norm_path(path)
+            np_ = norm_path(path)
             if int(size) < 0:
                 raise ValueError(f"{doc} {path}: negative size {size}")
             parent = np_.rsplit("/", 1)[0]
@@ -403,7 +403,7 @@ def _lookup(layout: Any, doc: str, path: str, loc: str) -> Tuple[int, int]:
     d = layout.get(doc)
     if d is None:
         raise ValueError(f"{loc}: unknown document {doc!r} (not in the layout)")
-    sp = d.get(_norm_path(path))
+    sp = d.get(norm_path(path))
     if sp is None:
         raise ValueError(f"{loc}: unknown element {path} of document {doc}")
     return int(sp[0]), int(sp[1])
