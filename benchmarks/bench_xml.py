@@ -66,7 +66,7 @@ def make(ntopics: int, per_topic: int, seed: int = 0):
     off = np.arange(ntopics + 1, dtype=np.int64) * per_topic
     run = X.XmlRun(topics=[str(t) for t in range(ntopics)], docs=docs, off=off,
                    doc=np.concatenate(r_doc).astype(np.int64), start=np.concatenate(r_start),
-                   end=np.concatenate(r_end), score=np.zeros(ntopics * per_topic), runid="bench")
+                   end=np.concatenate(r_end), score=np.zeros(ntopics * per_topic), run_id="bench")
     hoff = np.zeros(ntopics + 1, dtype=np.int64)
     np.cumsum(h_cnt, out=hoff[1:])
     z = np.zeros(0, dtype=np.int64)
