@@ -5,7 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+import irscore
+
+# the directory irscore is imported from (src/ in a checkout, site-packages for a wheel)
+SRC = str(Path(irscore.__file__).resolve().parents[1])
 
 CODE = """
 import sys

@@ -241,7 +241,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("mkdocs, mkdocs-material or mkdocstrings[python] not installed (extra [docs])")
     out = tmp_path_factory.mktemp("docs") / "site"
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([_IMPORTED_FROM, env.get("PYTHONPATH", "")])
     env["NO_MKDOCS_2_WARNING"] = "1"
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
@@ -366,6 +366,10 @@ def _run_python(code: str, where: str) -> List[str]:
 # each skipped when its peer is absent, and undoes the registration.
 _OWN_RUNNER = {"switching.md"}
 
+# the directory irscore is imported from (src/ in a checkout, site-packages for a wheel):
+# subprocesses must import the same irscore, never the sdist's uncompiled src/
+_IMPORTED_FROM = str(Path(importlib.import_module("irscore").__file__).resolve().parents[1])
+
 
 def _example_files() -> List[Path]:
     return [ROOT / "README.md"] + sorted(p for p in DOCS.glob("*.md") if p.name not in _OWN_RUNNER)
@@ -421,7 +425,7 @@ def test_command_examples_run(path: Path) -> None:
     commands = _commands(path)
     assert commands, f"{path.name} has no irscore command example"
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([_IMPORTED_FROM, env.get("PYTHONPATH", "")])
     for args in commands:
         if "-" in args[-1:] or tuple(args) in _RAN:
             continue  # reads standard input, or already run for another page

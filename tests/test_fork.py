@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+import irscore  # noqa: E402
+
+# the directory irscore is imported from (src/ in a checkout, site-packages for a wheel)
+SRC = Path(irscore.__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

@@ -514,7 +514,8 @@ def test_garbage_in_subprocess():
         print(n)
     """)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(os.path.dirname(here), "src"),
+    import irscore   # the same irscore as this test (src/ in a checkout, site-packages for a wheel)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [here, str(Path(irscore.__file__).resolve().parents[1]),
                                                     env.get("PYTHONPATH", "")] if p)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, f"garbage run died with {r.returncode}:\n{r.stderr[-3000:]}"
