@@ -105,10 +105,10 @@ import subprocess
 import sys
 import textwrap
 
-from irscore import _batch, _crp, _organization, _rocchio, _trec_io, _xml
+from irscore import _batch, _crp, _organization, _prefs, _rocchio, _trec_io, _xml
 
 MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_organization": _organization, "_xml": _xml,
-           "_batch": _batch, "_ranking": _ranking, "_join": _join}
+           "_batch": _batch, "_ranking": _ranking, "_join": _join, "_prefs": _prefs}
 
 
 def _record_calls():
@@ -137,7 +137,7 @@ def _record_calls():
                        (_organization, ["rs_side", "extended_bcubed_side"]),
                        (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
                                "interpolated_precision", "check_nesting", "ideal_elements"]),
-                       (_batch, ["evaluate_rows"])]:
+                       (_batch, ["evaluate_rows"]), (_prefs, ["counts"])]:
         for n in names:
             wrap(mod, n)
     try:
@@ -165,6 +165,11 @@ def _record_calls():
         X.xcg(qe, xr2, cutoffs=(1, 2, 3), alpha=1.0, quantisation="generalised")
         X.ideal_recall_base(qe, "generalised")
         X.ep_gr_curves(qe, xr2) if hasattr(X, "ep_gr_curves") else None
+        # preferences: two groups (so the pair codes are sorted), one with two sub-groups
+        from irscore.prefs import evaluate_prefs
+        evaluate_prefs({"q1": {"g1": {"s": {"a": 2, "b": 0, "c": 1, "z": 1}},
+                               "g2": {"s1": {"b": 2, "a": 1}, "s2": {"a": 1, "d": 0, "z": 0}}}},
+                       {"q1": {"a": 3.0, "b": 2.0, "c": 1.0, "d": 0.5}}, "all_prefs")
     finally:
         for mod, name, fn in saved:
             setattr(mod, name, fn)
@@ -214,6 +219,7 @@ ENTRY_POINTS = {
     "_xml.interpolated_precision": ["run_off", "rel", "size", "trel", "npoints", "bucketing", "out_ip"],
     "_xml.check_nesting": ["off", "doc", "start", "end"],
     "_xml.ideal_elements": ["off", "doc", "start", "end", "q", "rule", "out_keep"],
+    "_prefs.counts": ["q_off", "jg", "jsg", "level", "rank", "n_judged", "n_judged_ret", "out", "status", "bad_jg"],
     "_batch.evaluate_rows": ["scores", "labels", "starts", "lens", "q0", "q1", "op_kind", "op_k", "op_thr",
                              "op_gain", "op_disc", "tie_mode", "default_thr", "extra_label", "nrel_mode",
                              "nrel1", "nrel2", "out"],
@@ -318,6 +324,17 @@ VIOLATIONS = [
     ("_batch.evaluate_rows", dict(nrel_mode=7)),
     ("_batch.evaluate_rows", dict(nrel_mode=2, nrel2=np.zeros((1, 0), i64))),
     ("_batch.evaluate_rows", dict(out=np.zeros((1, 1)))),
+    # _prefs: ranks within each query's judged documents, CSR offsets, shapes, the sort order
+    ("_prefs.counts", dict(rank=np.full(9, 99, i64))),
+    ("_prefs.counts", dict(rank=np.full(9, -1, i64))),
+    ("_prefs.counts", dict(q_off=np.array([0, 99], i64))),
+    ("_prefs.counts", dict(q_off=np.array([0], i64))),
+    ("_prefs.counts", dict(n_judged=np.array([99], i64))),
+    ("_prefs.counts", dict(n_judged_ret=np.array([-1], i64))),
+    ("_prefs.counts", dict(level=np.zeros(3))),
+    ("_prefs.counts", dict(out=np.zeros((1, 2)))),
+    ("_prefs.counts", dict(status=np.zeros(0, i64))),
+    ("_prefs.counts", dict(jg=np.arange(9, 0, -1, dtype=i64))),
 ]
 
 

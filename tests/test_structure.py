@@ -43,7 +43,7 @@ SRC = PKG.parent
 MAX_LINES = 700
 
 CORE = "core"
-FAMILIES = {"classic", "batch", "rocchio", "crp", "organization", "xml"}
+FAMILIES = {"classic", "batch", "rocchio", "crp", "organization", "xml", "prefs"}
 FRONT_ENDS = {"cli", "plot", "__init__", "__main__"}
 
 
@@ -172,7 +172,7 @@ def test_public_api_has_numpydoc_docstrings():
 
     missing = []
     for m in ["irscore", "irscore.batch", "irscore.rocchio", "irscore.crp", "irscore.xml", "irscore.organization",
-              "irscore.plot"]:
+              "irscore.plot", "irscore.prefs"]:
         mod = importlib.import_module(m)
         for n in getattr(mod, "__all__", [n for n in dir(mod) if not n.startswith("_")]):
             obj = getattr(mod, n, None)

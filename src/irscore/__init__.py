@@ -13,6 +13,7 @@ Architecture
   a training loop), :mod:`irscore.rocchio`, :mod:`irscore.crp`,
   :mod:`irscore.webtrack` (ERR, nERR), :mod:`irscore.usermodel` (C/W/L,
   Compat), :mod:`irscore.diversity` (ndeval's intent-aware measures),
+  :mod:`irscore.prefs` (trec_eval's preference judgments),
   :mod:`irscore.organization` (Reliability & Sensitivity), :mod:`irscore.xml`.
 - front ends: :mod:`irscore.cli` (the ``irscore`` command) and
   :mod:`irscore.plot`.
@@ -29,7 +30,8 @@ from typing import TYPE_CHECKING, Any, Dict, List
 
 if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time; tests/test_typing.py keeps it equal to _EXPORTS)
     from irscore import batch as batch, compat as compat, crp as crp, integrations as integrations
-    from irscore import diversity as diversity, plot as plot, rocchio as rocchio, usermodel as usermodel
+    from irscore import diversity as diversity, plot as plot, prefs as prefs, rocchio as rocchio
+    from irscore import usermodel as usermodel
     from irscore import webtrack as webtrack, xml as xml
     from irscore.classic import evaluate as evaluate
     from irscore.compat.ir_measures import calc_aggregate as calc_aggregate, iter_calc as iter_calc
@@ -58,6 +60,8 @@ _EXPORTS: Dict[str, str] = {
     "evaluate": "irscore.classic",
     "parse_measure": "irscore.core.measures",
     "Measure": "irscore.core.measures",
+    # trec_eval's preference judgments (-R prefs / qrels_prefs) and prefs_* measures
+    "prefs": "irscore.prefs",
     # array API for training loops
     "batch": "irscore.batch",
     # Rocchio's indices and Cumulated Relative Position

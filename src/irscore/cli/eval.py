@@ -47,9 +47,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-Z", default=None, metavar="ZSCORE_FILE",
                    help="standardise per-query values with the (qid measure mean stddev) lines of this "
                         "file; output names get a Z prefix")
-    p.add_argument("-R", default="qrels", choices=["qrels", "qrels_jg"], metavar="FORMAT",
-                   help="format of the judgments file: qrels (default) or qrels_jg (qid jg docno rel: "
-                        "judgment groups, for the measures map_avgjg, P_avgjg, Rprec_mult_avgjg)")
+    p.add_argument("-R", default="qrels", choices=["qrels", "qrels_jg", "prefs", "qrels_prefs"], metavar="FORMAT",
+                   help="format of the judgments file: qrels (default), qrels_jg (qid jg docno rel: "
+                        "judgment groups, for the measures map_avgjg, P_avgjg, Rprec_mult_avgjg), prefs "
+                        "(qid jg jsg docno rel_level: preference judgments, for the prefs_* measures) or "
+                        "qrels_prefs (a qrels file read as preferences, for the prefs_* measures)")
     p.add_argument("qrels", help="qrels file (qid iter docno rel), .gz accepted")
     p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted; - for standard input")
 
@@ -131,6 +133,58 @@ def _run_jg(args: argparse.Namespace) -> int:
     return 0
 
 
+def _requested_prefs(specs: List[str], fmt: str) -> List[str]:
+    """The -m arguments of a -R prefs / qrels_prefs evaluation as names in
+    trec_eval's order (default: the set ``prefs``)."""
+    from irscore.prefs import PREFS_MEASURES, PREFS_SETS
+    order = ["runid", "num_q"] + PREFS_MEASURES
+    chosen = set()
+    for spec in specs or ["prefs"]:
+        fam, dot, par = spec.partition(".")
+        names = PREFS_SETS.get(fam, [fam])
+        if any(n not in order for n in names):
+            raise ValueError(f"measure {spec!r} cannot be computed from -R {fmt} judgments "
+                             f"(measures: {', '.join(PREFS_MEASURES)}, or the sets prefs, all_prefs)")
+        if dot and par == "":
+            raise ValueError(f"improper measure in parameter '{fam}'")
+        chosen.update(names)
+    return [n for n in order if n in chosen]
+
+
+def _run_prefs(args: argparse.Namespace) -> int:
+    from irscore.prefs import COUNTS, PREFS_MEASURES, prefs_matrix, summary
+    names = _requested_prefs(args.m, args.R)
+    qids, matrix, run_id, n_dup = prefs_matrix(args.qrels, read_run(args.run), format=args.R, complete=args.c,
+                                               max_docs=args.M)
+    if n_dup:
+        print(f"irscore eval: warning: {n_dup} repeated (query, doc) run entries; "
+              "the best-ranked one is kept (trec_eval would stop)", file=sys.stderr)
+    measures = [(n, PREFS_MEASURES.index(n)) for n in names if n in PREFS_MEASURES]
+    z = ""
+    if args.Z is not None:
+        zscores = read_zscores(args.Z)
+        z = "Z"
+        for n, c in measures:
+            matrix[:, c] = standardize(matrix[:, c], qids, n, zscores)
+    lines: List[str] = []
+    if args.q:
+        for e, qid in enumerate(qids):
+            lines.extend(z + format_line(n, qid, float(matrix[e, c]), integer=n in COUNTS and not z)
+                         for n, c in measures)
+    if not args.n:
+        for n in names:
+            if n == "runid":
+                lines.append(format_line("runid", "all", run_id))
+            elif n == "num_q":
+                lines.append(z + format_line("num_q", "all", len(qids), integer=not z))
+        for n, c in measures:
+            lines.append(z + format_line(n, "all", summary(n, matrix[:, c]), integer=n in COUNTS and not z))
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
 def _relstring(rel: np.ndarray, length: int) -> str:
     chars = []
     for r in map(int, rel[:max(length, 0)]):
@@ -152,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"-M must be non-negative, got {args.M}")
     if args.R == "qrels_jg":
         return _run_jg(args)
+    if args.R in ("prefs", "qrels_prefs"):
+        return _run_prefs(args)
     items = requested(args.m)
     qrels: Qrels
     if args.intents:

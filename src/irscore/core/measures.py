@@ -147,9 +147,9 @@ MEASURE_SETS: Dict[str, List[str]] = {
                  "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"],
 }
 
-# trec_eval families not implemented (different input formats): see README.
-NOT_IMPLEMENTED = ["prefs_* (preference qrels, -R prefs)", "map_avgjg, P_avgjg, Rprec_mult_avgjg (-R qrels_jg)",
-                   "yaap", "-Z z-score standardisation"]
+# trec_eval families not implemented: none (-R qrels_jg: irscore.classic.evaluate_jg;
+# -R prefs / qrels_prefs: irscore.prefs)
+NOT_IMPLEMENTED: List[str] = []
 
 # ir_measures-style aliases -> trec_eval family
 ALIASES: Dict[str, str] = {
