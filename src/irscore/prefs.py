@@ -200,26 +200,28 @@ def _as_prefs(prefs: Any, format: str) -> Prefs:
     return _read(prefs, format == "qrels_prefs")
 
 
-def _ranked_docs(run: Run, index: Dict[str, int], qid: str, max_docs: Optional[int]) -> Tuple[List[str], int]:
-    """The query's documents in trec_eval's preference order (score descending,
-    ties by document id ascending), each once, cut to ``max_docs``; and the
-    number of repeated entries dropped."""
-    q = index.get(qid)
-    if q is None:
-        return [], 0
-    docs = run.doc_ids(qid)
-    scores = run.scores[int(run.offsets[q]):int(run.offsets[q + 1])].tolist()
-    order = sorted(range(len(docs)), key=lambda i: (-scores[i], _bytes_key(docs[i])))
-    seen = set()
-    out: List[str] = []
-    for i in order:
-        if docs[i] not in seen:
-            seen.add(docs[i])
-            out.append(docs[i])
-    n_dup = len(docs) - len(out)
-    if max_docs is not None:
-        out = out[:max_docs]
-    return out, n_dup
+def _run_docs(run: Run) -> np.ndarray:
+    """The run's document ids as one fixed-width bytes array (entry order),
+    gathered from the id buffer without a Python call per entry."""
+    n = int(run.offsets[-1])
+    width = int(run.doc_len.max()) if n else 1
+    if n == 0 or width == 0:
+        return np.zeros(n, dtype="S1")
+    cols = np.arange(width, dtype=np.int64)
+    idx = run.doc_start.astype(np.int64)[:, None] + cols[None, :]
+    buf = np.asarray(run.doc_buf, dtype=np.uint8)
+    mat = buf[np.minimum(idx, buf.shape[0] - 1)]
+    mat[cols[None, :] >= run.doc_len.astype(np.int64)[:, None]] = 0
+    return np.ascontiguousarray(mat).view(f"S{width}").reshape(n)
+
+
+def _cumcount(group: np.ndarray) -> np.ndarray:
+    """Position of each element within its run of equal (sorted) group values."""
+    n = group.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    start = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    return np.arange(n, dtype=np.int64) - np.repeat(start, np.diff(np.r_[start, n]))
 
 
 def prefs_matrix(prefs: Any, run: Any, *, format: Literal["prefs", "qrels_prefs"] = "prefs",
@@ -252,53 +254,69 @@ def prefs_matrix(prefs: Any, run: Any, *, format: Literal["prefs", "qrels_prefs"
     if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
                                  or max_docs < 0):
         raise ValueError(f"max_docs must be a non-negative int, got {max_docs!r}")
-    index = {q: i for i, q in enumerate(run_.query_ids)}
-    qids = [q for q in p.query_ids if complete or q in index]
+    in_run = set(run_.query_ids)
+    qids = [q for q in p.query_ids if complete or q in in_run]
     if not qids:
         raise ValueError("no query has both preference judgments and a ranking")
-    q_off = [0]
-    cols: Dict[str, List[Any]] = {"jg": [], "jsg": [], "level": [], "rank": []}
-    n_judged: List[int] = []
-    n_ret: List[int] = []
-    n_dup = 0
-    group_names: List[List[str]] = []
-    for qid in qids:
-        lines = p.lines[qid]
-        judged = sorted({d for _, _, d, _ in lines}, key=_bytes_key)
-        ranked, dup = _ranked_docs(run_, index, qid, max_docs)
-        n_dup += dup
-        jset = set(judged)
-        rank_of = {d: r for r, d in enumerate(x for x in ranked if x in jset)}
-        njr = len(rank_of)
-        for d in judged:
-            if d not in rank_of:
-                rank_of[d] = len(rank_of)
-        jg_names = sorted({g for g, _, _, _ in lines}, key=_bytes_key)
-        jsg_names = sorted({s for _, s, _, _ in lines}, key=_bytes_key)
-        jg_i = {g: i for i, g in enumerate(jg_names)}
-        jsg_i = {s: i for i, s in enumerate(jsg_names)}
-        jg_a = np.fromiter((jg_i[g] for g, _, _, _ in lines), np.int64, len(lines))
-        jsg_a = np.fromiter((jsg_i[s] for _, s, _, _ in lines), np.int64, len(lines))
-        lv_a = np.fromiter((lv for _, _, _, lv in lines), np.float64, len(lines))
-        rk_a = np.fromiter((rank_of[d] for _, _, d, _ in lines), np.int64, len(lines))
-        order = np.lexsort((rk_a, -lv_a, jsg_a, jg_a))
-        for k, a in (("jg", jg_a), ("jsg", jsg_a), ("level", lv_a), ("rank", rk_a)):
-            cols[k].append(a[order])
-        q_off.append(q_off[-1] + len(lines))
-        n_judged.append(len(judged))
-        n_ret.append(njr)
-        group_names.append(jg_names)
     nq = len(qids)
+    pos = {q: e for e, q in enumerate(qids)}
+    # the judgments, one entry per line, by evaluated query
+    counts = np.fromiter((len(p.lines[q]) for q in qids), np.int64, nq)
+    flat = [t for q in qids for t in p.lines[q]]
+    jg_s, jsg_s, doc_s, lv = zip(*flat)
+    e_q = np.repeat(np.arange(nq, dtype=np.int64), counts)
+    jg_names, e_jg = np.unique(np.array(jg_s), return_inverse=True)
+    _, e_jsg = np.unique(np.array(jsg_s), return_inverse=True)
+    e_lv = np.asarray(lv, dtype=np.float64)
+    e_doc = np.char.encode(np.array(doc_s), "utf-8", "surrogateescape")
+    # the run's entries of the evaluated queries
+    r_q = np.repeat(np.array([pos.get(q, -1) for q in run_.query_ids], dtype=np.int64), np.diff(run_.offsets))
+    r_doc = _run_docs(run_)
+    r_score = np.asarray(run_.scores, dtype=np.float64)
+    keep = r_q >= 0
+    r_q, r_doc, r_score = r_q[keep], r_doc[keep], r_score[keep]
+    # one document numbering for both, in byte order of the ids
+    _, ids = np.unique(np.concatenate([e_doc.astype(np.bytes_), r_doc.astype(np.bytes_)]), return_inverse=True)
+    ids = ids.astype(np.int64)
+    n_ids = int(ids.max()) + 1
+    e_id, r_id = ids[:e_doc.shape[0]], ids[e_doc.shape[0]:]
+    # trec_eval's preference order: score descending, ties by document id ascending;
+    # a repeated document keeps its first (best) place; then -M
+    order = np.lexsort((r_id, -r_score, r_q))
+    r_q, r_id = r_q[order], r_id[order]
+    r_key = r_q * n_ids + r_id
+    _, first = np.unique(r_key, return_index=True)
+    n_dup = int(r_key.shape[0] - first.shape[0])
+    kept = np.zeros(r_key.shape[0], dtype=bool)
+    kept[first] = True
+    r_q, r_key = r_q[kept], r_key[kept]
+    if max_docs is not None:
+        inside = _cumcount(r_q) < max_docs
+        r_q, r_key = r_q[inside], r_key[inside]
+    # docid ranks: judged retrieved documents in ranking order, then the other judged ones by id
+    j_key = np.unique(e_q * n_ids + e_id)
+    j_q = j_key // n_ids
+    ret = np.isin(r_key, j_key)
+    rr_q, rr_key = r_q[ret], r_key[ret]
+    n_ret = np.bincount(rr_q, minlength=nq).astype(np.int64)
+    n_judged = np.bincount(j_q, minlength=nq).astype(np.int64)
+    rank_of = np.empty(j_key.shape[0], dtype=np.int64)
+    rank_of[np.searchsorted(j_key, rr_key)] = _cumcount(rr_q)
+    unret = ~np.isin(j_key, rr_key)
+    rank_of[unret] = n_ret[j_q[unret]] + _cumcount(j_q[unret])
+    e_rank = rank_of[np.searchsorted(j_key, e_q * n_ids + e_id)]
+    srt = np.lexsort((e_rank, -e_lv, e_jsg, e_jg, e_q))
+    q_off = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(counts, out=q_off[1:])
     out = np.zeros((nq, _prefs.N_OUT), dtype=np.float64)
     status = np.zeros(nq, dtype=np.int64)
     bad = np.zeros(nq, dtype=np.int64)
-    _prefs.counts(np.asarray(q_off, np.int64), np.concatenate(cols["jg"]), np.concatenate(cols["jsg"]),
-                  np.concatenate(cols["level"]), np.concatenate(cols["rank"]), np.asarray(n_judged, np.int64),
-                  np.asarray(n_ret, np.int64), out, status, bad)
+    _prefs.counts(q_off, np.ascontiguousarray(e_jg[srt], dtype=np.int64),
+                  np.ascontiguousarray(e_jsg[srt], dtype=np.int64), np.ascontiguousarray(e_lv[srt]),
+                  np.ascontiguousarray(e_rank[srt]), n_judged, n_ret, out, status, bad)
     for e in np.flatnonzero(status):
-        qid = qids[int(e)]
-        jg = group_names[int(e)][int(bad[e])]
-        raise ValueError(f"{p.source}: query {qid!r}, judgment group {jg!r}: {_STATUS[int(status[e])]}")
+        raise ValueError(f"{p.source}: query {qids[int(e)]!r}, judgment group {str(jg_names[int(bad[e])])!r}: "
+                         f"{_STATUS[int(status[e])]}")
     return qids, out, run_.run_id, n_dup
 
 
