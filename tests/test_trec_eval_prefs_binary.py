@@ -4,7 +4,8 @@ random judgments: several judgment groups, groups of one sub-group (equivalence
 classes) and of several (partial orders with transitive preferences), many
 levels with ties, decimal levels, judged documents not retrieved, retrieved
 documents not judged, score ties, queries only in the run, queries only in the
-judgments (with ``-c``), ``-M``.  Every output line must be identical.
+judgments (with ``-c``), ``-M``, ``-Z`` z-score files, ``-n``.  Every output line
+must be identical.
 
 The preferences of a group are generated consistent (trec_eval aborts on
 contradictory ones): each group draws a hidden value per document and every
@@ -121,4 +122,25 @@ def test_prefs_set_and_summary_only_like_trec_eval(tmp_path, seed):
     """The ``prefs`` set (trec_eval's default choice for preferences), no -q."""
     opts = [o for o in _case(20_000 + seed, tmp_path, seed % 2 == 1) if o != "-q"]
     opts[opts.index("all_prefs")] = "prefs"
+    assert _compare(opts, [str(tmp_path / "p"), str(tmp_path / "r")]) > 0
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_prefs_with_zscores_like_trec_eval(tmp_path, seed):
+    """-Z: every query and measure has a line (trec_eval's binary search reads past
+    the end of its table for a name that sorts after every name in the file)."""
+    rng = random.Random(30_000 + seed)
+    opts = _case(30_000 + seed, tmp_path, seed % 2 == 1)
+    qids = sorted({line.split()[0] for line in (tmp_path / "p").read_text().splitlines() if not line.startswith("#")})
+    names = ["runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+             "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+             "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"]
+    lines = [f"{q} {n} {round(rng.uniform(-0.5, 3), 3)} {round(rng.uniform(0.05, 2), 3)}" for q in qids for n in names]
+    (tmp_path / "z").write_text("\n".join(lines) + "\n")
+    assert _compare(opts + ["-Z", str(tmp_path / "z")], [str(tmp_path / "p"), str(tmp_path / "r")]) > 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_prefs_no_summary_like_trec_eval(tmp_path, seed):
+    opts = _case(40_000 + seed, tmp_path, seed % 2 == 1) + ["-n"]
     assert _compare(opts, [str(tmp_path / "p"), str(tmp_path / "r")]) > 0
