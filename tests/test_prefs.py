@@ -225,5 +225,17 @@ def test_repeated_run_entries_warn_and_keep_the_best(tmp_path):
     assert proc.stdout.splitlines()[0].endswith("\t0.0000")  # b (3.0) is ranked above a
 
 
+def test_cli_warns_about_judged_queries_without_ranking(tmp_path):
+    p = tmp_path / "qrels"
+    p.write_text("q1 0 a 1\nq1 0 b 0\nq9 0 a 1\nq9 0 c 0\n")
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 a 1 1.0 R\n")
+    proc = _cli(["-R", "qrels_prefs", str(p), str(r)])
+    assert proc.returncode == 0 and "1 judged query not in the run skipped" in proc.stderr and "q9" in proc.stderr
+    assert "num_q                 \tall\t1" in proc.stdout
+    proc = _cli(["-c", "-R", "qrels_prefs", str(p), str(r)])
+    assert proc.stderr == "" and "num_q                 \tall\t2" in proc.stdout
+
+
 def test_prefs_type_is_public():
     assert isinstance(read_prefs, type(evaluate_prefs)) and Prefs.from_dict({"q": {"g": {"s": {"a": 1}}}})

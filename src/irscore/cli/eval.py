@@ -152,10 +152,16 @@ def _requested_prefs(specs: List[str], fmt: str) -> List[str]:
 
 
 def _run_prefs(args: argparse.Namespace) -> int:
-    from irscore.prefs import COUNTS, PREFS_MEASURES, prefs_matrix, summary
+    from irscore.prefs import COUNTS, PREFS_MEASURES, prefs_matrix, read_prefs, read_qrels_prefs, summary
     names = _requested_prefs(args.m, args.R)
-    qids, matrix, run_id, n_dup = prefs_matrix(args.qrels, read_run(args.run), format=args.R, complete=args.c,
-                                               max_docs=args.M)
+    judgments = read_prefs(args.qrels) if args.R == "prefs" else read_qrels_prefs(args.qrels)
+    qids, matrix, run_id, n_dup = prefs_matrix(judgments, read_run(args.run), complete=args.c, max_docs=args.M)
+    evaluated = set(qids)
+    missing = [q for q in judgments.query_ids if q not in evaluated]
+    if missing:
+        print(f"irscore eval: warning: {len(missing)} judged quer{'y' if len(missing) == 1 else 'ies'} "
+              f"not in the run skipped (trec_eval would stop; use -c to count them): "
+              f"{', '.join(missing[:10])}{' ...' if len(missing) > 10 else ''}", file=sys.stderr)
     if n_dup:
         print(f"irscore eval: warning: {n_dup} repeated (query, doc) run entries; "
               "the best-ranked one is kept (trec_eval would stop)", file=sys.stderr)
