@@ -136,7 +136,9 @@ def _record_calls():
                        (_crp, ["curve_lengths", "curves", "scalars"]),
                        (_organization, ["rs_side", "extended_bcubed_side"]),
                        (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
-                               "interpolated_precision", "check_nesting", "ideal_elements"]),
+                               "interpolated_precision", "check_nesting", "ideal_elements", "epgr_at",
+                               "eprum_measures", "gp_measures", "precall_published", "ng_at", "t2i_at",
+                               "segment_sums"]),
                        (_batch, ["evaluate_rows"])]:
         for n in names:
             wrap(mod, n)
@@ -165,6 +167,17 @@ def _record_calls():
         X.xcg(qe, xr2, cutoffs=(1, 2, 3), alpha=1.0, quantisation="generalised")
         X.ideal_recall_base(qe, "generalised")
         X.ep_gr_curves(qe, xr2) if hasattr(X, "ep_gr_curves") else None
+        # the INEX families, on assessments with passages (and best entry points) and elements
+        qb = X.XmlQrels.from_passages({"1": [("a", 200, 400), ("a", 650, 700), ("b", 0, 50)]},
+                                      doclens={"a": 1000, "b": 100}, beps={("1", "a"): 210})
+        qb.el_off, qb.el_doc, qb.el_start, qb.el_end = qe.el_off, qe.el_doc, qe.el_start, qe.el_end
+        qb.el_exh, qb.el_spe, qb.el_small, qb.has_elements = qe.el_exh, qe.el_spe, qe.el_small, True
+        xr3 = X.XmlRun(topics=["1"], docs=["a", "b", "c"], off=np.array([0, 5], i64),
+                       doc=np.array([0, 0, 1, 0, 2], i64), start=np.array([0, 200, 0, 600, 0], i64),
+                       end=np.array([600, 400, 100, 800, 10], i64), score=np.array([3.0, 2.0, 2.0, 1.0, 0.5]))
+        X.evaluate(qb, xr3, ["MAgP_RiC", "gP_BiC@2", "inex_eval", "ngP_o@2", "GR@2", "EPRUM[0.50]", "T2IP@2",
+                             "ep@2", "gr@3"], collection_size=50, navigation=X.default_navigation(0.5, 0.25, 0.1))
+        X.evaluate(qb, xr3, ["GR@2", "EPRUM[1.00]"], navigation=lambda r, x: 0.5)
     finally:
         for mod, name, fn in saved:
             setattr(mod, name, fn)
@@ -214,6 +227,19 @@ ENTRY_POINTS = {
     "_xml.interpolated_precision": ["run_off", "rel", "size", "trel", "npoints", "bucketing", "out_ip"],
     "_xml.check_nesting": ["off", "doc", "start", "end"],
     "_xml.ideal_elements": ["off", "doc", "start", "end", "q", "rule", "out_keep"],
+    "_xml.epgr_at": ["run_off", "gain", "id_off", "ideal_sorted", "cutoffs", "out_ep", "out_gr"],
+    "_xml.eprum_measures": ["run_off", "run_doc", "run_start", "run_end", "id_off", "id_doc", "id_start", "id_end",
+                            "ideal_gain", "ndocs", "p_ancestor", "p_descendant", "p_sibling", "pair_off", "pair_p",
+                            "cutoffs", "levels", "out_gr", "out_ep", "out_valid"],
+    "_xml.gp_measures": ["run_off", "run_doc", "run_start", "novel", "novel_rel", "hl_off", "hl_doc", "hl_start",
+                         "hl_end", "bep_off", "bep_doc", "bep_pos", "ndocs", "task", "beta", "bep_distance",
+                         "cutoffs", "out_gp", "out_magp", "out_valid"],
+    "_xml.precall_published": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints",
+                               "out_pre", "out_mean"],
+    "_xml.ng_at": ["run_off", "exh", "spe", "size", "w", "tot_exh", "cutoffs", "out_p", "out_r"],
+    "_xml.t2i_at": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start", "hl_end",
+                    "doclen", "ndocs", "tolerance", "cutoffs", "out_p", "out_r", "out_valid"],
+    "_xml.segment_sums": ["off", "values", "out"],
     "_batch.evaluate_rows": ["scores", "labels", "starts", "lens", "q0", "q1", "op_kind", "op_k", "op_thr",
                              "op_gain", "op_disc", "tie_mode", "default_thr", "extra_label", "nrel_mode",
                              "nrel1", "nrel2", "out"],
@@ -311,6 +337,54 @@ VIOLATIONS = [
     ("_xml.ideal_elements", dict(out_keep=np.zeros(0, i64))),
     ("_xml.ideal_elements", dict(q=np.zeros(0))),
     ("_xml.ideal_elements", dict(off=np.array([3, 2], i64))),
+    ("_xml.epgr_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.epgr_at", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.epgr_at", dict(cutoffs=np.array([0], i64))),
+    ("_xml.epgr_at", dict(out_gr=np.zeros((1, 0)))),
+    ("_xml.eprum_measures", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.eprum_measures", dict(run_end=np.zeros(0, i64))),
+    ("_xml.eprum_measures", dict(run_doc=np.array([0, -1, 0, 0, 0], i64))),
+    ("_xml.eprum_measures", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.eprum_measures", dict(id_doc=np.full(2, 99, i64), id_start=np.zeros(2, i64), id_end=np.ones(2, i64),
+                                 ideal_gain=np.ones(2), id_off=np.array([0, 2], i64))),
+    ("_xml.eprum_measures", dict(ideal_gain=np.zeros(0))),
+    ("_xml.eprum_measures", dict(ndocs=-1)),
+    ("_xml.eprum_measures", dict(p_sibling=1.5)),
+    ("_xml.eprum_measures", dict(pair_off=np.array([0, 1, 1, 1, 1, 99], i64))),
+    ("_xml.eprum_measures", dict(pair_off=np.zeros(3, i64))),
+    ("_xml.eprum_measures", dict(pair_off=np.zeros(6, i64), pair_p=np.zeros(0))),
+    ("_xml.eprum_measures", dict(levels=np.array([0.0]))),
+    ("_xml.eprum_measures", dict(out_ep=np.zeros((1, 0)))),
+    ("_xml.eprum_measures", dict(out_valid=np.zeros(0, i64))),
+    ("_xml.gp_measures", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.gp_measures", dict(novel=np.zeros(0))),
+    ("_xml.gp_measures", dict(run_doc=np.array([0, 0, 99, 0, 0], i64))),
+    ("_xml.gp_measures", dict(hl_off=np.array([0, 99], i64))),
+    ("_xml.gp_measures", dict(bep_off=np.array([0, 99], i64))),
+    ("_xml.gp_measures", dict(bep_doc=np.array([99], i64))),
+    ("_xml.gp_measures", dict(bep_pos=np.zeros(0, i64))),
+    ("_xml.gp_measures", dict(task=2)),
+    ("_xml.gp_measures", dict(bep_distance=0)),
+    ("_xml.gp_measures", dict(out_gp=np.zeros((0, 0)))),
+    ("_xml.gp_measures", dict(out_magp=np.zeros(0))),
+    ("_xml.precall_published", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.precall_published", dict(score=np.zeros(0))),
+    ("_xml.precall_published", dict(total=np.zeros(0))),
+    ("_xml.precall_published", dict(npoints=0)),
+    ("_xml.precall_published", dict(out_pre=np.zeros((1, 1)))),
+    ("_xml.precall_published", dict(out_mean=np.zeros(0))),
+    ("_xml.ng_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.ng_at", dict(w=np.zeros(0))),
+    ("_xml.ng_at", dict(tot_exh=np.zeros(0))),
+    ("_xml.ng_at", dict(out_r=np.zeros((1, 0)))),
+    ("_xml.t2i_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.t2i_at", dict(run_doc=np.array([0, 0, 99, 0, 0], i64))),
+    ("_xml.t2i_at", dict(hl_end=np.zeros(0, i64))),
+    ("_xml.t2i_at", dict(tolerance=0)),
+    ("_xml.t2i_at", dict(ndocs=-1)),
+    ("_xml.t2i_at", dict(out_valid=np.zeros(0, i64))),
+    ("_xml.segment_sums", dict(off=np.array([0, 99], i64))),
+    ("_xml.segment_sums", dict(out=np.zeros(0))),
     # _batch (n_relevant rows with more grades than the row has candidates were a write past
     # the ideal's run buffer)
     ("_batch.evaluate_rows", dict(lens=np.array([99], i64))),
