@@ -138,7 +138,7 @@ def _record_calls():
                        (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
                                "interpolated_precision", "check_nesting", "ideal_elements", "epgr_at",
                                "eprum_measures", "gp_measures", "precall_published", "ng_at", "t2i_at",
-                               "segment_sums"]),
+                               "segment_sums", "precall_reprec_at", "row_means"]),
                        (_batch, ["evaluate_rows"])]:
         for n in names:
             wrap(mod, n)
@@ -178,6 +178,7 @@ def _record_calls():
         X.evaluate(qb, xr3, ["MAgP_RiC", "gP_BiC@2", "inex_eval", "ngP_o@2", "GR@2", "EPRUM[0.50]", "T2IP@2",
                              "ep@2", "gr@3"], collection_size=50, navigation=X.default_navigation(0.5, 0.25, 0.1))
         X.evaluate(qb, xr3, ["GR@2", "EPRUM[1.00]"], navigation=lambda r, x: 0.5)
+        X.evaluate(qb, xr3, ["inex_eval", "Precall[0.50]"], compat="reprec")
     finally:
         for mod, name, fn in saved:
             setattr(mod, name, fn)
@@ -240,6 +241,8 @@ ENTRY_POINTS = {
     "_xml.t2i_at": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start", "hl_end",
                     "doclen", "ndocs", "tolerance", "cutoffs", "out_p", "out_r", "out_valid"],
     "_xml.segment_sums": ["off", "values", "out"],
+    "_xml.precall_reprec_at": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints", "out_pre"],
+    "_xml.row_means": ["a", "out"],
     "_batch.evaluate_rows": ["scores", "labels", "starts", "lens", "q0", "q1", "op_kind", "op_k", "op_thr",
                              "op_gain", "op_disc", "tie_mode", "default_thr", "extra_label", "nrel_mode",
                              "nrel1", "nrel2", "out"],
@@ -385,6 +388,14 @@ VIOLATIONS = [
     ("_xml.t2i_at", dict(out_valid=np.zeros(0, i64))),
     ("_xml.segment_sums", dict(off=np.array([0, 99], i64))),
     ("_xml.segment_sums", dict(out=np.zeros(0))),
+    ("_xml.precall_reprec_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.precall_reprec_at", dict(score=np.zeros(0))),
+    ("_xml.precall_reprec_at", dict(total=np.zeros(0))),
+    ("_xml.precall_reprec_at", dict(npoints=0)),
+    ("_xml.precall_reprec_at", dict(out_pre=np.zeros((1, 1)))),
+    ("_xml.precall_reprec_at", dict(q=np.full(5, 1e300), total=np.ones(1))),
+    ("_xml.row_means", dict(out=np.zeros(0))),
+    ("_xml.row_means", dict(a=np.zeros((1, 0)))),
     # _batch (n_relevant rows with more grades than the row has candidates were a write past
     # the ideal's run buffer)
     ("_batch.evaluate_rows", dict(lens=np.array([99], i64))),

@@ -138,7 +138,10 @@ def test_inex_eval_native_equals_reference(seed, quantisation):
     _same(ctx, ["inex_eval"], {"precall_points": 7, "ties": False,
                                "collection_size": {t: 60 + 3 * k for k, t in enumerate(ctx.al.topics[::2])}})
     _same(ctx, ["inex_eval"], {"collection_size": 3})            # too small: the same error
-    _same(ctx, ["inex_eval", "Precall[0.50]"], {"precall": "reprec"})
+    _same(ctx, ["inex_eval", "Precall[0.50]", "Precall[0.07]"], {"precall": "reprec"})
+    _same(ctx, ["inex_eval", "Precall[0.3]"], {"precall": "reprec", "ties": False, "precall_points": 10})
+    _same(ctx, ["inex_eval", "Precall[0.50]"], {"precall": "reprec", "collection_size": 500})
+    _same(ctx, ["inex_eval"], {"precall": "reprec", "collection_size": 3})
 
 
 @pytest.mark.parametrize("seed", SEEDS)

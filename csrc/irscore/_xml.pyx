@@ -18,7 +18,7 @@ Kernels release the GIL, allocate scratch with malloc and keep no state.
 from libc.stdlib cimport malloc, free, calloc, realloc, qsort
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int64_t, uint64_t
-from libc.math cimport floor, rint, isnan
+from libc.math cimport floor, rint, isnan, fabs
 
 import numpy as np
 
@@ -2270,3 +2270,157 @@ def segment_sums(const int64_t[::1] off, const double[::1] values, double[::1] o
     with nogil:
         for t in range(ntop):
             out[t] = np_sum(&values[off[t]] if off[t + 1] > off[t] else NULL, off[t + 1] - off[t])
+
+
+# -- inex_eval: Precall as RePrec 0.32 (whole relevant units) -----------------
+
+def precall_reprec_at(
+    const int64_t[::1] run_off, const double[::1] q, const double[::1] score,
+    const double[::1] total, const double[::1] collection_size, int ties, Py_ssize_t npoints,
+    double[:, ::1] out_pre,
+):
+    """Precall at k / npoints, k = 1..npoints, per topic in RePrec's whole-unit
+    reading (irscore.xml.precall): tie groups summed unit by unit, a relevant
+    level reached in the group completing its ceil(xN)-th whole unit, leftover
+    fractions as a final virtual group when the distribution holds the whole
+    recall base.  Arguments as :func:`precall_published`."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, cap = 2
+    cdef Py_ssize_t t, i, j, n, lo, ng, g, k, nunits
+    cdef int64_t whole, need
+    cdef double tot, got, x, rest_rel, rest_n, n_tot, cr, cn, part_r, part_n, nr_x, c, kk, jj, ii, rr
+    cdef bint complete
+    cdef int err = 0
+    cdef double *gr = NULL
+    cdef double *gn = NULL
+    cdef double *cumr = NULL
+    cdef double *cumn = NULL
+    cdef int64_t *units = NULL
+    fn = "precall_reprec_at"
+    _csr(run_off, q.shape[0], fn, "run_off")
+    if score.shape[0] != q.shape[0]:
+        raise ValueError(f"{fn}: q and score must have one length")
+    if total.shape[0] < ntop or collection_size.shape[0] < ntop:
+        raise ValueError(f"{fn}: total and collection_size need one value per topic")
+    if npoints < 1:
+        raise ValueError(f"{fn}: npoints must be positive")
+    _out2(out_pre, ntop, npoints, fn, "out_pre")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] + 3 > cap:
+            cap = run_off[t + 1] - run_off[t] + 3
+    gr = <double*>malloc(cap * sizeof(double))
+    gn = <double*>malloc(cap * sizeof(double))
+    cumr = <double*>malloc(cap * sizeof(double))
+    cumn = <double*>malloc(cap * sizeof(double))
+    units = <int64_t*>malloc(cap * sizeof(int64_t))
+    try:
+        if gr == NULL or gn == NULL or cumr == NULL or cumn == NULL or units == NULL:
+            raise MemoryError()
+        with nogil:
+            for t in range(ntop):
+                for k in range(npoints):
+                    out_pre[t, k] = 0.0
+                tot = total[t]
+                if tot <= 0.0:
+                    continue
+                lo = run_off[t]
+                n = run_off[t + 1] - lo
+                ng = 0
+                i = 0
+                while i < n:
+                    j = i + 1
+                    if ties:
+                        while j < n and score[lo + j] == score[lo + i]:
+                            j += 1
+                    gr[ng] = 0.0
+                    gn[ng] = 0.0
+                    for k in range(lo + i, lo + j):
+                        gr[ng] += q[k]
+                        gn[ng] += 1.0 - q[k]
+                    ng += 1
+                    i = j
+                got = 0.0
+                for g in range(ng):
+                    got += gr[g]
+                if not isnan(collection_size[t]):
+                    x = tot - got
+                    rest_rel = 0.0 if 0.0 > x else x
+                    rest_n = collection_size[t] - n
+                    if rest_n < rest_rel - 1e-9:
+                        err = 1
+                        break
+                    gr[ng] = rest_rel
+                    x = rest_n - rest_rel
+                    gn[ng] = 0.0 if 0.0 > x else x
+                    ng += 1
+                    complete = True
+                else:
+                    complete = fabs(tot - got) <= 1e-9 * tot
+                # precall_reprec(groups, levels[, total])
+                x = 0.0
+                for g in range(ng):
+                    x += gr[g]
+                n_tot = x if complete else tot
+                if not n_tot > 0.0:
+                    continue
+                cr = 0.0
+                cn = 0.0
+                part_r = 0.0
+                part_n = 0.0
+                nunits = 0
+                for g in range(ng):
+                    cr += gr[g]
+                    cn += gn[g]
+                    cumr[g] = cr
+                    cumn[g] = cn
+                    if not (gr[g] + part_r < 1e15 and gn[g] + part_n < 1e15):
+                        err = 2
+                        break
+                    whole = <int64_t> (gr[g] + part_r)
+                    if whole > 0:
+                        nunits += whole
+                    units[g] = nunits          # whole units completed by group g
+                    part_r = gr[g] + part_r - whole
+                    whole = <int64_t> (gn[g] + part_n)
+                    part_n = gn[g] + part_n - whole
+                if err:
+                    break
+                if complete and (part_r != 0.0 or part_n != 0.0):
+                    cumr[ng] = cr + part_r
+                    cumn[ng] = cn + part_n
+                    nunits += 1
+                    units[ng] = nunits
+                    ng += 1
+                g = 0
+                for k in range(npoints):
+                    nr_x = ((<double> (k + 1)) / npoints) * n_tot
+                    c = floor(nr_x)
+                    if nr_x - c > 1e-9 * (1.0 if 1.0 > fabs(nr_x) else fabs(nr_x)):
+                        c += 1.0
+                    if c < 1.0 or c > nunits:
+                        continue
+                    need = <int64_t> c
+                    # the group completing the need-th whole unit (need grows with k)
+                    while units[g] < need:
+                        g += 1
+                    kk = cumr[g - 1] if g else 0.0
+                    jj = cumn[g - 1] if g else 0.0
+                    ii = cumn[g] - jj
+                    rr = cumr[g] - kk
+                    out_pre[t, k] = nr_x / (nr_x + jj + (need - kk) * ii / (rr + 1.0))
+        if err == 1:
+            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
+        if err == 2:
+            raise ValueError(f"{fn}: too many relevant units (10^15 or more, or not a number)")
+    finally:
+        free(gr); free(gn); free(cumr); free(cumn); free(units)
+
+
+def row_means(const double[:, ::1] a, double[::1] out):
+    """out[t] = numpy.mean(a[t]), bit for bit."""
+    cdef Py_ssize_t t, n = a.shape[1]
+    _out1d(out, a.shape[0], "row_means", "out")
+    if n == 0:
+        raise ValueError("row_means: rows must not be empty")
+    with nogil:
+        for t in range(a.shape[0]):
+            out[t] = np_sum(&a[t, 0], n) / n

@@ -3,7 +3,7 @@ GR/EPRUM, T2I): one function per family behind the dispatch table
 :data:`EXTRA_FAMILIES`, and the navigation model of GR/EPRUM."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
@@ -12,7 +12,6 @@ from irscore.xml.context import EvalContext
 from irscore.xml.ideal import quantise
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Span
 from irscore.xml.names import match_name, point_index
-from irscore.xml.precall import precall_reprec, tie_groups
 
 
 def _topic_slices(off: np.ndarray) -> List[slice]:
@@ -39,29 +38,6 @@ def _retrieved_grades(ctx: EvalContext) -> Tuple[np.ndarray, np.ndarray, np.ndar
 
 
 Navigation = Callable[[Span, Span], float]
-
-
-def _precall_reprec_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
-                          collection_size: Optional[float], ties: bool) -> np.ndarray:
-    """Precall at k/points, k = 1..points, in RePrec's whole-unit reading; the
-    distribution is the run's tie groups plus, with ``collection_size``, the
-    unretrieved rest as the final group (as :func:`_precall_topic`)."""
-    if total <= 0:
-        return np.zeros(points)
-    groups = tie_groups(q, score, ties)
-    levels = [k / points for k in range(1, points + 1)]
-    got = 0.0
-    for r, _ in groups:
-        got += r
-    if collection_size is not None:
-        rest_rel = max(total - got, 0.0)
-        rest_n = float(collection_size) - len(q)
-        if rest_n < rest_rel - 1e-9:
-            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
-        return precall_reprec(groups + [(rest_rel, max(rest_n - rest_rel, 0.0))], levels)
-    if abs(total - got) <= 1e-9 * total:
-        return precall_reprec(groups, levels)
-    return precall_reprec(groups, levels, total)
 
 
 class _DefaultNavigation:
@@ -154,16 +130,14 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     _xml.segment_sums(al.el[0], np.ascontiguousarray(ctx.el_q_aligned, dtype=np.float64), totals)
     pre = np.zeros((ntop, points))
     mean = np.zeros(ntop)
-    if reading == "reprec":
-        for t, sl in enumerate(sls):
-            cs = cs_opt.get(al.topics[t]) if isinstance(cs_opt, Mapping) else cs_opt
-            pre[t] = _precall_reprec_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
-        mean = pre.mean(axis=1)
+    if isinstance(cs_opt, Mapping):
+        cs_arr = np.asarray([float(cs_opt[t]) if cs_opt.get(t) is not None else np.nan for t in al.topics])
     else:
-        if isinstance(cs_opt, Mapping):
-            cs_arr = np.asarray([float(cs_opt[t]) if cs_opt.get(t) is not None else np.nan for t in al.topics])
-        else:
-            cs_arr = np.full(ntop, np.nan if cs_opt is None else float(cs_opt))
+        cs_arr = np.full(ntop, np.nan if cs_opt is None else float(cs_opt))
+    if reading == "reprec":
+        _xml.precall_reprec_at(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre)
+        _xml.row_means(pre, mean)
+    else:
         _xml.precall_published(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre, mean)
     mask = totals > 0
     for n in by_fam.get("precall", []):
