@@ -138,7 +138,7 @@ def _record_calls():
                        (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
                                "interpolated_precision", "check_nesting", "ideal_elements", "epgr_at",
                                "eprum_measures", "gp_measures", "precall_published", "ng_at", "t2i_at",
-                               "segment_sums", "precall_reprec_at", "row_means"]),
+                               "segment_sums", "precall_reprec_at", "row_means", "gp_inex2008"]),
                        (_batch, ["evaluate_rows"])]:
         for n in names:
             wrap(mod, n)
@@ -179,6 +179,10 @@ def _record_calls():
                              "ep@2", "gr@3"], collection_size=50, navigation=X.default_navigation(0.5, 0.25, 0.1))
         X.evaluate(qb, xr3, ["GR@2", "EPRUM[1.00]"], navigation=lambda r, x: 0.5)
         X.evaluate(qb, xr3, ["inex_eval", "Precall[0.50]"], compat="reprec")
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            X.evaluate(qb, xr3, ["MAgP_RiC", "gP_BiC@2", "MAgP_BiC"], compat="inex2008")
     finally:
         for mod, name, fn in saved:
             setattr(mod, name, fn)
@@ -243,6 +247,9 @@ ENTRY_POINTS = {
     "_xml.segment_sums": ["off", "values", "out"],
     "_xml.precall_reprec_at": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints", "out_pre"],
     "_xml.row_means": ["a", "out"],
+    "_xml.gp_inex2008": ["run_off", "run_doc", "entry_pos", "size", "rel", "rel_off", "rel_doc", "rel_size",
+                         "bep_off", "bep_doc", "bep_pos", "ndocs", "task", "beta", "bep_distance", "cutoffs",
+                         "out_gp", "out_agp", "out_warn"],
     "_batch.evaluate_rows": ["scores", "labels", "starts", "lens", "q0", "q1", "op_kind", "op_k", "op_thr",
                              "op_gain", "op_disc", "tie_mode", "default_thr", "extra_label", "nrel_mode",
                              "nrel1", "nrel2", "out"],
@@ -395,6 +402,16 @@ VIOLATIONS = [
     ("_xml.precall_reprec_at", dict(out_pre=np.zeros((1, 1)))),
     ("_xml.precall_reprec_at", dict(q=np.full(5, 1e300), total=np.ones(1))),
     ("_xml.row_means", dict(out=np.zeros(0))),
+    ("_xml.gp_inex2008", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.gp_inex2008", dict(size=np.zeros(0, i64))),
+    ("_xml.gp_inex2008", dict(run_doc=np.array([0, 0, 99, 0, 0], i64))),
+    ("_xml.gp_inex2008", dict(rel_off=np.array([0, 99], i64))),
+    ("_xml.gp_inex2008", dict(rel_doc=np.array([99], i64), rel_size=np.ones(1, i64), rel_off=np.array([0, 1], i64))),
+    ("_xml.gp_inex2008", dict(bep_off=np.array([0, 99], i64))),
+    ("_xml.gp_inex2008", dict(bep_pos=np.zeros(0, i64))),
+    ("_xml.gp_inex2008", dict(task=5)),
+    ("_xml.gp_inex2008", dict(out_warn=np.zeros(1, i64))),
+    ("_xml.gp_inex2008", dict(out_gp=np.zeros((0, 0)))),
     ("_xml.row_means", dict(a=np.zeros((1, 0)))),
     # _batch (n_relevant rows with more grades than the row has candidates were a write past
     # the ideal's run buffer)

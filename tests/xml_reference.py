@@ -13,6 +13,11 @@ from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
 from irscore.xml.model import EMPTY_F, I64, Span
 from irscore import _xml
+import math
+from irscore.xml.align import Aligned
+from irscore.xml.inex2008 import (_FAMILIES, UNKNOWN_SIZE, UNKNOWN_START, _focused, _seq_mean, _warn)
+from irscore.xml.model import XmlQrels, XmlRun
+from irscore.xml.names import measure_family
 from irscore.xml.names import match_name, point_index
 from irscore.xml.precall import precall_reprec, tie_groups
 
@@ -543,3 +548,163 @@ def epgr_values(ctx: EvalContext, names: Sequence[str]) -> Dict[str, Dict[str, f
                 vals[t] = ep[r - 1] * r / k if k > len(g) else ep[r - 1]
         res[n] = {al.topics[t]: float(vals[t]) for t in range(ntop) if has_ideal[t]}
     return res
+
+
+# --- compat="inex2008": gP/MAgP as inex_eval v1.0 (the former irscore.xml.inex2008 loops) ---
+
+
+def _inex2008_aligned_unknown(run: XmlRun, al: Aligned) -> np.ndarray:
+    """``run.unknown_offset`` in the aligned order."""
+    out = np.zeros(len(al.run_doc), dtype=bool)
+    if run.unknown_offset is None:
+        return out
+    if len(run.unknown_offset) != len(run.doc):
+        raise ValueError(f"run.unknown_offset has {len(run.unknown_offset)} entries for {len(run.doc)} results")
+    for k, topic in enumerate(al.topics):
+        r = run.topic_index.get(topic)
+        if r is not None:
+            out[al.run_off[k]:al.run_off[k + 1]] = run.unknown_offset[run.off[r]:run.off[r + 1]]
+    return out
+
+
+def _inex2008_relevance(qrels: XmlQrels, al: Aligned) -> List[Dict[int, int]]:
+    """Per aligned topic: qrels doc code -> relevant size (relchars > 0 only).
+    Without a relchars column (qrels built from passages) the highlighted
+    characters of the document."""
+    out: List[Dict[int, int]] = [{} for _ in al.topics]
+    pos = {t: k for k, t in enumerate(al.topics)}
+    if qrels.relchars:
+        for (topic, doc), rc in qrels.relchars.items():
+            k = pos.get(topic)
+            if k is not None and rc > 0:
+                out[k][qrels.doc_index[doc]] = rc
+        return out
+    hl = al.hl
+    for k in range(len(al.topics)):
+        for i in range(int(hl[0][k]), int(hl[0][k + 1])):
+            d = int(hl[1][i])
+            out[k][d] = out[k].get(d, 0) + int(hl[3][i] - hl[2][i])
+    return out
+
+
+def _inex2008_context_scores(task: str, ctx: EvalContext, rels: List[Dict[int, int]], rel: np.ndarray,
+                    size: np.ndarray, unknown: np.ndarray, beta: float, nbep: int) -> List[Tuple[List[float], List[bool]]]:
+    """Per aligned topic: article scores in rank order and whether each
+    article is relevant (RiC: F-beta; BiC: best-entry-point distance)."""
+    al = ctx.al
+    out = []
+    warned = set()
+    b2 = beta * beta
+    for k, topic in enumerate(al.topics):
+        lo, hi = int(al.run_off[k]), int(al.run_off[k + 1])
+        order: List[int] = []
+        ret: Dict[int, int] = {}
+        relret: Dict[int, int] = {}
+        entry: Dict[int, int] = {}
+        prev = -1
+        for i in range(lo, hi):
+            d = int(al.run_doc[i])
+            if d not in ret:
+                order.append(d)
+                ret[d], relret[d] = 0, 0
+                entry[d] = UNKNOWN_START if unknown[i] else int(al.run_start[i])
+            elif d != prev and "interleaved" not in warned:
+                warned.add("interleaved")
+                _warn("interleaved", f"topic {topic}")
+            elif d == prev and task == "BiC" and "multiple" not in warned:
+                warned.add("multiple")
+                _warn("multiple", f"topic {topic}")
+            prev = d
+            ret[d] += int(size[i])
+            relret[d] += int(rel[i])
+        scores: List[float] = []
+        for d in order:
+            rc = rels[k].get(d, 0)
+            sc = 0.0
+            if task == "RiC":
+                if relret[d] > 0:
+                    p = relret[d] / ret[d]
+                    r = relret[d] / rc
+                    sc = ((1 + b2) * p * r) / ((b2 * p) + r)
+            else:
+                docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
+                bep = ctx.qrels.bep.get((topic, docname)) if docname is not None and rc > 0 else None
+                if bep is not None and bep > -1:
+                    dist = abs(bep - entry[d])
+                    if not dist > nbep:
+                        sc = (float(nbep) - dist) / nbep
+            scores.append(sc)
+        out.append((scores, [rels[k].get(d, 0) > 0 for d in order]))
+    return out
+
+
+def inex2008_evaluate(qrels: XmlQrels, run: XmlRun, names: Sequence[str], *, per_query: bool = False,
+             complete: bool = False, beta_ric: float = 0.25, bep_distance: int = 500,
+             points: int = 100) -> Dict[str, Any]:
+    """iP[x], AiP/MAiP, gP_RiC@k, MAgP_RiC, gP_BiC@k, MAgP_BiC as inex_eval
+    v1.0 computes them (per topic with ``per_query``, else the tool's means)."""
+    fams = {n: measure_family(n) for n in names}
+    bad = [n for n in names if fams[n] not in _FAMILIES]
+    if bad:
+        raise ValueError(f"compat='inex2008' computes iP[x], MAiP, gP_RiC@k, MAgP_RiC, gP_BiC@k and MAgP_BiC "
+                         f"(inex_eval v1.0's measures), not {bad}")
+    if points != 100:
+        raise ValueError("compat='inex2008' uses inex_eval v1.0's 101 recall levels (points=100)")
+    if not beta_ric > 0:
+        raise ValueError(f"beta must be positive, got {beta_ric!r}")
+    if isinstance(bep_distance, bool) or not isinstance(bep_distance, (int, np.integer)) or bep_distance <= 0:
+        raise ValueError(f"bep_distance must be a positive integer, got {bep_distance!r}")
+    ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",
+                      normalise=False, complete=complete, use_elements=False, allow_unknown=True)
+    al, ps = ctx.al, ctx.ps
+    unknown = _inex2008_aligned_unknown(run, al)
+    rels = _inex2008_relevance(qrels, al)
+    # retrieved sizes count fully (X/-1: 18 characters); relevant text counts once
+    size = np.where(unknown, UNKNOWN_SIZE, ps.size).astype(I64)
+    rel = np.where(unknown, 0, ps.novel_rel).astype(I64)
+    if np.any(ps.covered > 0):
+        i = int(np.flatnonzero(ps.covered > 0)[0])
+        k = int(np.searchsorted(al.run_off, i, side="right")) - 1
+        _warn("overlap", f"topic {al.topics[k]}")
+    per: Dict[str, Dict[str, float]] = {}
+    topics = al.topics
+    if any(fams[n] in ("ip", "aip") for n in names):
+        trel = np.asarray([sum(r.values()) for r in rels], dtype=I64)
+        ip = _focused(rel, size, al.run_off, trel)
+        aip = np.cumsum(ip, axis=1)[:, -1] / 101 if len(topics) else np.zeros(0)
+        for n in names:
+            if fams[n] == "aip":
+                per[n] = {t: float(aip[k]) for k, t in enumerate(topics)}
+            elif fams[n] == "ip":
+                c = point_index(match_name("ip", n).group(1), 100, n)
+                per[n] = {t: float(ip[k, c]) for k, t in enumerate(topics)}
+    for task in ("RiC", "BiC"):
+        tn = [n for n in names if fams[n] == "gp" and match_name("gp", n).group(2) == task]
+        if not tn:
+            continue
+        scored = _inex2008_context_scores(task, ctx, rels, rel, size, unknown, beta_ric, int(bep_distance))
+        gps: List[List[float]] = []
+        agp: List[float] = []
+        for k, (scores, isrel) in enumerate(scored):
+            s, sum_gp, g = 0.0, 0.0, []
+            for r, (sc, rv) in enumerate(zip(scores, isrel), 1):
+                s += sc
+                g.append(s / r)
+                if rv:
+                    sum_gp += s / r
+            gps.append(g)
+            nrel = len(rels[k])
+            agp.append(sum_gp / nrel if nrel else math.nan)
+        for n in tn:
+            m = match_name("gp", n)
+            if m.group(1) == "MAgP":
+                per[n] = {t: agp[k] for k, t in enumerate(topics)}
+            else:
+                if m.group(3) is None:
+                    raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
+                c = int(m.group(3))
+                per[n] = {t: (g[min(c, len(g)) - 1] if g else 0.0) for t, g in zip(topics, gps)}
+    if per_query:
+        return {n: per[n] for n in names}
+    order = sorted(topics)  # the tool sums topics in string order
+    return {n: _seq_mean([per[n][t] for t in order]) for n in names}

@@ -18,7 +18,7 @@ Kernels release the GIL, allocate scratch with malloc and keep no state.
 from libc.stdlib cimport malloc, free, calloc, realloc, qsort
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int64_t, uint64_t
-from libc.math cimport floor, rint, isnan, fabs
+from libc.math cimport floor, rint, isnan, fabs, NAN
 
 import numpy as np
 
@@ -2424,3 +2424,165 @@ def row_means(const double[:, ::1] a, double[::1] out):
     with nogil:
         for t in range(a.shape[0]):
             out[t] = np_sum(&a[t, 0], n) / n
+
+
+# -- gP / MAgP as inex_eval v1.0 computes them (compat="inex2008") ------------
+
+def gp_inex2008(
+    const int64_t[::1] run_off, const int64_t[::1] run_doc, const int64_t[::1] entry_pos,
+    const int64_t[::1] size, const int64_t[::1] rel,
+    const int64_t[::1] rel_off, const int64_t[::1] rel_doc, const int64_t[::1] rel_size,
+    const int64_t[::1] bep_off, const int64_t[::1] bep_doc, const int64_t[::1] bep_pos,
+    Py_ssize_t ndocs, int task, double beta, int64_t bep_distance, const int64_t[::1] cutoffs,
+    double[:, ::1] out_gp, double[::1] out_agp, int64_t[::1] out_warn,
+):
+    """gP@k and AgP per topic as inex_eval v1.0 (irscore.xml.inex2008): articles
+    ranked by their first result (``entry_pos``: its start), ``size``/``rel``
+    per result summed per article; relevant articles and their relevant size
+    per topic in ``rel_*`` (each document once per topic, size > 0); best entry
+    points in ``bep_*``.  gP@k = cumulated score / rank at rank min(k, n) (0
+    without results); AgP = sum of gP at the relevant articles / their number
+    (NaN without any).  out_warn[0] / out_warn[1]: the first topic whose
+    article results are interleaved / (BiC) repeated, or -1."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap = 1, r, ntab, prev
+    cdef int64_t dist, rc
+    cdef double p, rr, b2 = beta * beta, s, sum_gp
+    cdef int err = 0
+    cdef Py_ssize_t *rstamp = NULL
+    cdef Py_ssize_t *dstamp = NULL
+    cdef Py_ssize_t *bstamp = NULL
+    cdef Py_ssize_t *dpos = NULL
+    cdef int64_t *relc = NULL
+    cdef int64_t *bep = NULL
+    cdef Py_ssize_t *order = NULL
+    cdef int64_t *ret = NULL
+    cdef int64_t *relret = NULL
+    cdef int64_t *entry = NULL
+    cdef double *g = NULL
+    fn = "gp_inex2008"
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if task != 0 and task != 1:
+        raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
+    if not beta > 0.0 or bep_distance <= 0:
+        raise ValueError(f"{fn}: beta and bep_distance must be positive")
+    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _csr(rel_off, rel_doc.shape[0], fn, "rel_off", ntop)
+    _csr(bep_off, bep_doc.shape[0], fn, "bep_off", ntop)
+    if (entry_pos.shape[0] != run_doc.shape[0] or size.shape[0] != run_doc.shape[0]
+            or rel.shape[0] != run_doc.shape[0]):
+        raise ValueError(f"{fn}: run_doc, entry_pos, size and rel must have one length")
+    if rel_size.shape[0] != rel_doc.shape[0] or bep_pos.shape[0] != bep_doc.shape[0]:
+        raise ValueError(f"{fn}: rel_doc/rel_size and bep_doc/bep_pos must have one length each")
+    ntab = 0
+    for i in range(run_doc.shape[0]):
+        if run_doc[i] < 0 or run_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code 0..{ndocs - 1}")
+        if run_doc[i] >= ntab:
+            ntab = run_doc[i] + 1
+    for i in range(rel_doc.shape[0]):
+        if rel_doc[i] < 0 or rel_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: rel_doc[{i}] = {rel_doc[i]} is not a document code 0..{ndocs - 1}")
+        if rel_doc[i] >= ntab:
+            ntab = rel_doc[i] + 1
+    for i in range(bep_doc.shape[0]):
+        if bep_doc[i] < 0 or bep_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: bep_doc[{i}] = {bep_doc[i]} is not a document code 0..{ndocs - 1}")
+        if bep_doc[i] >= ntab:
+            ntab = bep_doc[i] + 1
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_gp, ntop, nk, fn, "out_gp")
+    _out1d(out_agp, ntop, fn, "out_agp")
+    _out1(out_warn, 2, fn, "out_warn")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] > cap:
+            cap = run_off[t + 1] - run_off[t]
+    rstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    dstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    bstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    dpos = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    relc = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
+    bep = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
+    order = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    ret = <int64_t*>malloc(cap * sizeof(int64_t))
+    relret = <int64_t*>malloc(cap * sizeof(int64_t))
+    entry = <int64_t*>malloc(cap * sizeof(int64_t))
+    g = <double*>malloc(cap * sizeof(double))
+    try:
+        if (rstamp == NULL or dstamp == NULL or bstamp == NULL or dpos == NULL or relc == NULL or bep == NULL
+                or order == NULL or ret == NULL or relret == NULL or entry == NULL or g == NULL):
+            raise MemoryError()
+        with nogil:
+            out_warn[0] = -1
+            out_warn[1] = -1
+            for d in range(ntab + 1):
+                rstamp[d] = -1
+                dstamp[d] = -1
+                bstamp[d] = -1
+            for t in range(ntop):
+                nrel = 0
+                for j in range(rel_off[t], rel_off[t + 1]):
+                    d = rel_doc[j]
+                    if rstamp[d] != t:
+                        nrel += 1
+                    rstamp[d] = t
+                    relc[d] = rel_size[j]
+                for j in range(bep_off[t], bep_off[t + 1]):
+                    bstamp[bep_doc[j]] = t
+                    bep[bep_doc[j]] = bep_pos[j]
+                na = 0
+                prev = -1
+                for i in range(run_off[t], run_off[t + 1]):
+                    d = run_doc[i]
+                    if dstamp[d] != t:
+                        dstamp[d] = t
+                        dpos[d] = na
+                        order[na] = d
+                        ret[na] = 0
+                        relret[na] = 0
+                        entry[na] = entry_pos[i]
+                        na += 1
+                    elif d != prev:
+                        if out_warn[0] < 0:
+                            out_warn[0] = t
+                    elif task == 1 and out_warn[1] < 0:
+                        out_warn[1] = t
+                    prev = d
+                    ret[dpos[d]] += size[i]
+                    relret[dpos[d]] += rel[i]
+                s = 0.0
+                sum_gp = 0.0
+                for j in range(na):
+                    d = order[j]
+                    rc = relc[d] if rstamp[d] == t else 0
+                    p = 0.0         # the article's score
+                    if task == 0:
+                        if relret[j] > 0:
+                            if rc == 0 or ret[j] == 0:
+                                err = 1
+                                break
+                            rr = (<double> relret[j]) / (<double> rc)
+                            p = (<double> relret[j]) / (<double> ret[j])
+                            p = ((1 + b2) * p * rr) / ((b2 * p) + rr)
+                    elif rc > 0 and bstamp[d] == t and bep[d] > -1:
+                        dist = bep[d] - entry[j]
+                        if dist < 0:
+                            dist = -dist
+                        if not dist > bep_distance:
+                            p = ((<double> bep_distance) - dist) / bep_distance
+                    s += p
+                    g[j] = s / (j + 1)
+                    if rc > 0:
+                        sum_gp += s / (j + 1)
+                if err:
+                    break
+                out_agp[t] = sum_gp / nrel if nrel else NAN
+                for c in range(nk):
+                    r = cutoffs[c] if cutoffs[c] < na else na
+                    out_gp[t, c] = g[r - 1] if r > 0 else 0.0
+        if err:
+            raise ZeroDivisionError("division by zero")
+    finally:
+        free(rstamp); free(dstamp); free(bstamp); free(dpos); free(relc); free(bep)
+        free(order); free(ret); free(relret); free(entry); free(g)

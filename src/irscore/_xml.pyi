@@ -66,3 +66,9 @@ def precall_reprec_at(
     run_off: I64, q: F64, score: F64, total: F64, collection_size: F64, ties: int, npoints: int, out_pre: F64,
 ) -> None: ...
 def row_means(a: F64, out: F64) -> None: ...
+def gp_inex2008(
+    run_off: I64, run_doc: I64, entry_pos: I64, size: I64, rel: I64,
+    rel_off: I64, rel_doc: I64, rel_size: I64, bep_off: I64, bep_doc: I64, bep_pos: I64,
+    ndocs: int, task: int, beta: float, bep_distance: int, cutoffs: I64,
+    out_gp: F64, out_agp: F64, out_warn: I64,
+) -> None: ...
