@@ -107,8 +107,8 @@ def _valid_dict(topics: Sequence[str], values: np.ndarray, mask: np.ndarray) -> 
     return {topics[t]: float(values[t]) for t in np.flatnonzero(mask).tolist()}
 
 
-def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-                      sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                      ) -> Dict[str, Dict[str, float]]:
     """Inex_eval and Precall[x] (element runs)."""
     al = ctx.al
     ntop = len(al.topics)
@@ -150,8 +150,8 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     return res
 
 
-def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-               sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """Inex_eval_ng precision/recall (with or without overlap)."""
     al = ctx.al
     ntop = len(al.topics)
@@ -196,8 +196,8 @@ def _bep_arrays(ctx: EvalContext) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     return off, np.ascontiguousarray(a[:, 1]), np.ascontiguousarray(a[:, 2])
 
 
-def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-               sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """Generalized precision gP/MAgP (RiC, BiC)."""
     al = ctx.al
     ntop = len(al.topics)
@@ -269,8 +269,8 @@ def _navigation_pairs(ctx: EvalContext, nav: Navigation) -> Tuple[np.ndarray, np
     return off, np.asarray(probs, dtype=np.float64)
 
 
-def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-                  sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """GR and EPRUM under a navigation model."""
     al = ctx.al
     ntop = len(al.topics)
@@ -310,8 +310,8 @@ def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Ma
     return res
 
 
-def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-                sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """T2I precision/recall (tolerance to irrelevance)."""
     al = ctx.al
     ntop = len(al.topics)
@@ -352,14 +352,13 @@ def compute_extra(ctx: EvalContext, names: Sequence[str], fams: Mapping[str, str
     bad = set(options) - _EXTRA_OPTIONS
     if bad:
         raise TypeError(f"unexpected options {sorted(bad)!r}")
-    sls = _topic_slices(ctx.al.run_off)
     res: Dict[str, Dict[str, float]] = {}
     by_fam: Dict[str, List[str]] = {}
     for n in names:
         by_fam.setdefault(fams[n], []).append(n)
     for keys, compute in EXTRA_FAMILIES:
         if any(k in by_fam for k in keys):
-            res.update(compute(ctx, by_fam, options, sls))
+            res.update(compute(ctx, by_fam, options))
     missing = [n for n in names if n not in res]
     if missing:
         raise ValueError(f"measures not computed: {missing}")
