@@ -254,3 +254,16 @@ def test_gp_inex2008_native_equals_reference(seed):
             mg, _ = _warned(lambda: X.inex2008.evaluate(qrels, run, names, complete=complete, **opts))
             mw, _ = _warned(lambda: ref.inex2008_evaluate(qrels, run, names, complete=complete, **opts))
             assert all(mg[n] == mw[n] or (mg[n] != mg[n] and mw[n] != mw[n]) for n in names)
+
+
+def test_thousands_of_topics_every_family():
+    """One large random case (2,000 topics) through every family at once."""
+    qrels, run = random_case(999, ntopics=2000)
+    ctx = _ctx(qrels, run, quantisation="generalised", complete=True)
+    names = ["MAgP_RiC", "gP_RiC@5", "MAgP_BiC", "gP_BiC@5", "inex_eval", "Precall[0.20]", "ngP_o@5", "ngR_s@10",
+             "GR@5", "EPRUM[0.50]", "EPRUM[1.00]", "T2IP@5", "T2IR@10"]
+    assert _same(ctx, names, {}) > 10_000
+    assert _same(ctx, ["inex_eval", "GR@3", "EPRUM[0.30]"],
+                 {"precall": "reprec", "navigation": X.default_navigation(0.25, 0.5, 0.0)}) > 3_000
+    names = ["ep@5", "gr@5", "ep@50"]
+    assert compute_focused(ctx, names) == ref.epgr_values(ctx, names)
