@@ -15,10 +15,10 @@ point checks, itself, whatever could make it read or write out of bounds
 and reports a failed allocation as MemoryError; the façade checks meaning.
 Kernels release the GIL, allocate scratch with malloc and keep no state.
 """
-from libc.stdlib cimport malloc, free, calloc
-from libc.string cimport memset
-from libc.stdint cimport int64_t
-from libc.math cimport floor
+from libc.stdlib cimport malloc, free, calloc, realloc, qsort
+from libc.string cimport memset, memcpy
+from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport floor, rint, isnan, fabs, NAN
 
 import numpy as np
 
@@ -170,6 +170,25 @@ cdef inline Py_ssize_t get_slot(Scratch *s, Py_ssize_t *nslots, int64_t doc, int
     return k
 
 
+cdef inline void add_slots(Scratch *s, Py_ssize_t *nslots, const int64_t[::1] doc, const int64_t[::1] end,
+                           Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Give the documents of spans lo..hi-1 a slot of the current topic (first come,
+    first served) and record the largest end seen in each."""
+    cdef Py_ssize_t j
+    for j in range(lo, hi):
+        get_slot(s, nslots, doc[j], end[j])
+
+
+cdef inline void set_bases(Scratch *s, Py_ssize_t nslots) noexcept nogil:
+    """Base offsets of the topic's document slots, in slot order: documents laid
+    end to end with a gap, so spans of different documents never touch."""
+    cdef Py_ssize_t k
+    cdef int64_t g0 = 0
+    for k in range(nslots):
+        s.base[k] = g0
+        g0 += s.maxend[k] + 1
+
+
 cdef double node_value(const Scratch *s, Py_ssize_t c, const double *nq,
                        double alpha, Py_ssize_t nn) noexcept nogil:
     """v(c) * |c| for an assessed node c, following the recursive XCG gain of docs/xml.md, XCG."""
@@ -257,7 +276,7 @@ def focused_pass(
     cdef Py_ssize_t ntop = run_off.shape[0] - 1
     cdef Py_ssize_t t, i, j, k, m, nr, nh, ne, ni, cap_pts, cap_run, cap_el, cap_docs
     cdef Py_ssize_t nslots, a, b, sl, top, nn, mm, lo
-    cdef int64_t g0, g1, cov, covrel, size, key, prev
+    cdef int64_t cov, covrel, size, key, prev
     cdef double csum, rv, rs
     cdef bint use_el_rsize = el_rsize.shape[0] > 0
     cdef bint laminar
@@ -352,18 +371,11 @@ def focused_pass(
             for t in range(ntop):
                 # -- 1. documents of the topic: slots and base offsets
                 nslots = 0
-                for j in range(el_off[t], el_off[t + 1]):
-                    get_slot(&s, &nslots, el_doc[j], el_end[j])
-                for j in range(hl_off[t], hl_off[t + 1]):
-                    get_slot(&s, &nslots, hl_doc[j], hl_end[j])
-                for j in range(id_off[t], id_off[t + 1]):
-                    get_slot(&s, &nslots, id_doc[j], id_end[j])
-                for j in range(run_off[t], run_off[t + 1]):
-                    get_slot(&s, &nslots, run_doc[j], run_end[j])
-                g0 = 0
-                for k in range(nslots):
-                    s.base[k] = g0
-                    g0 += s.maxend[k] + 1
+                add_slots(&s, &nslots, el_doc, el_end, el_off[t], el_off[t + 1])
+                add_slots(&s, &nslots, hl_doc, hl_end, hl_off[t], hl_off[t + 1])
+                add_slots(&s, &nslots, id_doc, id_end, id_off[t], id_off[t + 1])
+                add_slots(&s, &nslots, run_doc, run_end, run_off[t], run_off[t + 1])
+                set_bases(&s, nslots)
                 # -- 2. endpoints, compressed
                 m = 0
                 for j in range(run_off[t], run_off[t + 1]):
@@ -631,7 +643,7 @@ def xcg_passage_cap(
     cdef Py_ssize_t ntop = run_off.shape[0] - 1
     cdef Py_ssize_t t, i, j, k, m, mm, nr, ni, o, p, npos, ntouch, a, b, sl, nslots
     cdef Py_ssize_t cap_pts, cap_id, cap_docs, ntab
-    cdef int64_t g0, ntot, htot, h, lo_pt, hi_pt
+    cdef int64_t ntot, htot, h, lo_pt, hi_pt
     cdef double g, wsum, w, share, total
     cdef int newhit
     cdef int err = 0
@@ -707,14 +719,9 @@ def xcg_passage_cap(
             for t in range(ntop):
                 # -- documents of the topic: slots and base offsets
                 nslots = 0
-                for j in range(id_off[t], id_off[t + 1]):
-                    get_slot(&s, &nslots, id_doc[j], id_end[j])
-                for j in range(run_off[t], run_off[t + 1]):
-                    get_slot(&s, &nslots, run_doc[j], run_end[j])
-                g0 = 0
-                for k in range(nslots):
-                    s.base[k] = g0
-                    g0 += s.maxend[k] + 1
+                add_slots(&s, &nslots, id_doc, id_end, id_off[t], id_off[t + 1])
+                add_slots(&s, &nslots, run_doc, run_end, run_off[t], run_off[t + 1])
+                set_bases(&s, nslots)
                 # -- endpoints, compressed into segments
                 m = 0
                 for j in range(run_off[t], run_off[t + 1]):
@@ -982,31 +989,39 @@ cdef inline Py_ssize_t _first_geq(const double *xci, Py_ssize_t ni, double v) no
     return lo
 
 
+cdef void _ep_gr(const double *gain, Py_ssize_t n, const double *ideal_sorted, Py_ssize_t ni,
+                 double *xci, double *out_ep, double *out_gr) noexcept nogil:
+    # ep[k], gr[k] at every rank k of one topic; xci: scratch of ni + 1
+    cdef Py_ssize_t k, i
+    cdef double xcg = 0.0, total
+    xci[0] = 0.0
+    for k in range(ni):
+        xci[k + 1] = xci[k] + ideal_sorted[k]
+    total = xci[ni]
+    for k in range(n):
+        xcg += gain[k]
+        if xcg <= 0.0 or total <= 0.0:
+            out_ep[k] = 0.0
+            out_gr[k] = 0.0 if total <= 0.0 else xcg / total
+            continue
+        i = _first_geq(xci, ni, xcg)
+        out_ep[k] = (<double>i) / (k + 1)
+        out_gr[k] = xcg / total
+
+
 def ep_gr_curve(const double[::1] gain, const double[::1] ideal_sorted,
                 double[::1] out_ep, double[::1] out_gr):
     """ep[k] and gr[k] at every rank of one topic (for plots)."""
-    cdef Py_ssize_t n = gain.shape[0], ni = ideal_sorted.shape[0], k, i
+    cdef Py_ssize_t n = gain.shape[0], ni = ideal_sorted.shape[0]
     cdef double *xci
-    cdef double xcg = 0.0, total
     if out_ep.shape[0] < n or out_gr.shape[0] < n:
         raise ValueError("ep_gr_curve: out_ep and out_gr need one entry per rank")
     xci = <double*>malloc((ni + 1) * sizeof(double))
     if xci == NULL:
         raise MemoryError()
-    with nogil:
-        xci[0] = 0.0
-        for k in range(ni):
-            xci[k + 1] = xci[k] + ideal_sorted[k]
-        total = xci[ni]
-        for k in range(n):
-            xcg += gain[k]
-            if xcg <= 0.0 or total <= 0.0:
-                out_ep[k] = 0.0
-                out_gr[k] = 0.0 if total <= 0.0 else xcg / total
-                continue
-            i = _first_geq(xci, ni, xcg)
-            out_ep[k] = (<double>i) / (k + 1)
-            out_gr[k] = xcg / total
+    if n > 0:
+        with nogil:
+            _ep_gr(&gain[0], n, &ideal_sorted[0] if ni > 0 else NULL, ni, xci, &out_ep[0], &out_gr[0])
     free(xci)
 
 
@@ -1200,3 +1215,1374 @@ def ideal_elements(const int64_t[::1] off, const int64_t[::1] doc,
                     elif rule != 0 and not (flag[i] & 8):
                         out_keep[i] = 1
     free(parent); free(stack); free(flag)
+
+
+# ---------------------------------------------------------------------------
+# INEX families: GR/EPRUM, gP/MAgP, inex_eval (Precall), inex_eval_ng, T2I,
+# ep/gr at cutoffs.  Each reproduces, operation for operation, the floating-point
+# order of the reference computation the tests keep (numpy's pairwise sums where
+# it summed arrays, running sums where it summed in Python), so the numbers are
+# the same to the last bit.
+# ---------------------------------------------------------------------------
+
+cdef double _pairwise(const double *a, Py_ssize_t n) noexcept nogil:
+    # numpy's pairwise summation (blocks of 128, eight accumulators)
+    cdef Py_ssize_t i, n2
+    cdef double res, r0, r1, r2, r3, r4, r5, r6, r7
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        r0 = a[0]; r1 = a[1]; r2 = a[2]; r3 = a[3]
+        r4 = a[4]; r5 = a[5]; r6 = a[6]; r7 = a[7]
+        i = 8
+        while i < n - (n % 8):
+            r0 += a[i]; r1 += a[i + 1]; r2 += a[i + 2]; r3 += a[i + 3]
+            r4 += a[i + 4]; r5 += a[i + 5]; r6 += a[i + 6]; r7 += a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise(a, n2) + _pairwise(a + n2, n - n2)
+
+
+cdef inline double np_sum(const double *a, Py_ssize_t n) noexcept nogil:
+    """``numpy.sum`` of a contiguous float64 array, bit for bit."""
+    return 0.0 + _pairwise(a, n)
+
+
+def pairwise_sum(const double[::1] a):
+    """``numpy.sum`` of ``a`` as the kernels compute it (for the tests)."""
+    cdef double s
+    with nogil:
+        s = np_sum(&a[0] if a.shape[0] else NULL, a.shape[0])
+    return s
+
+
+cdef int _check_cutoffs(const int64_t[::1] cutoffs, str fn) except -1:
+    cdef Py_ssize_t c
+    for c in range(cutoffs.shape[0]):
+        if cutoffs[c] < 1:
+            raise ValueError(f"{fn}: cutoffs must be positive, got {cutoffs[c]}")
+    return 0
+
+
+cdef int _out1(const int64_t[::1] out, Py_ssize_t n, str fn, str name) except -1:
+    if out.shape[0] < n:
+        raise ValueError(f"{fn}: {name} needs one entry per topic ({n})")
+    return 0
+
+
+cdef int _out1d(double[::1] out, Py_ssize_t n, str fn, str name) except -1:
+    if out.shape[0] < n:
+        raise ValueError(f"{fn}: {name} needs one entry per topic ({n})")
+    return 0
+
+
+# -- ep/gr at cutoffs -------------------------------------------------------
+
+def epgr_at(const int64_t[::1] run_off, const double[::1] gain, const int64_t[::1] id_off,
+            const double[::1] ideal_sorted, const int64_t[::1] cutoffs,
+            double[:, ::1] out_ep, double[:, ::1] out_gr):
+    """ep@k and gr@k per topic (docs/xml.md, XCG): gr at rank min(k, n); ep at
+    rank min(k, n), times n / k when the run is shorter than k (the gain
+    stays, the effort grows); 0 for a topic without results."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, c, n, ni, r, cap_n = 1, cap_i = 1
+    cdef double *xci = NULL
+    cdef double *ep = NULL
+    cdef double *gr = NULL
+    fn = "epgr_at"
+    _csr(run_off, gain.shape[0], fn, "run_off")
+    _csr(id_off, ideal_sorted.shape[0], fn, "id_off", ntop)
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_ep, ntop, nk, fn, "out_ep")
+    _out2(out_gr, ntop, nk, fn, "out_gr")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] > cap_n:
+            cap_n = run_off[t + 1] - run_off[t]
+        if id_off[t + 1] - id_off[t] + 1 > cap_i:
+            cap_i = id_off[t + 1] - id_off[t] + 1
+    xci = <double*>malloc(cap_i * sizeof(double))
+    ep = <double*>malloc(cap_n * sizeof(double))
+    gr = <double*>malloc(cap_n * sizeof(double))
+    try:
+        if xci == NULL or ep == NULL or gr == NULL:
+            raise MemoryError()
+        with nogil:
+            for t in range(ntop):
+                n = run_off[t + 1] - run_off[t]
+                ni = id_off[t + 1] - id_off[t]
+                if n > 0:
+                    _ep_gr(&gain[run_off[t]], n, &ideal_sorted[id_off[t]] if ni > 0 else NULL, ni, xci, ep, gr)
+                for c in range(nk):
+                    r = cutoffs[c] if cutoffs[c] < n else n
+                    if r == 0:
+                        out_ep[t, c] = 0.0
+                        out_gr[t, c] = 0.0
+                        continue
+                    out_gr[t, c] = gr[r - 1]
+                    out_ep[t, c] = ep[r - 1] * r / cutoffs[c] if cutoffs[c] > n else ep[r - 1]
+    finally:
+        free(xci)
+        free(ep)
+        free(gr)
+
+
+# -- GR / EPRUM -------------------------------------------------------------
+
+cdef struct Dist:
+    # a distribution over gain sums, in insertion order (the reference is a dict)
+    double *key
+    double *val
+    Py_ssize_t n
+    Py_ssize_t cap
+    Py_ssize_t *tab     # open-addressing table of entry indexes (-1 empty)
+    Py_ssize_t tcap     # power of two
+
+
+cdef inline size_t _hash_double(double x) noexcept nogil:
+    cdef uint64_t b
+    if x == 0.0:
+        x = 0.0
+    memcpy(&b, &x, sizeof(double))
+    b ^= b >> 33
+    b *= <uint64_t> 0xff51afd7ed558ccdULL
+    b ^= b >> 33
+    return <size_t> b
+
+
+cdef int _dist_reserve(Dist *d, Py_ssize_t n) noexcept nogil:
+    # room for n entries; clears the table (entries are dropped)
+    cdef Py_ssize_t tc, k
+    cdef double *p
+    cdef Py_ssize_t *q
+    if n > d.cap:
+        p = <double*>realloc(d.key, n * sizeof(double))
+        if p == NULL:
+            return -1
+        d.key = p
+        p = <double*>realloc(d.val, n * sizeof(double))
+        if p == NULL:
+            return -1
+        d.val = p
+        d.cap = n
+    tc = 16
+    while tc < 2 * n:
+        tc *= 2
+    if tc > d.tcap:
+        q = <Py_ssize_t*>realloc(d.tab, tc * sizeof(Py_ssize_t))
+        if q == NULL:
+            return -1
+        d.tab = q
+        d.tcap = tc
+    for k in range(d.tcap):
+        d.tab[k] = -1
+    d.n = 0
+    return 0
+
+
+cdef inline void _dist_add(Dist *d, double key, double x) noexcept nogil:
+    # d[key] = d.get(key, 0.0) + x   (room reserved by _dist_reserve)
+    cdef size_t mask = <size_t> (d.tcap - 1)
+    cdef size_t h = _hash_double(key) & mask
+    cdef Py_ssize_t e
+    while True:
+        e = d.tab[h]
+        if e < 0:
+            d.tab[h] = d.n
+            d.key[d.n] = key
+            d.val[d.n] = 0.0 + x
+            d.n += 1
+            return
+        if d.key[e] == key:
+            d.val[e] = d.val[e] + x
+            return
+        h = (h + 1) & mask
+
+
+cdef int _prob_dist(Dist *a, Dist *b, const double *p, const double *g, Py_ssize_t ni,
+                    Dist **out) noexcept nogil:
+    """Distribution of sum_x g_x B_x for independent Bernoulli(p_x), as the
+    reference's dictionary (sums rounded as numpy rounds to 12 decimals);
+    -1: out of memory, -2: more than 2,000,000 distinct sums."""
+    cdef Dist *src = a
+    cdef Dist *dst = b
+    cdef Dist *tmp
+    cdef Py_ssize_t k, e
+    cdef double px, gx, v, pr
+    if _dist_reserve(src, 1) < 0:
+        return -1
+    _dist_add(src, 0.0, 1.0)
+    for k in range(ni):
+        px = p[k]
+        gx = g[k]
+        if px <= 0.0 or gx <= 0.0:
+            continue
+        if _dist_reserve(dst, 2 * src.n) < 0:
+            return -1
+        for e in range(src.n):
+            v = src.key[e]
+            pr = src.val[e]
+            _dist_add(dst, v, pr * (1.0 - px))
+            _dist_add(dst, rint((v + gx) * 1e12) / 1e12, pr * px)
+        tmp = src
+        src = dst
+        dst = tmp
+        if src.n > 2000000:
+            return -2
+    out[0] = src
+    return 0
+
+
+cdef inline double _nav(int64_t rs, int64_t re, int64_t xs, int64_t xe,
+                        double pa, double pd, double psib) noexcept nogil:
+    # default_navigation: result [rs, re) and ideal element [xs, xe) of one document
+    if rs == xs and re == xe:
+        return 1.0
+    if xs <= rs and re <= xe:
+        return pa
+    if rs <= xs and xe <= re:
+        return pd
+    return psib
+
+
+cdef int _cmp_double(const void *a, const void *b) noexcept nogil:
+    cdef double x = (<const double*>a)[0], y = (<const double*>b)[0]
+    return -1 if x < y else (1 if x > y else 0)
+
+
+cdef bint _eprum_fast(bint use_pairs, const int64_t[::1] pair_off, const double[::1] pair_p,
+                      Py_ssize_t lo, Py_ssize_t hi, const double *g, Py_ssize_t ni,
+                      double pa, double pd, double psib) noexcept nogil:
+    """Whether a topic's EPRUM reduces to one gain sum: every navigation
+    probability is 0 or 1 (the reference's distribution then holds all its mass
+    on one sum, every other entry 0), and every positive gain is large enough
+    for the rounded running sum to grow with each element seen (so the rank at
+    which the sum reaches a level is found by bisection)."""
+    cdef Py_ssize_t k
+    cdef double gpos = 0.0, gmin = 1e308
+    if use_pairs:
+        for k in range(pair_off[lo], pair_off[hi]):
+            if pair_p[k] != 0.0 and pair_p[k] != 1.0:
+                return False
+    else:
+        if (pa != 0.0 and pa != 1.0) or (pd != 0.0 and pd != 1.0) or (psib != 0.0 and psib != 1.0):
+            return False
+    for k in range(ni):
+        if g[k] > 0.0:
+            gpos += g[k]
+            if g[k] < gmin:
+                gmin = g[k]
+        elif not (g[k] <= 0.0):
+            return False
+    return gpos == 0.0 or (gmin > 1e-9 + gpos * 1e-13 and gpos < 1e250)
+
+
+cdef double _seen_sum(const double *g, const Py_ssize_t *seen_at, Py_ssize_t ni, Py_ssize_t j) noexcept nogil:
+    # the reference's gain sum (rounded to 12 decimals as numpy rounds, in the
+    # ideal elements' order) of the elements seen by rank j
+    cdef Py_ssize_t k
+    cdef double v = 0.0
+    for k in range(ni):
+        if seen_at[k] <= j and g[k] > 0.0:
+            v = rint((v + g[k]) * 1e12) / 1e12
+    return v
+
+
+def eprum_measures(
+    const int64_t[::1] run_off, const int64_t[::1] run_doc,
+    const int64_t[::1] run_start, const int64_t[::1] run_end,
+    const int64_t[::1] id_off, const int64_t[::1] id_doc,
+    const int64_t[::1] id_start, const int64_t[::1] id_end,
+    const double[::1] ideal_gain, Py_ssize_t ndocs,
+    double p_ancestor, double p_descendant, double p_sibling,
+    const int64_t[::1] pair_off, const double[::1] pair_p,
+    const int64_t[::1] cutoffs, const double[::1] levels,
+    double[:, ::1] out_gr, double[:, ::1] out_ep, int64_t[::1] out_valid,
+):
+    """GR@k and EPRUM at recall ``levels`` (each in (0, 1]) per topic
+    (docs/xml.md, GR/EPRUM).  Navigation: the default model with the three
+    probabilities when ``pair_off`` is empty; otherwise result i's
+    probabilities towards the ideal elements of its document, in their order,
+    are ``pair_p[pair_off[i]:pair_off[i + 1]]`` (a caller's model).  ``ndocs``:
+    documents of the assessments (ideal codes below it; a run code at or above
+    it matches nothing).  out_valid[t] = 1 when topic t has ideal elements of
+    positive total gain (its values are set), else 0.
+    """
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0], nl = levels.shape[0]
+    cdef Py_ssize_t t, c, l, j, i, k, i0, ni, nr, d, cap_i = 1, r
+    cdef double G, old, pr, s
+    cdef bint touched, use_pairs, fast
+    cdef Py_ssize_t *seen_at = NULL
+    cdef int err = 0
+    cdef Py_ssize_t pidx
+    cdef Dist da, db
+    cdef Dist *dd = NULL
+    cdef Py_ssize_t *stamp = NULL
+    cdef Py_ssize_t *dhead = NULL
+    cdef Py_ssize_t *nxt = NULL
+    cdef Py_ssize_t *mstar = NULL
+    cdef double *notseen = NULL
+    cdef double *F = NULL
+    cdef double *prod = NULL
+    cdef double *gs = NULL
+    cdef double *need = NULL
+    cdef double *prev = NULL
+    cdef double *acc = NULL
+    cdef double *cdf = NULL
+    fn = "eprum_measures"
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    for s in (p_ancestor, p_descendant, p_sibling):
+        if not (0.0 <= s <= 1.0):
+            raise ValueError(f"{fn}: navigation probabilities must lie in [0, 1], got {s}")
+    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _csr(id_off, id_doc.shape[0], fn, "id_off", ntop)
+    if run_start.shape[0] != run_doc.shape[0] or run_end.shape[0] != run_doc.shape[0]:
+        raise ValueError(f"{fn}: run_doc, run_start and run_end must have one length")
+    for i in range(run_doc.shape[0]):
+        if run_doc[i] < 0:
+            raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code")
+    # the document tables only need the ideal elements' codes (a run code beyond matches nothing)
+    ndocs = _spans(id_off, id_doc, id_start, id_end, ndocs, fn, "id")
+    if ideal_gain.shape[0] != id_doc.shape[0]:
+        raise ValueError(f"{fn}: ideal_gain must have one value per ideal element")
+    use_pairs = pair_off.shape[0] > 0
+    if use_pairs:
+        _csr(pair_off, pair_p.shape[0], fn, "pair_off", run_doc.shape[0])
+        for i in range(pair_p.shape[0]):
+            if not (0.0 <= pair_p[i] <= 1.0):
+                raise ValueError(f"{fn}: pair_p[{i}] = {pair_p[i]} is not a probability")
+    _check_cutoffs(cutoffs, fn)
+    for l in range(nl):
+        if not (0.0 < levels[l] <= 1.0):
+            raise ValueError(f"{fn}: recall levels must lie in (0, 1], got {levels[l]}")
+    _out2(out_gr, ntop, nk, fn, "out_gr")
+    _out2(out_ep, ntop, nl, fn, "out_ep")
+    _out1(out_valid, ntop, fn, "out_valid")
+    for t in range(ntop):
+        if id_off[t + 1] - id_off[t] + 1 > cap_i:
+            cap_i = id_off[t + 1] - id_off[t] + 1
+    memset(&da, 0, sizeof(Dist))
+    memset(&db, 0, sizeof(Dist))
+    stamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    dhead = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    nxt = <Py_ssize_t*>malloc(cap_i * sizeof(Py_ssize_t))
+    notseen = <double*>malloc(cap_i * sizeof(double))
+    seen_at = <Py_ssize_t*>malloc(cap_i * sizeof(Py_ssize_t))
+    F = <double*>malloc(cap_i * sizeof(double))
+    prod = <double*>malloc(cap_i * sizeof(double))
+    gs = <double*>malloc(cap_i * sizeof(double))
+    mstar = <Py_ssize_t*>malloc((nl + 1) * sizeof(Py_ssize_t))
+    need = <double*>malloc((nl + 1) * sizeof(double))
+    prev = <double*>malloc((nl + 1) * sizeof(double))
+    acc = <double*>malloc((nl + 1) * sizeof(double))
+    cdf = <double*>malloc((nl + 1) * sizeof(double))
+    try:
+        if (stamp == NULL or dhead == NULL or nxt == NULL or notseen == NULL or seen_at == NULL or F == NULL or prod == NULL
+                or gs == NULL or mstar == NULL or need == NULL or prev == NULL or acc == NULL or cdf == NULL):
+            raise MemoryError()
+        with nogil:
+            for d in range(ndocs + 1):
+                stamp[d] = -1
+            for t in range(ntop):
+                out_valid[t] = 0
+                i0 = id_off[t]
+                ni = id_off[t + 1] - i0
+                if ni == 0:
+                    continue
+                G = np_sum(&ideal_gain[i0], ni)
+                if G <= 0.0:
+                    continue
+                out_valid[t] = 1
+                # ideal elements of each document, in their order
+                for k in range(ni - 1, -1, -1):
+                    d = id_doc[i0 + k]
+                    if stamp[d] != t:
+                        stamp[d] = t
+                        dhead[d] = -1
+                    nxt[k] = dhead[d]
+                    dhead[d] = k
+                    notseen[k] = 1.0
+                    F[k] = 0.0
+                # the ideal list: gains sorted, decreasing, cumulated
+                for k in range(ni):
+                    gs[k] = ideal_gain[i0 + k]
+                qsort(gs, ni, sizeof(double), _cmp_double)
+                for k in range(ni // 2):
+                    s = gs[k]
+                    gs[k] = gs[ni - 1 - k]
+                    gs[ni - 1 - k] = s
+                for k in range(1, ni):
+                    gs[k] = gs[k - 1] + gs[k]
+                for l in range(nl):
+                    need[l] = levels[l] * G * (1.0 - 1e-12)
+                    # numpy.searchsorted(xci, need, side="left") + 1
+                    i = 0
+                    j = ni
+                    while i < j:
+                        r = i + ((j - i) >> 1)
+                        if gs[r] < need[l]:
+                            i = r + 1
+                        else:
+                            j = r
+                    mstar[l] = i + 1
+                    prev[l] = 0.0
+                    acc[l] = 0.0
+                    cdf[l] = 0.0
+                nr = run_off[t + 1] - run_off[t]
+                if nr == 0:
+                    for c in range(nk):
+                        out_gr[t, c] = 0.0 / G
+                fast = _eprum_fast(use_pairs, pair_off, pair_p, run_off[t], run_off[t + 1], &ideal_gain[i0], ni,
+                                   p_ancestor, p_descendant, p_sibling) if nl > 0 else False
+                for k in range(ni):
+                    seen_at[k] = nr
+                for j in range(nr):
+                    i = run_off[t] + j
+                    d = run_doc[i]
+                    touched = j == 0
+                    pidx = pair_off[i] if use_pairs else 0
+                    if d < ndocs and stamp[d] == t:
+                        k = dhead[d]
+                        while k >= 0:
+                            if use_pairs:
+                                if pidx >= pair_off[i + 1]:
+                                    err = -3
+                                    break
+                                pr = pair_p[pidx]
+                                pidx += 1
+                            else:
+                                pr = _nav(run_start[i], run_end[i], id_start[i0 + k], id_end[i0 + k],
+                                          p_ancestor, p_descendant, p_sibling)
+                            old = notseen[k]
+                            notseen[k] *= (1.0 - pr)
+                            if notseen[k] != old:
+                                touched = True
+                                F[k] = 1.0 - notseen[k]
+                                if seen_at[k] == nr:
+                                    seen_at[k] = j
+                            k = nxt[k]
+                    if use_pairs and pidx != pair_off[i + 1]:
+                        err = -3
+                    if err < 0:
+                        break
+                    if touched and nl > 0 and not fast:
+                        err = _prob_dist(&da, &db, F, &ideal_gain[i0], ni, &dd)
+                        if err < 0:
+                            break
+                        for l in range(nl):
+                            s = 0.0
+                            for k in range(dd.n):
+                                if dd.key[k] >= need[l]:
+                                    s += dd.val[k]
+                            cdf[l] = s
+                    for c in range(nk):
+                        r = cutoffs[c] if cutoffs[c] < nr else nr
+                        if r - 1 == j:
+                            for k in range(ni):
+                                prod[k] = F[k] * ideal_gain[i0 + k]
+                            out_gr[t, c] = np_sum(prod, ni) / G
+                    if not fast:
+                        for l in range(nl):
+                            acc[l] += (cdf[l] - prev[l]) * mstar[l] / (j + 1)
+                            prev[l] = cdf[l]
+                if err < 0:
+                    break
+                if fast:
+                    # every probability 0 or 1: all the mass on one gain sum, reached at one
+                    # rank (the first whose sum reaches the level); found by bisection
+                    for l in range(nl):
+                        i = 0
+                        j = nr
+                        while i < j:
+                            r = i + ((j - i) >> 1)
+                            if _seen_sum(&ideal_gain[i0], seen_at, ni, r) >= need[l]:
+                                j = r
+                            else:
+                                i = r + 1
+                        out_ep[t, l] = 0.0 + (1.0 * mstar[l]) / (i + 1) if i < nr else 0.0
+                else:
+                    for l in range(nl):
+                        out_ep[t, l] = acc[l]
+        if err == -1:
+            raise MemoryError()
+        if err == -2:
+            raise ValueError("EPRUM: too many distinct gain sums for the exact computation")
+        if err == -3:
+            raise ValueError(f"{fn}: pair_off does not give each result one probability per ideal "
+                             "element of its document")
+    finally:
+        free(da.key); free(da.val); free(da.tab)
+        free(db.key); free(db.val); free(db.tab)
+        free(stamp); free(dhead); free(nxt); free(notseen); free(seen_at); free(F); free(prod); free(gs)
+        free(mstar); free(need); free(prev); free(acc); free(cdf)
+
+
+# -- gP / MAgP (RiC, BiC) ---------------------------------------------------
+
+def gp_measures(
+    const int64_t[::1] run_off, const int64_t[::1] run_doc, const int64_t[::1] run_start,
+    const double[::1] novel, const double[::1] novel_rel,
+    const int64_t[::1] hl_off, const int64_t[::1] hl_doc,
+    const int64_t[::1] hl_start, const int64_t[::1] hl_end,
+    const int64_t[::1] bep_off, const int64_t[::1] bep_doc, const int64_t[::1] bep_pos,
+    Py_ssize_t ndocs, int task, double beta, int64_t bep_distance, const int64_t[::1] cutoffs,
+    double[:, ::1] out_gp, double[::1] out_magp, int64_t[::1] out_valid,
+):
+    """Generalised precision per topic (docs/xml.md, gP): articles ranked by their
+    first result; ``task`` 0 (RiC: F-beta of the article's retrieved text,
+    ``novel``/``novel_rel`` per result) or 1 (BiC: distance of the article's
+    first result's start to its best entry point, ``bep_*`` per topic).
+    out_gp[t, c] = gP@cutoffs[c]; out_magp[t] = AgP; out_valid[t] = 1 when the
+    topic has a relevant article (an article with highlighted text)."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap = 1, r, ntab
+    cdef int64_t dist
+    cdef double p, rr, b2 = beta * beta, cum
+    cdef Py_ssize_t *rstamp = NULL
+    cdef Py_ssize_t *dstamp = NULL
+    cdef Py_ssize_t *bstamp = NULL
+    cdef Py_ssize_t *dpos = NULL
+    cdef int64_t *relc = NULL
+    cdef int64_t *bep = NULL
+    cdef Py_ssize_t *order = NULL
+    cdef double *ret = NULL
+    cdef double *relret = NULL
+    cdef int64_t *entry = NULL
+    cdef double *sc = NULL
+    cdef double *gsel = NULL
+    fn = "gp_measures"
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if task != 0 and task != 1:
+        raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
+    if not beta > 0.0 or bep_distance <= 0:
+        raise ValueError(f"{fn}: beta and bep_distance must be positive")
+    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
+    _csr(bep_off, bep_doc.shape[0], fn, "bep_off", ntop)
+    if (run_start.shape[0] != run_doc.shape[0] or novel.shape[0] != run_doc.shape[0]
+            or novel_rel.shape[0] != run_doc.shape[0]):
+        raise ValueError(f"{fn}: run_doc, run_start, novel and novel_rel must have one length")
+    if bep_pos.shape[0] != bep_doc.shape[0]:
+        raise ValueError(f"{fn}: bep_doc and bep_pos must have one length")
+    ntab = _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl")
+    for i in range(run_doc.shape[0]):
+        if run_doc[i] < 0 or run_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code 0..{ndocs - 1}")
+        if run_doc[i] >= ntab:
+            ntab = run_doc[i] + 1
+    for i in range(bep_doc.shape[0]):
+        if bep_doc[i] < 0 or bep_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: bep_doc[{i}] = {bep_doc[i]} is not a document code 0..{ndocs - 1}")
+        if bep_doc[i] >= ntab:
+            ntab = bep_doc[i] + 1
+    ndocs = ntab     # the document tables only need the codes in use
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_gp, ntop, nk, fn, "out_gp")
+    _out1d(out_magp, ntop, fn, "out_magp")
+    _out1(out_valid, ntop, fn, "out_valid")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] > cap:
+            cap = run_off[t + 1] - run_off[t]
+    rstamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    dstamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    bstamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    dpos = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    relc = <int64_t*>malloc((ndocs + 1) * sizeof(int64_t))
+    bep = <int64_t*>malloc((ndocs + 1) * sizeof(int64_t))
+    order = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    ret = <double*>malloc(cap * sizeof(double))
+    relret = <double*>malloc(cap * sizeof(double))
+    entry = <int64_t*>malloc(cap * sizeof(int64_t))
+    sc = <double*>malloc(cap * sizeof(double))
+    gsel = <double*>malloc(cap * sizeof(double))
+    try:
+        if (rstamp == NULL or dstamp == NULL or bstamp == NULL or dpos == NULL or relc == NULL or bep == NULL
+                or order == NULL or ret == NULL or relret == NULL or entry == NULL or sc == NULL or gsel == NULL):
+            raise MemoryError()
+        with nogil:
+            for d in range(ndocs + 1):
+                rstamp[d] = -1
+                dstamp[d] = -1
+                bstamp[d] = -1
+            for t in range(ntop):
+                # relevant articles: highlighted characters per document
+                nrel = 0
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    d = hl_doc[j]
+                    if rstamp[d] != t:
+                        rstamp[d] = t
+                        relc[d] = 0
+                        nrel += 1
+                    relc[d] += hl_end[j] - hl_start[j]
+                out_valid[t] = 1 if nrel > 0 else 0
+                if nrel == 0:
+                    continue
+                for j in range(bep_off[t], bep_off[t + 1]):
+                    bstamp[bep_doc[j]] = t
+                    bep[bep_doc[j]] = bep_pos[j]
+                # articles in the order of their first result
+                na = 0
+                for i in range(run_off[t], run_off[t + 1]):
+                    d = run_doc[i]
+                    if dstamp[d] != t:
+                        dstamp[d] = t
+                        dpos[d] = na
+                        order[na] = d
+                        ret[na] = 0.0
+                        relret[na] = 0.0
+                        entry[na] = run_start[i]
+                        na += 1
+                    ret[dpos[d]] += novel[i]
+                    relret[dpos[d]] += novel_rel[i]
+                for j in range(na):
+                    d = order[j]
+                    if task == 0:
+                        if rstamp[d] != t or relc[d] == 0 or ret[j] <= 0.0 or relret[j] <= 0.0:
+                            sc[j] = 0.0
+                            continue
+                        p = relret[j] / ret[j]
+                        rr = relret[j] / (<double> relc[d])
+                        sc[j] = (1 + b2) * p * rr / (b2 * p + rr)
+                    else:
+                        if bstamp[d] != t or rstamp[d] != t:
+                            sc[j] = 0.0
+                            continue
+                        dist = entry[j] - bep[d]
+                        if dist < 0:
+                            dist = -dist
+                        sc[j] = (<double> (bep_distance - dist)) / (<double> bep_distance) if dist < bep_distance else 0.0
+                # AgP: gP[r] = cumulated score / r at the relevant articles' ranks
+                cum = 0.0
+                r = 0
+                for j in range(na):
+                    cum = sc[j] if j == 0 else cum + sc[j]
+                    if rstamp[order[j]] == t:
+                        gsel[r] = cum / (j + 1)
+                        r += 1
+                out_magp[t] = np_sum(gsel, r) / nrel
+                for c in range(nk):
+                    out_gp[t, c] = np_sum(sc, cutoffs[c] if cutoffs[c] < na else na) / cutoffs[c]
+    finally:
+        free(rstamp); free(dstamp); free(bstamp); free(dpos); free(relc); free(bep)
+        free(order); free(ret); free(relret); free(entry); free(sc); free(gsel)
+
+
+# -- inex_eval: Precall (published reading) ---------------------------------
+
+def precall_published(
+    const int64_t[::1] run_off, const double[::1] q, const double[::1] score,
+    const double[::1] total, const double[::1] collection_size, int ties, Py_ssize_t npoints,
+    double[:, ::1] out_pre, double[::1] out_mean,
+):
+    """Precall at recall k / npoints, k = 1..npoints, per topic (Raghavan's
+    expected search length; docs/xml.md, inex_eval): ``q`` relevant units per
+    result, tie groups of equal ``score`` (``ties``), ``total`` the recall base
+    per topic, ``collection_size`` per topic (NaN: none; else the unretrieved
+    units form a final group).  out_mean[t] = mean over the levels."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, cap = 2
+    cdef Py_ssize_t t, i, j, n, lo, ng, g, gstart, k
+    cdef double tot, got, rest_rel, rest_n, xn, x, s_need
+    cdef bint mono
+    cdef int err = 0
+    cdef Py_ssize_t bad = -1
+    cdef double *gr = NULL
+    cdef double *gn = NULL
+    cdef double *brel = NULL
+    cdef double *bnon = NULL
+    fn = "precall_published"
+    _csr(run_off, q.shape[0], fn, "run_off")
+    if score.shape[0] != q.shape[0]:
+        raise ValueError(f"{fn}: q and score must have one length")
+    if total.shape[0] < ntop or collection_size.shape[0] < ntop:
+        raise ValueError(f"{fn}: total and collection_size need one value per topic")
+    if npoints < 1:
+        raise ValueError(f"{fn}: npoints must be positive")
+    _out2(out_pre, ntop, npoints, fn, "out_pre")
+    _out1d(out_mean, ntop, fn, "out_mean")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] + 2 > cap:
+            cap = run_off[t + 1] - run_off[t] + 2
+    gr = <double*>malloc(cap * sizeof(double))
+    gn = <double*>malloc(cap * sizeof(double))
+    brel = <double*>malloc(cap * sizeof(double))
+    bnon = <double*>malloc(cap * sizeof(double))
+    try:
+        if gr == NULL or gn == NULL or brel == NULL or bnon == NULL:
+            raise MemoryError()
+        with nogil:
+            for t in range(ntop):
+                for k in range(npoints):
+                    out_pre[t, k] = 0.0
+                tot = total[t]
+                if tot <= 0.0:
+                    out_mean[t] = np_sum(&out_pre[t, 0], npoints) / npoints
+                    continue
+                lo = run_off[t]
+                n = run_off[t + 1] - lo
+                ng = 0
+                i = 0
+                while i < n:
+                    j = i + 1
+                    if ties:
+                        while j < n and score[lo + j] == score[lo + i]:
+                            j += 1
+                    gr[ng] = np_sum(&q[lo + i], j - i)
+                    gn[ng] = (<double> (j - i)) - gr[ng]
+                    ng += 1
+                    i = j
+                got = 0.0
+                for g in range(ng):
+                    got = got + gr[g]
+                if not isnan(collection_size[t]):
+                    x = tot - got
+                    rest_rel = 0.0 if 0.0 > x else x
+                    rest_n = collection_size[t] - n
+                    if rest_n < rest_rel - 1e-9:
+                        err = 1
+                        bad = t
+                        break
+                    gr[ng] = rest_rel
+                    x = rest_n - rest_rel
+                    gn[ng] = 0.0 if 0.0 > x else x
+                    ng += 1
+                # relevant / non-relevant units before each group, summed in order
+                mono = True
+                x = 0.0
+                s_need = 0.0
+                for g in range(ng):
+                    brel[g] = x
+                    bnon[g] = s_need
+                    if not (gr[g] >= 0.0):
+                        mono = False
+                    x += gr[g]
+                    s_need += gn[g]
+                gstart = 0
+                for k in range(1, npoints + 1):
+                    xn = tot * k / npoints
+                    for g in range(gstart, ng):
+                        if brel[g] + gr[g] >= xn - 1e-9 and gr[g] > 0:
+                            x = xn - brel[g]
+                            s_need = 0.0 if 0.0 > x else x
+                            out_pre[t, k - 1] = xn / (xn + (bnon[g] + s_need * gn[g] / (gr[g] + 1.0)))
+                            if mono:
+                                gstart = g
+                            break
+                    else:
+                        if mono:
+                            break
+                out_mean[t] = np_sum(&out_pre[t, 0], npoints) / npoints
+        if err:
+            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
+    finally:
+        free(gr); free(gn); free(brel); free(bnon)
+
+
+# -- inex_eval_ng -------------------------------------------------------------
+
+def ng_at(
+    const int64_t[::1] run_off, const double[::1] exh, const double[::1] spe,
+    const double[::1] size, const double[::1] w, const double[::1] tot_exh,
+    const int64_t[::1] cutoffs, double[:, ::1] out_p, double[:, ::1] out_r,
+):
+    """inex_eval_ng at each cutoff k (docs/xml.md): P = sum spe size w / sum size w,
+    R = sum exh w / ``tot_exh`` over the first k results (w = 1 - overlap, or 1).
+    Topics with tot_exh <= 0 are left at 0."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0], cap = 1
+    cdef Py_ssize_t t, c, i, lo, hi
+    cdef double den
+    cdef double *a = NULL
+    cdef double *b = NULL
+    cdef double *e = NULL
+    fn = "ng_at"
+    _csr(run_off, exh.shape[0], fn, "run_off")
+    if spe.shape[0] != exh.shape[0] or size.shape[0] != exh.shape[0] or w.shape[0] != exh.shape[0]:
+        raise ValueError(f"{fn}: exh, spe, size and w must have one length")
+    if tot_exh.shape[0] < ntop:
+        raise ValueError(f"{fn}: tot_exh needs one value per topic")
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_p, ntop, nk, fn, "out_p")
+    _out2(out_r, ntop, nk, fn, "out_r")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] > cap:
+            cap = run_off[t + 1] - run_off[t]
+    a = <double*>malloc(cap * sizeof(double))
+    b = <double*>malloc(cap * sizeof(double))
+    e = <double*>malloc(cap * sizeof(double))
+    try:
+        if a == NULL or b == NULL or e == NULL:
+            raise MemoryError()
+        with nogil:
+            for t in range(ntop):
+                lo = run_off[t]
+                for i in range(lo, run_off[t + 1]):
+                    a[i - lo] = size[i] * w[i]
+                    b[i - lo] = spe[i] * size[i] * w[i]
+                    e[i - lo] = exh[i] * w[i]
+                for c in range(nk):
+                    out_p[t, c] = 0.0
+                    out_r[t, c] = 0.0
+                    if tot_exh[t] <= 0.0:
+                        continue
+                    hi = lo + cutoffs[c]
+                    if hi > run_off[t + 1]:
+                        hi = run_off[t + 1]
+                    den = np_sum(a, hi - lo)
+                    out_p[t, c] = np_sum(b, hi - lo) / den if den > 0.0 else 0.0
+                    out_r[t, c] = np_sum(e, hi - lo) / tot_exh[t]
+    finally:
+        free(a); free(b); free(e)
+
+
+# -- T2I ----------------------------------------------------------------------
+
+cdef struct Iv:
+    int64_t s
+    int64_t e
+
+
+cdef int _cmp_iv(const void *a, const void *b) noexcept nogil:
+    cdef const Iv *x = <const Iv*>a
+    cdef const Iv *y = <const Iv*>b
+    if x.s != y.s:
+        return -1 if x.s < y.s else 1
+    if x.e != y.e:
+        return -1 if x.e < y.e else 1
+    return 0
+
+
+cdef int64_t _t2i_stop(const Iv *hl, Py_ssize_t nh, int64_t start, int64_t doclen, int64_t tol) noexcept nogil:
+    # position after the last character read from ``start`` (hl sorted)
+    cdef int64_t pos = start, gap
+    cdef Py_ssize_t k
+    for k in range(nh):
+        if hl[k].e <= pos:
+            continue
+        gap = hl[k].s - pos
+        if gap < 0:
+            gap = 0
+        if gap >= tol:
+            return pos + tol if pos + tol < doclen else doclen
+        if hl[k].e > pos:
+            pos = hl[k].e
+        if pos >= doclen:
+            return doclen
+    if doclen > pos:
+        return pos + tol if pos + tol < doclen else doclen
+    return doclen if doclen > start else start
+
+
+cdef int64_t _add_read(Iv *read, Py_ssize_t *nread, Iv *tmp, int64_t s, int64_t e,
+                       const Iv *hl, Py_ssize_t nh) noexcept nogil:
+    # highlighted characters of [s, e) not read before (hl in assessment order);
+    # merges [s, e) into the read intervals (kept disjoint, sorted)
+    cdef int64_t new = 0, a, b, x, y, covered, ns, ne
+    cdef Py_ssize_t k, r, m, n = nread[0]
+    if e <= s:
+        return 0
+    for k in range(nh):
+        a = hl[k].s if hl[k].s > s else s
+        b = hl[k].e if hl[k].e < e else e
+        if b <= a:
+            continue
+        covered = 0
+        for r in range(n):
+            x = read[r].s if read[r].s > a else a
+            y = read[r].e if read[r].e < b else b
+            if y > x:
+                covered += y - x
+        new += (b - a) - covered
+    m = 0
+    ns = s
+    ne = e
+    for r in range(n):
+        if read[r].e < ns or read[r].s > ne:
+            tmp[m] = read[r]
+            m += 1
+        else:
+            if read[r].s < ns:
+                ns = read[r].s
+            if read[r].e > ne:
+                ne = read[r].e
+    # the kept intervals stay in order; insert the merged one (a sort by
+    # (start, end) of distinct intervals: one order whatever the method)
+    r = m
+    while r > 0 and (tmp[r - 1].s > ns or (tmp[r - 1].s == ns and tmp[r - 1].e > ne)):
+        r -= 1
+    for k in range(m, r, -1):
+        tmp[k] = tmp[k - 1]
+    tmp[r].s = ns
+    tmp[r].e = ne
+    m += 1
+    for r in range(m):
+        read[r] = tmp[r]
+    nread[0] = m
+    return new
+
+
+def t2i_at(
+    const int64_t[::1] run_off, const int64_t[::1] run_doc,
+    const int64_t[::1] run_start, const int64_t[::1] run_end,
+    const int64_t[::1] hl_off, const int64_t[::1] hl_doc,
+    const int64_t[::1] hl_start, const int64_t[::1] hl_end,
+    const int64_t[::1] doclen, Py_ssize_t ndocs, int64_t tolerance, const int64_t[::1] cutoffs,
+    double[:, ::1] out_p, double[:, ::1] out_r, int64_t[::1] out_valid,
+):
+    """T2I precision and recall at each cutoff per topic (docs/xml.md, T2I): from
+    each result's start the reader reads on until ``tolerance`` consecutive
+    non-relevant characters or the document's end (``doclen[code]``; the span's
+    end when the code has no length or a negative one).  out_valid[t] = 1 when
+    the topic has highlighted text."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, c, i, j, d, n, nd, k, cap_h = 1, cap_r = 1, r, ntab
+    cdef int64_t trel, dl, stop, cg, ce
+    cdef Py_ssize_t *stamp = NULL
+    cdef Py_ssize_t *dslot = NULL
+    cdef Py_ssize_t *hcnt = NULL
+    cdef Py_ssize_t *hoff = NULL
+    cdef Py_ssize_t *rcnt = NULL
+    cdef Py_ssize_t *roff = NULL
+    cdef Py_ssize_t *nread = NULL
+    cdef Iv *hl = NULL
+    cdef Iv *hls = NULL
+    cdef Iv *read = NULL
+    cdef Iv *tmp = NULL
+    fn = "t2i_at"
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if tolerance <= 0:
+        raise ValueError(f"{fn}: tolerance must be positive")
+    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
+    ntab = _spans(run_off, run_doc, run_start, run_end, ndocs, fn, "run")
+    ntab = max(ntab, _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl"))
+    ndocs = ntab     # the document tables only need the codes in use
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_p, ntop, nk, fn, "out_p")
+    _out2(out_r, ntop, nk, fn, "out_r")
+    _out1(out_valid, ntop, fn, "out_valid")
+    for t in range(ntop):
+        if hl_off[t + 1] - hl_off[t] > cap_h:
+            cap_h = hl_off[t + 1] - hl_off[t]
+        if run_off[t + 1] - run_off[t] + hl_off[t + 1] - hl_off[t] > cap_r:
+            cap_r = run_off[t + 1] - run_off[t] + hl_off[t + 1] - hl_off[t]
+    stamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    dslot = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
+    hcnt = <Py_ssize_t*>malloc((cap_r + 1) * sizeof(Py_ssize_t))
+    hoff = <Py_ssize_t*>malloc((cap_r + 2) * sizeof(Py_ssize_t))
+    rcnt = <Py_ssize_t*>malloc((cap_r + 1) * sizeof(Py_ssize_t))
+    roff = <Py_ssize_t*>malloc((cap_r + 2) * sizeof(Py_ssize_t))
+    nread = <Py_ssize_t*>malloc((cap_r + 1) * sizeof(Py_ssize_t))
+    hl = <Iv*>malloc(cap_h * sizeof(Iv))
+    hls = <Iv*>malloc(cap_h * sizeof(Iv))
+    read = <Iv*>malloc((2 * cap_r + 1) * sizeof(Iv))
+    tmp = <Iv*>malloc((2 * cap_r + 1) * sizeof(Iv))
+    try:
+        if (stamp == NULL or dslot == NULL or hcnt == NULL or hoff == NULL or rcnt == NULL or roff == NULL
+                or nread == NULL or hl == NULL or hls == NULL or read == NULL or tmp == NULL):
+            raise MemoryError()
+        with nogil:
+            for d in range(ndocs + 1):
+                stamp[d] = -1
+            for t in range(ntop):
+                trel = 0
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    trel += hl_end[j] - hl_start[j]
+                out_valid[t] = 1 if trel > 0 else 0
+                for c in range(nk):
+                    out_p[t, c] = 0.0
+                    out_r[t, c] = 0.0
+                if trel <= 0:
+                    continue
+                # document slots; passages grouped by document (assessment order) and
+                # a sorted copy; room for the read intervals of each document
+                nd = 0
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    d = hl_doc[j]
+                    if stamp[d] != t:
+                        stamp[d] = t
+                        dslot[d] = nd
+                        hcnt[nd] = 0
+                        rcnt[nd] = 0
+                        nd += 1
+                    hcnt[dslot[d]] += 1
+                for i in range(run_off[t], run_off[t + 1]):
+                    d = run_doc[i]
+                    if stamp[d] != t:
+                        stamp[d] = t
+                        dslot[d] = nd
+                        hcnt[nd] = 0
+                        rcnt[nd] = 0
+                        nd += 1
+                    rcnt[dslot[d]] += 1
+                hoff[0] = 0
+                roff[0] = 0
+                for k in range(nd):
+                    hoff[k + 1] = hoff[k] + hcnt[k]
+                    roff[k + 1] = roff[k] + rcnt[k] + 1
+                    hcnt[k] = 0
+                    nread[k] = 0
+                for j in range(hl_off[t], hl_off[t + 1]):
+                    k = dslot[hl_doc[j]]
+                    hl[hoff[k] + hcnt[k]].s = hl_start[j]
+                    hl[hoff[k] + hcnt[k]].e = hl_end[j]
+                    hls[hoff[k] + hcnt[k]] = hl[hoff[k] + hcnt[k]]
+                    hcnt[k] += 1
+                for k in range(nd):
+                    if hcnt[k] > 1:
+                        qsort(&hls[hoff[k]], hcnt[k], sizeof(Iv), _cmp_iv)
+                n = run_off[t + 1] - run_off[t]
+                cg = 0
+                ce = 0
+                for j in range(n):
+                    i = run_off[t] + j
+                    d = run_doc[i]
+                    k = dslot[d]
+                    dl = doclen[d] if d < doclen.shape[0] and doclen[d] >= 0 else run_end[i]
+                    stop = _t2i_stop(&hls[hoff[k]], hcnt[k], run_start[i], dl, tolerance)
+                    cg += _add_read(&read[roff[k]], &nread[k], tmp, run_start[i], stop,
+                                    &hl[hoff[k]], hcnt[k])
+                    ce += stop - run_start[i]
+                    for c in range(nk):
+                        r = cutoffs[c] if cutoffs[c] < n else n
+                        if r - 1 == j:
+                            out_p[t, c] = (<double> cg) / (<double> ce) if ce > 0 else 0.0
+                            out_r[t, c] = (<double> cg) / (<double> trel)
+    finally:
+        free(stamp); free(dslot); free(hcnt); free(hoff); free(rcnt); free(roff); free(nread)
+        free(hl); free(hls); free(read); free(tmp)
+
+
+def segment_sums(const int64_t[::1] off, const double[::1] values, double[::1] out):
+    """out[t] = numpy.sum(values[off[t]:off[t + 1]]), bit for bit."""
+    cdef Py_ssize_t ntop = off.shape[0] - 1, t
+    _csr(off, values.shape[0], "segment_sums", "off")
+    _out1d(out, ntop, "segment_sums", "out")
+    with nogil:
+        for t in range(ntop):
+            out[t] = np_sum(&values[off[t]] if off[t + 1] > off[t] else NULL, off[t + 1] - off[t])
+
+
+# -- inex_eval: Precall as RePrec 0.32 (whole relevant units) -----------------
+
+def precall_reprec_at(
+    const int64_t[::1] run_off, const double[::1] q, const double[::1] score,
+    const double[::1] total, const double[::1] collection_size, int ties, Py_ssize_t npoints,
+    double[:, ::1] out_pre,
+):
+    """Precall at k / npoints, k = 1..npoints, per topic in RePrec's whole-unit
+    reading (irscore.xml.precall): tie groups summed unit by unit, a relevant
+    level reached in the group completing its ceil(xN)-th whole unit, leftover
+    fractions as a final virtual group when the distribution holds the whole
+    recall base.  Arguments as :func:`precall_published`."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, cap = 2
+    cdef Py_ssize_t t, i, j, n, lo, ng, g, k, nunits
+    cdef int64_t whole, need
+    cdef double tot, got, x, rest_rel, rest_n, n_tot, cr, cn, part_r, part_n, nr_x, c, kk, jj, ii, rr
+    cdef bint complete
+    cdef int err = 0
+    cdef double *gr = NULL
+    cdef double *gn = NULL
+    cdef double *cumr = NULL
+    cdef double *cumn = NULL
+    cdef int64_t *units = NULL
+    fn = "precall_reprec_at"
+    _csr(run_off, q.shape[0], fn, "run_off")
+    if score.shape[0] != q.shape[0]:
+        raise ValueError(f"{fn}: q and score must have one length")
+    if total.shape[0] < ntop or collection_size.shape[0] < ntop:
+        raise ValueError(f"{fn}: total and collection_size need one value per topic")
+    if npoints < 1:
+        raise ValueError(f"{fn}: npoints must be positive")
+    _out2(out_pre, ntop, npoints, fn, "out_pre")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] + 3 > cap:
+            cap = run_off[t + 1] - run_off[t] + 3
+    gr = <double*>malloc(cap * sizeof(double))
+    gn = <double*>malloc(cap * sizeof(double))
+    cumr = <double*>malloc(cap * sizeof(double))
+    cumn = <double*>malloc(cap * sizeof(double))
+    units = <int64_t*>malloc(cap * sizeof(int64_t))
+    try:
+        if gr == NULL or gn == NULL or cumr == NULL or cumn == NULL or units == NULL:
+            raise MemoryError()
+        with nogil:
+            for t in range(ntop):
+                for k in range(npoints):
+                    out_pre[t, k] = 0.0
+                tot = total[t]
+                if tot <= 0.0:
+                    continue
+                lo = run_off[t]
+                n = run_off[t + 1] - lo
+                ng = 0
+                i = 0
+                while i < n:
+                    j = i + 1
+                    if ties:
+                        while j < n and score[lo + j] == score[lo + i]:
+                            j += 1
+                    gr[ng] = 0.0
+                    gn[ng] = 0.0
+                    for k in range(lo + i, lo + j):
+                        gr[ng] += q[k]
+                        gn[ng] += 1.0 - q[k]
+                    ng += 1
+                    i = j
+                got = 0.0
+                for g in range(ng):
+                    got += gr[g]
+                if not isnan(collection_size[t]):
+                    x = tot - got
+                    rest_rel = 0.0 if 0.0 > x else x
+                    rest_n = collection_size[t] - n
+                    if rest_n < rest_rel - 1e-9:
+                        err = 1
+                        break
+                    gr[ng] = rest_rel
+                    x = rest_n - rest_rel
+                    gn[ng] = 0.0 if 0.0 > x else x
+                    ng += 1
+                    complete = True
+                else:
+                    complete = fabs(tot - got) <= 1e-9 * tot
+                # precall_reprec(groups, levels[, total])
+                x = 0.0
+                for g in range(ng):
+                    x += gr[g]
+                n_tot = x if complete else tot
+                if not n_tot > 0.0:
+                    continue
+                cr = 0.0
+                cn = 0.0
+                part_r = 0.0
+                part_n = 0.0
+                nunits = 0
+                for g in range(ng):
+                    cr += gr[g]
+                    cn += gn[g]
+                    cumr[g] = cr
+                    cumn[g] = cn
+                    if not (gr[g] + part_r < 1e15 and gn[g] + part_n < 1e15):
+                        err = 2
+                        break
+                    whole = <int64_t> (gr[g] + part_r)
+                    if whole > 0:
+                        nunits += whole
+                    units[g] = nunits          # whole units completed by group g
+                    part_r = gr[g] + part_r - whole
+                    whole = <int64_t> (gn[g] + part_n)
+                    part_n = gn[g] + part_n - whole
+                if err:
+                    break
+                if complete and (part_r != 0.0 or part_n != 0.0):
+                    cumr[ng] = cr + part_r
+                    cumn[ng] = cn + part_n
+                    nunits += 1
+                    units[ng] = nunits
+                    ng += 1
+                g = 0
+                for k in range(npoints):
+                    nr_x = ((<double> (k + 1)) / npoints) * n_tot
+                    c = floor(nr_x)
+                    if nr_x - c > 1e-9 * (1.0 if 1.0 > fabs(nr_x) else fabs(nr_x)):
+                        c += 1.0
+                    if c < 1.0 or c > nunits:
+                        continue
+                    need = <int64_t> c
+                    # the group completing the need-th whole unit (need grows with k)
+                    while units[g] < need:
+                        g += 1
+                    kk = cumr[g - 1] if g else 0.0
+                    jj = cumn[g - 1] if g else 0.0
+                    ii = cumn[g] - jj
+                    rr = cumr[g] - kk
+                    out_pre[t, k] = nr_x / (nr_x + jj + (need - kk) * ii / (rr + 1.0))
+        if err == 1:
+            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
+        if err == 2:
+            raise ValueError(f"{fn}: too many relevant units (10^15 or more, or not a number)")
+    finally:
+        free(gr); free(gn); free(cumr); free(cumn); free(units)
+
+
+def row_means(const double[:, ::1] a, double[::1] out):
+    """out[t] = numpy.mean(a[t]), bit for bit."""
+    cdef Py_ssize_t t, n = a.shape[1]
+    _out1d(out, a.shape[0], "row_means", "out")
+    if n == 0:
+        raise ValueError("row_means: rows must not be empty")
+    with nogil:
+        for t in range(a.shape[0]):
+            out[t] = np_sum(&a[t, 0], n) / n
+
+
+# -- gP / MAgP as inex_eval v1.0 computes them (compat="inex2008") ------------
+
+def gp_inex2008(
+    const int64_t[::1] run_off, const int64_t[::1] run_doc, const int64_t[::1] entry_pos,
+    const int64_t[::1] size, const int64_t[::1] rel,
+    const int64_t[::1] rel_off, const int64_t[::1] rel_doc, const int64_t[::1] rel_size,
+    const int64_t[::1] bep_off, const int64_t[::1] bep_doc, const int64_t[::1] bep_pos,
+    Py_ssize_t ndocs, int task, double beta, int64_t bep_distance, const int64_t[::1] cutoffs,
+    double[:, ::1] out_gp, double[::1] out_agp, int64_t[::1] out_warn,
+):
+    """gP@k and AgP per topic as inex_eval v1.0 (irscore.xml.inex2008): articles
+    ranked by their first result (``entry_pos``: its start), ``size``/``rel``
+    per result summed per article; relevant articles and their relevant size
+    per topic in ``rel_*`` (each document once per topic, size > 0); best entry
+    points in ``bep_*``.  gP@k = cumulated score / rank at rank min(k, n) (0
+    without results); AgP = sum of gP at the relevant articles / their number
+    (NaN without any).  out_warn[0] / out_warn[1]: the first topic whose
+    article results are interleaved / (BiC) repeated, or -1."""
+    cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
+    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap = 1, r, ntab, prev
+    cdef int64_t dist, rc
+    cdef double p, rr, b2 = beta * beta, s, sum_gp
+    cdef int err = 0
+    cdef Py_ssize_t *rstamp = NULL
+    cdef Py_ssize_t *dstamp = NULL
+    cdef Py_ssize_t *bstamp = NULL
+    cdef Py_ssize_t *dpos = NULL
+    cdef int64_t *relc = NULL
+    cdef int64_t *bep = NULL
+    cdef Py_ssize_t *order = NULL
+    cdef int64_t *ret = NULL
+    cdef int64_t *relret = NULL
+    cdef int64_t *entry = NULL
+    cdef double *g = NULL
+    fn = "gp_inex2008"
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if task != 0 and task != 1:
+        raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
+    if not beta > 0.0 or bep_distance <= 0:
+        raise ValueError(f"{fn}: beta and bep_distance must be positive")
+    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _csr(rel_off, rel_doc.shape[0], fn, "rel_off", ntop)
+    _csr(bep_off, bep_doc.shape[0], fn, "bep_off", ntop)
+    if (entry_pos.shape[0] != run_doc.shape[0] or size.shape[0] != run_doc.shape[0]
+            or rel.shape[0] != run_doc.shape[0]):
+        raise ValueError(f"{fn}: run_doc, entry_pos, size and rel must have one length")
+    if rel_size.shape[0] != rel_doc.shape[0] or bep_pos.shape[0] != bep_doc.shape[0]:
+        raise ValueError(f"{fn}: rel_doc/rel_size and bep_doc/bep_pos must have one length each")
+    ntab = 0
+    for i in range(run_doc.shape[0]):
+        if run_doc[i] < 0 or run_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code 0..{ndocs - 1}")
+        if run_doc[i] >= ntab:
+            ntab = run_doc[i] + 1
+    for i in range(rel_doc.shape[0]):
+        if rel_doc[i] < 0 or rel_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: rel_doc[{i}] = {rel_doc[i]} is not a document code 0..{ndocs - 1}")
+        if rel_doc[i] >= ntab:
+            ntab = rel_doc[i] + 1
+    for i in range(bep_doc.shape[0]):
+        if bep_doc[i] < 0 or bep_doc[i] >= ndocs:
+            raise ValueError(f"{fn}: bep_doc[{i}] = {bep_doc[i]} is not a document code 0..{ndocs - 1}")
+        if bep_doc[i] >= ntab:
+            ntab = bep_doc[i] + 1
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_gp, ntop, nk, fn, "out_gp")
+    _out1d(out_agp, ntop, fn, "out_agp")
+    _out1(out_warn, 2, fn, "out_warn")
+    for t in range(ntop):
+        if run_off[t + 1] - run_off[t] > cap:
+            cap = run_off[t + 1] - run_off[t]
+    rstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    dstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    bstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    dpos = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    relc = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
+    bep = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
+    order = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    ret = <int64_t*>malloc(cap * sizeof(int64_t))
+    relret = <int64_t*>malloc(cap * sizeof(int64_t))
+    entry = <int64_t*>malloc(cap * sizeof(int64_t))
+    g = <double*>malloc(cap * sizeof(double))
+    try:
+        if (rstamp == NULL or dstamp == NULL or bstamp == NULL or dpos == NULL or relc == NULL or bep == NULL
+                or order == NULL or ret == NULL or relret == NULL or entry == NULL or g == NULL):
+            raise MemoryError()
+        with nogil:
+            out_warn[0] = -1
+            out_warn[1] = -1
+            for d in range(ntab + 1):
+                rstamp[d] = -1
+                dstamp[d] = -1
+                bstamp[d] = -1
+            for t in range(ntop):
+                nrel = 0
+                for j in range(rel_off[t], rel_off[t + 1]):
+                    d = rel_doc[j]
+                    if rstamp[d] != t:
+                        nrel += 1
+                    rstamp[d] = t
+                    relc[d] = rel_size[j]
+                for j in range(bep_off[t], bep_off[t + 1]):
+                    bstamp[bep_doc[j]] = t
+                    bep[bep_doc[j]] = bep_pos[j]
+                na = 0
+                prev = -1
+                for i in range(run_off[t], run_off[t + 1]):
+                    d = run_doc[i]
+                    if dstamp[d] != t:
+                        dstamp[d] = t
+                        dpos[d] = na
+                        order[na] = d
+                        ret[na] = 0
+                        relret[na] = 0
+                        entry[na] = entry_pos[i]
+                        na += 1
+                    elif d != prev:
+                        if out_warn[0] < 0:
+                            out_warn[0] = t
+                    elif task == 1 and out_warn[1] < 0:
+                        out_warn[1] = t
+                    prev = d
+                    ret[dpos[d]] += size[i]
+                    relret[dpos[d]] += rel[i]
+                s = 0.0
+                sum_gp = 0.0
+                for j in range(na):
+                    d = order[j]
+                    rc = relc[d] if rstamp[d] == t else 0
+                    p = 0.0         # the article's score
+                    if task == 0:
+                        if relret[j] > 0:
+                            if rc == 0 or ret[j] == 0:
+                                err = 1
+                                break
+                            rr = (<double> relret[j]) / (<double> rc)
+                            p = (<double> relret[j]) / (<double> ret[j])
+                            p = ((1 + b2) * p * rr) / ((b2 * p) + rr)
+                    elif rc > 0 and bstamp[d] == t and bep[d] > -1:
+                        dist = bep[d] - entry[j]
+                        if dist < 0:
+                            dist = -dist
+                        if not dist > bep_distance:
+                            p = ((<double> bep_distance) - dist) / bep_distance
+                    s += p
+                    g[j] = s / (j + 1)
+                    if rc > 0:
+                        sum_gp += s / (j + 1)
+                if err:
+                    break
+                out_agp[t] = sum_gp / nrel if nrel else NAN
+                for c in range(nk):
+                    r = cutoffs[c] if cutoffs[c] < na else na
+                    out_gp[t, c] = g[r - 1] if r > 0 else 0.0
+        if err:
+            raise ZeroDivisionError("division by zero")
+    finally:
+        free(rstamp); free(dstamp); free(bstamp); free(dpos); free(relc); free(bep)
+        free(order); free(ret); free(relret); free(entry); free(g)

@@ -1,7 +1,7 @@
 """Alignment of a run with the assessments and the one native pass over it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import List, Tuple
 
 import numpy as np
@@ -27,6 +27,7 @@ class Aligned:
     el_rows: np.ndarray
     ndocs: int
     qt: np.ndarray  # qrels topic index per aligned topic
+    run_rows: np.ndarray = field(default_factory=lambda: EMPTY_I)  # row of the run (XmlRun arrays) of each aligned result
 
 
 def gather(off: np.ndarray, sel: np.ndarray, *arrays: np.ndarray):
@@ -94,6 +95,7 @@ def align_run(qrels: XmlQrels, run: XmlRun, complete: bool) -> Aligned:
         el_rows=el[1],
         ndocs=extra,
         qt=qt,
+        run_rows=rows,
     )
 
 

@@ -256,27 +256,15 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
                 emit(n, o_maep, has_ideal)
             elif f == "iep":
                 emit(n, o_iep[:, point_index(match_name("iep", n).group(1), points, n)], has_ideal)
-            elif f == "epgr":
+        ep_names = [n for n in xcg_names if fam[n] == "epgr"]
+        if ep_names:
+            eks = sorted({int(match_name("epgr", n).group(2)) for n in ep_names})
+            o_ep = np.zeros((ntop, len(eks)))
+            o_gr = np.zeros((ntop, len(eks)))
+            _xml.epgr_at(al.run_off, ctx.gain, ctx.ideal[0], ctx.ideal_sorted, np.asarray(eks, dtype=I64), o_ep, o_gr)
+            for n in ep_names:
                 m = match_name("epgr", n)
-                k = int(m.group(2))
-                vals = np.zeros(ntop)
-                for t in range(ntop):
-                    lo, hi = al.run_off[t], al.run_off[t + 1]
-                    g = ctx.gain[lo:hi]
-                    isl = ctx.ideal_sorted[ctx.ideal[0][t]:ctx.ideal[0][t + 1]]
-                    ep = np.zeros(len(g))
-                    gr = np.zeros(len(g))
-                    if len(g):
-                        _xml.ep_gr_curve(np.ascontiguousarray(g), np.ascontiguousarray(isl), ep, gr)
-                    r = min(k, len(g))
-                    if r == 0:
-                        continue
-                    if m.group(1) == "gr":
-                        vals[t] = gr[r - 1]
-                    else:
-                        # beyond the run the cumulated gain stays, effort grows
-                        vals[t] = ep[r - 1] * r / k if k > len(g) else ep[r - 1]
-                emit(n, vals, has_ideal)
+                emit(n, (o_gr if m.group(1) == "gr" else o_ep)[:, eks.index(int(m.group(2)))], has_ideal)
     # HiXEval
     hix_names = [n for n in names if fam[n] == "hix"]
     if hix_names:

@@ -36,7 +36,8 @@ import numpy as np
 from irscore.core.files import open_text
 from irscore.xml.align import Aligned
 from irscore.xml.context import EvalContext
-from irscore.xml.model import DocIndex, I64, XmlQrels, XmlRun, build_qrels, csr
+from irscore import _xml
+from irscore.xml.model import EMPTY_I, DocIndex, I64, XmlQrels, XmlRun, build_qrels, csr
 from irscore.xml.names import match_name, measure_family, point_index
 
 COMPAT = ("inex2008", "reprec")
@@ -253,36 +254,47 @@ _FAMILIES = ("ip", "aip", "gp")
 
 def _aligned_unknown(run: XmlRun, al: Aligned) -> np.ndarray:
     """``run.unknown_offset`` in the aligned order."""
-    out = np.zeros(len(al.run_doc), dtype=bool)
     if run.unknown_offset is None:
-        return out
+        return np.zeros(len(al.run_doc), dtype=bool)
     if len(run.unknown_offset) != len(run.doc):
         raise ValueError(f"run.unknown_offset has {len(run.unknown_offset)} entries for {len(run.doc)} results")
-    for k, topic in enumerate(al.topics):
-        r = run.topic_index.get(topic)
-        if r is not None:
-            out[al.run_off[k]:al.run_off[k + 1]] = run.unknown_offset[run.off[r]:run.off[r + 1]]
-    return out
+    return np.asarray(run.unknown_offset, dtype=bool)[al.run_rows]
 
 
-def _relevance(qrels: XmlQrels, al: Aligned) -> List[Dict[int, int]]:
-    """Per aligned topic: qrels doc code -> relevant size (relchars > 0 only).
-    Without a relchars column (qrels built from passages) the highlighted
-    characters of the document."""
-    out: List[Dict[int, int]] = [{} for _ in al.topics]
-    pos = {t: k for k, t in enumerate(al.topics)}
+def _relevance(qrels: XmlQrels, al: Aligned) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Relevant articles per aligned topic, CSR (off, doc code, relevant size;
+    relchars > 0 only, each document once).  Without a relchars column (qrels
+    built from passages) the highlighted characters of the document."""
+    ntop = len(al.topics)
     if qrels.relchars:
-        for (topic, doc), rc in qrels.relchars.items():
-            k = pos.get(topic)
-            if k is not None and rc > 0:
-                out[k][qrels.doc_index[doc]] = rc
-        return out
-    hl = al.hl
-    for k in range(len(al.topics)):
-        for i in range(int(hl[0][k]), int(hl[0][k + 1])):
-            d = int(hl[1][i])
-            out[k][d] = out[k].get(d, 0) + int(hl[3][i] - hl[2][i])
-    return out
+        pos = {t: k for k, t in enumerate(al.topics)}
+        rows = [(pos[t], qrels.doc_index[d], int(rc)) for (t, d), rc in qrels.relchars.items()
+                if t in pos and rc > 0]
+        a = np.asarray(rows, dtype=I64).reshape(-1, 3)
+        t_of, doc, rs = a[:, 0], a[:, 1], a[:, 2]
+    else:
+        hl = al.hl
+        t_hl = np.repeat(np.arange(ntop, dtype=I64), np.diff(hl[0]))
+        key = t_hl * (max(al.ndocs, 1)) + hl[1]
+        uk, inv = np.unique(key, return_inverse=True)
+        rs = np.bincount(inv.ravel(), weights=(hl[3] - hl[2]).astype(np.float64), minlength=len(uk)).astype(I64)
+        t_of, doc = uk // max(al.ndocs, 1), uk % max(al.ndocs, 1)
+    order = np.argsort(t_of, kind="stable")
+    off = np.zeros(ntop + 1, dtype=I64)
+    np.cumsum(np.bincount(t_of, minlength=ntop), out=off[1:])
+    return off, np.ascontiguousarray(doc[order], dtype=I64), np.ascontiguousarray(rs[order], dtype=I64)
+
+
+def _beps(qrels: XmlQrels, al: Aligned) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Best entry points per aligned topic, CSR (off, doc code, offset)."""
+    pos = {t: k for k, t in enumerate(al.topics)}
+    rows = [(pos[t], qrels.doc_index[d], int(v)) for (t, d), v in qrels.bep.items()
+            if t in pos and d in qrels.doc_index]
+    a = np.asarray(rows, dtype=I64).reshape(-1, 3)
+    order = np.argsort(a[:, 0], kind="stable")
+    off = np.zeros(len(al.topics) + 1, dtype=I64)
+    np.cumsum(np.bincount(a[:, 0], minlength=len(al.topics)), out=off[1:])
+    return off, np.ascontiguousarray(a[order, 1]), np.ascontiguousarray(a[order, 2])
 
 
 def _warn(kind: str, where: str) -> None:
@@ -330,57 +342,6 @@ def _focused(rel: np.ndarray, size: np.ndarray, off: np.ndarray, trel: np.ndarra
     return np.maximum.accumulate(ip[:, ::-1], axis=1)[:, ::-1]
 
 
-def _context_scores(task: str, ctx: EvalContext, rels: List[Dict[int, int]], rel: np.ndarray,
-                    size: np.ndarray, unknown: np.ndarray, beta: float, nbep: int) -> List[Tuple[List[float], List[bool]]]:
-    """Per aligned topic: article scores in rank order and whether each
-    article is relevant (RiC: F-beta; BiC: best-entry-point distance)."""
-    al = ctx.al
-    out = []
-    warned = set()
-    b2 = beta * beta
-    for k, topic in enumerate(al.topics):
-        lo, hi = int(al.run_off[k]), int(al.run_off[k + 1])
-        order: List[int] = []
-        ret: Dict[int, int] = {}
-        relret: Dict[int, int] = {}
-        entry: Dict[int, int] = {}
-        prev = -1
-        for i in range(lo, hi):
-            d = int(al.run_doc[i])
-            if d not in ret:
-                order.append(d)
-                ret[d], relret[d] = 0, 0
-                entry[d] = UNKNOWN_START if unknown[i] else int(al.run_start[i])
-            elif d != prev and "interleaved" not in warned:
-                warned.add("interleaved")
-                _warn("interleaved", f"topic {topic}")
-            elif d == prev and task == "BiC" and "multiple" not in warned:
-                warned.add("multiple")
-                _warn("multiple", f"topic {topic}")
-            prev = d
-            ret[d] += int(size[i])
-            relret[d] += int(rel[i])
-        scores: List[float] = []
-        for d in order:
-            rc = rels[k].get(d, 0)
-            sc = 0.0
-            if task == "RiC":
-                if relret[d] > 0:
-                    p = relret[d] / ret[d]
-                    r = relret[d] / rc
-                    sc = ((1 + b2) * p * r) / ((b2 * p) + r)
-            else:
-                docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
-                bep = ctx.qrels.bep.get((topic, docname)) if docname is not None and rc > 0 else None
-                if bep is not None and bep > -1:
-                    dist = abs(bep - entry[d])
-                    if not dist > nbep:
-                        sc = (float(nbep) - dist) / nbep
-            scores.append(sc)
-        out.append((scores, [rels[k].get(d, 0) > 0 for d in order]))
-    return out
-
-
 def evaluate(qrels: XmlQrels, run: XmlRun, names: Sequence[str], *, per_query: bool = False,
              complete: bool = False, beta_ric: float = 0.25, bep_distance: int = 500,
              points: int = 100) -> Dict[str, Any]:
@@ -412,7 +373,8 @@ def evaluate(qrels: XmlQrels, run: XmlRun, names: Sequence[str], *, per_query: b
     per: Dict[str, Dict[str, float]] = {}
     topics = al.topics
     if any(fams[n] in ("ip", "aip") for n in names):
-        trel = np.asarray([sum(r.values()) for r in rels], dtype=I64)
+        trel = np.bincount(np.repeat(np.arange(len(topics)), np.diff(rels[0])), weights=rels[2].astype(np.float64),
+                           minlength=len(topics)).astype(I64) if len(topics) else np.zeros(0, I64)
         ip = _focused(rel, size, al.run_off, trel)
         aip = np.cumsum(ip, axis=1)[:, -1] / 101 if len(topics) else np.zeros(0)
         for n in names:
@@ -421,32 +383,30 @@ def evaluate(qrels: XmlQrels, run: XmlRun, names: Sequence[str], *, per_query: b
             elif fams[n] == "ip":
                 c = point_index(match_name("ip", n).group(1), 100, n)
                 per[n] = {t: float(ip[k, c]) for k, t in enumerate(topics)}
+    entry = np.where(unknown, UNKNOWN_START, al.run_start).astype(I64)
     for task in ("RiC", "BiC"):
         tn = [n for n in names if fams[n] == "gp" and match_name("gp", n).group(2) == task]
         if not tn:
             continue
-        scored = _context_scores(task, ctx, rels, rel, size, unknown, beta_ric, int(bep_distance))
-        gps: List[List[float]] = []
-        agp: List[float] = []
-        for k, (scores, isrel) in enumerate(scored):
-            s, sum_gp, g = 0.0, 0.0, []
-            for r, (sc, rv) in enumerate(zip(scores, isrel), 1):
-                s += sc
-                g.append(s / r)
-                if rv:
-                    sum_gp += s / r
-            gps.append(g)
-            nrel = len(rels[k])
-            agp.append(sum_gp / nrel if nrel else math.nan)
         for n in tn:
             m = match_name("gp", n)
-            if m.group(1) == "MAgP":
-                per[n] = {t: agp[k] for k, t in enumerate(topics)}
-            else:
-                if m.group(3) is None:
-                    raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
-                c = int(m.group(3))
-                per[n] = {t: (g[min(c, len(g)) - 1] if g else 0.0) for t, g in zip(topics, gps)}
+            if m.group(1) != "MAgP" and m.group(3) is None:
+                raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
+        ks = sorted({int(match_name("gp", n).group(3)) for n in tn if match_name("gp", n).group(1) != "MAgP"})
+        bep = _beps(qrels, al) if task == "BiC" else (np.zeros(len(topics) + 1, I64), EMPTY_I, EMPTY_I)
+        o_gp = np.zeros((len(topics), len(ks)))
+        o_agp = np.zeros(len(topics))
+        warn_at = np.zeros(2, dtype=I64)
+        _xml.gp_inex2008(al.run_off, al.run_doc, entry, size, rel, rels[0], rels[1], rels[2], bep[0], bep[1], bep[2],
+                         al.ndocs, 0 if task == "RiC" else 1, float(beta_ric), int(bep_distance),
+                         np.asarray(ks, dtype=I64), o_gp, o_agp, warn_at)
+        for kind, k in sorted([("interleaved", int(warn_at[0])), ("multiple", int(warn_at[1]))], key=lambda x: x[1]):
+            if k >= 0:
+                _warn(kind, f"topic {topics[k]}")
+        for n in tn:
+            m = match_name("gp", n)
+            vals = o_agp if m.group(1) == "MAgP" else o_gp[:, ks.index(int(m.group(3)))]
+            per[n] = {t: float(vals[k]) for k, t in enumerate(topics)}
     if per_query:
         return {n: per[n] for n in names}
     order = sorted(topics)  # the tool sums topics in string order

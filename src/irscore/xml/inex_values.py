@@ -3,15 +3,15 @@ GR/EPRUM, T2I): one function per family behind the dispatch table
 :data:`EXTRA_FAMILIES`, and the navigation model of GR/EPRUM."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
+from irscore import _xml
 from irscore.xml.context import EvalContext
-from irscore.xml.ideal import element_q, quantise
-from irscore.xml.model import EMPTY_F, I64, Span
+from irscore.xml.ideal import quantise
+from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Span
 from irscore.xml.names import match_name, point_index
-from irscore.xml.precall import precall_reprec, tie_groups
 
 
 def _topic_slices(off: np.ndarray) -> List[slice]:
@@ -37,70 +37,28 @@ def _retrieved_grades(ctx: EvalContext) -> Tuple[np.ndarray, np.ndarray, np.ndar
     return quantise(exh, spe, ctx.quantisation), exh, spe
 
 
-def _precall_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
-                   collection_size: Optional[float], ties: bool) -> np.ndarray:
-    """Precall at recall k/points, k = 1..points (Raghavan's expected search length)."""
-    out = np.zeros(points)
-    if total <= 0:
-        return out
-    # tie groups: consecutive results with equal score (the run is in rank order)
-    groups: List[Tuple[float, float]] = []
-    n = len(q)
-    i = 0
-    while i < n:
-        j = i + 1
-        if ties:
-            while j < n and score[j] == score[i]:
-                j += 1
-        r = float(q[i:j].sum())
-        groups.append((r, float(j - i) - r))
-        i = j
-    retrieved_rel = sum(g[0] for g in groups)
-    if collection_size is not None:
-        rest_rel = max(total - retrieved_rel, 0.0)
-        rest_n = float(collection_size) - n
-        if rest_n < rest_rel - 1e-9:
-            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
-        groups.append((rest_rel, max(rest_n - rest_rel, 0.0)))
-    for k in range(1, points + 1):
-        xn = total * k / points
-        before_rel = 0.0
-        before_non = 0.0
-        for r, nr in groups:
-            if before_rel + r >= xn - 1e-9 and r > 0:
-                s_need = max(xn - before_rel, 0.0)
-                esl_non = before_non + s_need * nr / (r + 1.0)
-                out[k - 1] = xn / (xn + esl_non)
-                break
-            before_rel += r
-            before_non += nr
-    return out
-
-
 Navigation = Callable[[Span, Span], float]
 
 
-def _precall_reprec_topic(q: np.ndarray, score: np.ndarray, total: float, points: int,
-                          collection_size: Optional[float], ties: bool) -> np.ndarray:
-    """Precall at k/points, k = 1..points, in RePrec's whole-unit reading; the
-    distribution is the run's tie groups plus, with ``collection_size``, the
-    unretrieved rest as the final group (as :func:`_precall_topic`)."""
-    if total <= 0:
-        return np.zeros(points)
-    groups = tie_groups(q, score, ties)
-    levels = [k / points for k in range(1, points + 1)]
-    got = 0.0
-    for r, _ in groups:
-        got += r
-    if collection_size is not None:
-        rest_rel = max(total - got, 0.0)
-        rest_n = float(collection_size) - len(q)
-        if rest_n < rest_rel - 1e-9:
-            raise ValueError("collection_size is smaller than the retrieved plus unretrieved relevant units")
-        return precall_reprec(groups + [(rest_rel, max(rest_n - rest_rel, 0.0))], levels)
-    if abs(total - got) <= 1e-9 * total:
-        return precall_reprec(groups, levels)
-    return precall_reprec(groups, levels, total)
+class _DefaultNavigation:
+    """The default navigation model (:func:`default_navigation`); the kernel
+    computes it natively from its three probabilities."""
+
+    def __init__(self, p_ancestor: float, p_descendant: float, p_sibling: float) -> None:
+        self.p_ancestor = float(p_ancestor)
+        self.p_descendant = float(p_descendant)
+        self.p_sibling = float(p_sibling)
+
+    def __call__(self, res: Span, x: Span) -> float:
+        if res[0] != x[0]:
+            return 0.0
+        if res[1] == x[1] and res[2] == x[2]:
+            return 1.0
+        if x[1] <= res[1] and res[2] <= x[2]:
+            return self.p_ancestor
+        if res[1] <= x[1] and x[2] <= res[2]:
+            return self.p_descendant
+        return self.p_sibling
 
 
 def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sibling: float = 0.0) -> Navigation:
@@ -134,36 +92,23 @@ def default_navigation(p_ancestor: float = 0.0, p_descendant: float = 0.0, p_sib
         if not 0.0 <= float(v) <= 1.0:
             raise ValueError(f"{nm} must lie in [0, 1], got {v!r}")
 
-    def nav(res: Span, x: Span) -> float:
-        if res[0] != x[0]:
-            return 0.0
-        if res[1] == x[1] and res[2] == x[2]:
-            return 1.0
-        if x[1] <= res[1] and res[2] <= x[2]:
-            return float(p_ancestor)
-        if res[1] <= x[1] and x[2] <= res[2]:
-            return float(p_descendant)
-        return float(p_sibling)
+    return _DefaultNavigation(p_ancestor, p_descendant, p_sibling)
 
-    return nav
 
 _EXTRA_OPTIONS = {"precall_points", "collection_size", "ties", "precall", "ric_beta", "bep_distance",
                   "navigation", "eprum_points", "tolerance"}
 
 
-def _run_scores(ctx: EvalContext) -> np.ndarray:
-    """The run's scores in aligned order (the evaluated topics' results)."""
-    al = ctx.al
-    rt = np.asarray([ctx.run.topic_index.get(t, -1) for t in al.topics], dtype=I64)
-    parts = []
-    for t, r in enumerate(rt):
-        if r >= 0:
-            parts.append(ctx.run.score[ctx.run.off[r]:ctx.run.off[r + 1]])
-    return np.concatenate(parts) if parts else EMPTY_F
+def _cutoff_list(names: Sequence[str], fam: str, group: int) -> List[int]:
+    return sorted({int(match_name(fam, n).group(group)) for n in names})
 
 
-def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-                      sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _valid_dict(topics: Sequence[str], values: np.ndarray, mask: np.ndarray) -> Dict[str, float]:
+    return {topics[t]: float(values[t]) for t in np.flatnonzero(mask).tolist()}
+
+
+def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                      ) -> Dict[str, Dict[str, float]]:
     """Inex_eval and Precall[x] (element runs)."""
     al = ctx.al
     ntop = len(al.topics)
@@ -179,61 +124,83 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     if reading not in ("published", "reprec"):
         raise ValueError(f"precall must be 'published' or 'reprec', got {reading!r}")
     q, _, _ = _retrieved_grades(ctx)
-    sc = _run_scores(ctx)
-    qall = element_q(ctx.qrels, ctx.quantisation)
-    totals = np.asarray([qall[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
+    q = np.ascontiguousarray(q, dtype=np.float64)
+    sc = np.ascontiguousarray(ctx.run.score[al.run_rows], dtype=np.float64) if len(al.run_rows) else EMPTY_F
+    totals = np.empty(ntop)
+    _xml.segment_sums(al.el[0], np.ascontiguousarray(ctx.el_q_aligned, dtype=np.float64), totals)
     pre = np.zeros((ntop, points))
-    for t, sl in enumerate(sls):
-        cs = cs_opt.get(al.topics[t]) if isinstance(cs_opt, Mapping) else cs_opt
-        if reading == "reprec":
-            pre[t] = _precall_reprec_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
-        else:
-            pre[t] = _precall_topic(q[sl], sc[sl], float(totals[t]), points, cs, ties)
+    mean = np.zeros(ntop)
+    if isinstance(cs_opt, Mapping):
+        cs_arr = np.asarray([float(cs_opt[t]) if cs_opt.get(t) is not None else np.nan for t in al.topics])
+    else:
+        cs_arr = np.full(ntop, np.nan if cs_opt is None else float(cs_opt))
+    if reading == "reprec":
+        _xml.precall_reprec_at(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre)
+        _xml.row_means(pre, mean)
+    else:
+        _xml.precall_published(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre, mean)
     mask = totals > 0
     for n in by_fam.get("precall", []):
         k = point_index(match_name("precall", n).group(1), points, n)
         if k == 0:
             raise ValueError(f"{n}: Precall is defined for recall levels above 0")
-        res[n] = {al.topics[t]: float(pre[t, k - 1]) for t in range(ntop) if mask[t]}
+        res[n] = _valid_dict(al.topics, pre[:, k - 1], mask)
     for n in by_fam.get("inex_eval", []):
-        res[n] = {al.topics[t]: float(pre[t].mean()) for t in range(ntop) if mask[t]}
+        res[n] = _valid_dict(al.topics, mean, mask)
     return res
 
 
-def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-               sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """Inex_eval_ng precision/recall (with or without overlap)."""
     al = ctx.al
+    ntop = len(al.topics)
     res: Dict[str, Dict[str, float]] = {}
     if not ctx.qrels.has_elements:
         raise ValueError("inex_eval_ng needs element assessments (exhaustivity/specificity per element)")
     _, exh, spe = _retrieved_grades(ctx)
     size = ctx.ps.size.astype(np.float64)
     ov = np.where(size > 0, ctx.ps.covered / np.maximum(size, 1.0), 0.0)
-    tot_exh = np.asarray([ctx.qrels.el_exh[ctx.qrels.el_off[qt]:ctx.qrels.el_off[qt + 1]].sum() for qt in al.qt])
-    for n in by_fam["ng"]:
+    tot_exh = np.empty(ntop)
+    el_exh = ctx.qrels.el_exh[al.el_rows] if len(al.el_rows) else EMPTY_F
+    _xml.segment_sums(al.el[0], np.ascontiguousarray(el_exh, dtype=np.float64), tot_exh)
+    names = by_fam["ng"]
+    ks = _cutoff_list(names, "ng", 3)
+    cut = np.asarray(ks, dtype=I64)
+    out = {}
+    for v in {match_name("ng", n).group(2) for n in names}:
+        w = (1.0 - ov) if v == "o" else np.ones_like(ov)
+        o_p = np.zeros((ntop, len(ks)))
+        o_r = np.zeros((ntop, len(ks)))
+        _xml.ng_at(al.run_off, np.ascontiguousarray(exh, dtype=np.float64), np.ascontiguousarray(spe, dtype=np.float64),
+                   np.ascontiguousarray(size), np.ascontiguousarray(w, dtype=np.float64), tot_exh, cut, o_p, o_r)
+        out[v] = (o_p, o_r)
+    mask = tot_exh > 0
+    for n in names:
         m = match_name("ng", n)
-        k = int(m.group(3))
-        w = (1.0 - ov) if m.group(2) == "o" else np.ones_like(ov)
-        vals = {}
-        for t, sl in enumerate(sls):
-            if tot_exh[t] <= 0:
-                continue
-            lo = sl.start
-            hi = min(sl.stop, lo + k)
-            if m.group(1) == "P":
-                den = float((size[lo:hi] * w[lo:hi]).sum())
-                vals[al.topics[t]] = float((spe[lo:hi] * size[lo:hi] * w[lo:hi]).sum()) / den if den > 0 else 0.0
-            else:
-                vals[al.topics[t]] = float((exh[lo:hi] * w[lo:hi]).sum()) / float(tot_exh[t])
-        res[n] = vals
+        o_p, o_r = out[m.group(2)]
+        res[n] = _valid_dict(al.topics, (o_p if m.group(1) == "P" else o_r)[:, ks.index(int(m.group(3)))], mask)
     return res
 
 
-def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-               sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _bep_arrays(ctx: EvalContext) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Best entry points as CSR arrays over the aligned topics: (off, doc code, offset)."""
+    al = ctx.al
+    tix = {t: k for k, t in enumerate(al.topics)}
+    didx = ctx.qrels.doc_index
+    rows = [(tix[t], didx[d], int(v)) for (t, d), v in ctx.qrels.bep.items() if t in tix and d in didx]
+    rows.sort(key=lambda r: r[0])
+    a = np.asarray(rows, dtype=I64).reshape(-1, 3)
+    off = np.zeros(len(al.topics) + 1, dtype=I64)
+    np.cumsum(np.bincount(a[:, 0], minlength=len(al.topics)), out=off[1:])
+    return off, np.ascontiguousarray(a[:, 1]), np.ascontiguousarray(a[:, 2])
+
+
+def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """Generalized precision gP/MAgP (RiC, BiC)."""
     al = ctx.al
+    ntop = len(al.topics)
     res: Dict[str, Dict[str, float]] = {}
     beta = float(options.get("ric_beta", 0.25))
     nbep = options.get("bep_distance", 500)
@@ -241,181 +208,130 @@ def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
         raise ValueError(f"beta must be positive, got {beta!r}")
     if isinstance(nbep, bool) or not isinstance(nbep, (int, np.integer)) or nbep <= 0:
         raise ValueError(f"bep_distance must be a positive integer, got {nbep!r}")
-    novel = (ctx.ps.size - ctx.ps.covered).astype(np.float64)
-    nrel = ctx.ps.novel_rel.astype(np.float64)
-    hl_lens = ctx.al.hl
+    novel = np.ascontiguousarray((ctx.ps.size - ctx.ps.covered).astype(np.float64))
+    nrel = np.ascontiguousarray(ctx.ps.novel_rel.astype(np.float64))
+    hl = al.hl
+    z = np.zeros(ntop + 1, dtype=I64)
     for task in ("RiC", "BiC"):
         tn = [n for n in by_fam["gp"] if match_name("gp", n).group(2) == task]
         if not tn:
             continue
-        per: Dict[str, Dict[str, float]] = {n: {} for n in tn}
-        for t, sl in enumerate(sls):
-            topic = al.topics[t]
-            # relevant articles: highlighted characters per document
-            h0, h1 = int(hl_lens[0][t]), int(hl_lens[0][t + 1])
-            rel_chars: Dict[int, int] = {}
-            for d, s, e in zip(hl_lens[1][h0:h1], hl_lens[2][h0:h1], hl_lens[3][h0:h1]):
-                rel_chars[int(d)] = rel_chars.get(int(d), 0) + int(e - s)
-            nrel_docs = len(rel_chars)
-            if nrel_docs == 0:
-                continue
-            order: List[int] = []
-            ret: Dict[int, float] = {}
-            relret: Dict[int, float] = {}
-            entry: Dict[int, int] = {}
-            for i in range(sl.start, sl.stop):
-                d = int(al.run_doc[i])
-                if d not in ret:
-                    order.append(d)
-                    ret[d] = 0.0
-                    relret[d] = 0.0
-                    entry[d] = int(al.run_start[i])
-                ret[d] += novel[i]
-                relret[d] += nrel[i]
-            scores_d: List[float] = []
-            for d in order:
-                if task == "RiC":
-                    rc = rel_chars.get(d, 0)
-                    if rc == 0 or ret[d] <= 0 or relret[d] <= 0:
-                        scores_d.append(0.0)
-                        continue
-                    p = relret[d] / ret[d]
-                    r = relret[d] / rc
-                    b2 = beta * beta
-                    scores_d.append((1 + b2) * p * r / (b2 * p + r))
-                else:
-                    docname = ctx.qrels.docs[d] if d < len(ctx.qrels.docs) else None
-                    bep = ctx.qrels.bep.get((topic, docname)) if docname is not None else None
-                    # best entry points exist only for relevant articles
-                    if bep is None or d not in rel_chars:
-                        scores_d.append(0.0)
-                        continue
-                    dist = abs(entry[d] - bep)
-                    scores_d.append(float((nbep - dist) / nbep) if dist < nbep else 0.0)
-            sc_arr = np.asarray(scores_d, dtype=np.float64)
-            gp = np.cumsum(sc_arr) / np.arange(1, len(sc_arr) + 1) if len(sc_arr) else sc_arr
-            isrel = np.asarray([d in rel_chars for d in order], dtype=bool)
-            for n in tn:
-                m = match_name("gp", n)
-                if m.group(1) == "MAgP":
-                    per[n][topic] = float(gp[isrel].sum()) / nrel_docs
-                else:
-                    if m.group(3) is None:
-                        raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
-                    k = int(m.group(3))
-                    per[n][topic] = float(sc_arr[:k].sum()) / k
-        res.update(per)
+        for n in tn:
+            m = match_name("gp", n)
+            if m.group(1) != "MAgP" and m.group(3) is None:
+                raise ValueError(f"{n}: gP needs a cutoff, e.g. gP_{task}@10")
+        ks = sorted({int(match_name("gp", n).group(3)) for n in tn if match_name("gp", n).group(1) != "MAgP"})
+        bep = _bep_arrays(ctx) if task == "BiC" else (z, EMPTY_I, EMPTY_I)
+        o_gp = np.zeros((ntop, len(ks)))
+        o_magp = np.zeros(ntop)
+        valid = np.zeros(ntop, dtype=I64)
+        _xml.gp_measures(al.run_off, al.run_doc, al.run_start, novel, nrel, hl[0], hl[1], hl[2], hl[3],
+                         bep[0], bep[1], bep[2], al.ndocs, 0 if task == "RiC" else 1, beta, int(nbep),
+                         np.asarray(ks, dtype=I64), o_gp, o_magp, valid)
+        mask = valid > 0
+        for n in tn:
+            m = match_name("gp", n)
+            vals = o_magp if m.group(1) == "MAgP" else o_gp[:, ks.index(int(m.group(3)))]
+            res[n] = _valid_dict(al.topics, vals, mask)
     return res
 
 
-def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-                  sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _navigation_pairs(ctx: EvalContext, nav: Navigation) -> Tuple[np.ndarray, np.ndarray]:
+    """A caller's navigation model: its probability for every (result, ideal
+    element of the result's document) pair, per result in the ideal elements'
+    order (CSR over the aligned results)."""
+    al = ctx.al
+    ideal = ctx.ideal
+    docs = ctx.qrels.docs
+    counts = np.zeros(len(al.run_doc), dtype=I64)
+    probs: List[float] = []
+    for t, sl in enumerate(_topic_slices(al.run_off)):
+        i0, i1 = int(ideal[0][t]), int(ideal[0][t + 1])
+        if i1 == i0:
+            continue
+        by_doc: Dict[int, List[Tuple[str, int, int]]] = {}
+        for k in range(i0, i1):
+            d = int(ideal[1][k])
+            by_doc.setdefault(d, []).append((docs[d], int(ideal[2][k]), int(ideal[3][k])))
+        for i in range(sl.start, sl.stop):
+            xs = by_doc.get(int(al.run_doc[i]))
+            if not xs:
+                continue
+            res_span = (xs[0][0], int(al.run_start[i]), int(al.run_end[i]))
+            for x in xs:
+                p = float(nav(res_span, x))
+                if not 0.0 <= p <= 1.0:
+                    raise ValueError(f"navigation returned {p!r}, not a probability")
+                probs.append(p)
+            counts[i] = len(xs)
+    off = np.zeros(len(al.run_doc) + 1, dtype=I64)
+    np.cumsum(counts, out=off[1:])
+    return off, np.asarray(probs, dtype=np.float64)
+
+
+def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """GR and EPRUM under a navigation model."""
     al = ctx.al
+    ntop = len(al.topics)
     res: Dict[str, Dict[str, float]] = {}
     nav = options.get("navigation") or default_navigation()
     if not callable(nav):
         raise TypeError("navigation must be a callable (result_span, ideal_span) -> probability")
     epts = int(options.get("eprum_points", 10))
-    ideal = ctx.ideal
-    docs = ctx.qrels.docs
     gr_names = by_fam.get("gr_model", [])
     ep_names = by_fam.get("eprum", [])
-    for n in gr_names + ep_names:
-        res[n] = {}
-    for t, sl in enumerate(sls):
-        i0, i1 = int(ideal[0][t]), int(ideal[0][t + 1])
-        if i1 == i0:
-            continue
-        xs = [(docs[int(ideal[1][k])], int(ideal[2][k]), int(ideal[3][k])) for k in range(i0, i1)]
-        g = ctx.ideal_gain[i0:i1].astype(np.float64)
-        G = float(g.sum())
-        if G <= 0:
-            continue
-        by_doc: Dict[str, List[int]] = {}
-        for k, x in enumerate(xs):
-            by_doc.setdefault(x[0], []).append(k)
-        n_r = sl.stop - sl.start
-        # F[j, x] = P(x seen by rank j+1)
-        notseen = np.ones(len(xs))
-        F = np.zeros((n_r, len(xs)))
-        for j in range(n_r):
-            i = sl.start + j
-            dcode = int(al.run_doc[i])
-            dname = docs[dcode] if dcode < len(docs) else None
-            if dname is not None and dname in by_doc:
-                res_span = (dname, int(al.run_start[i]), int(al.run_end[i]))
-                for k in by_doc[dname]:
-                    p = float(nav(res_span, xs[k]))
-                    if not 0.0 <= p <= 1.0:
-                        raise ValueError(f"navigation returned {p!r}, not a probability")
-                    notseen[k] *= (1.0 - p)
-            F[j] = 1.0 - notseen
-        topic = al.topics[t]
-        for n in gr_names:
-            k = int(match_name("gr_model", n).group(1))
-            row = F[min(k, n_r) - 1] if n_r else np.zeros(len(xs))
-            res[n][topic] = float((row * g).sum() / G)
-        if ep_names:
-            gs = np.sort(g)[::-1]
-            xci = np.cumsum(gs)
-            for n in ep_names:
-                lvl = point_index(match_name("eprum", n).group(1), epts, n) / epts
-                if lvl <= 0:
-                    raise ValueError(f"{n}: EPRUM is defined for recall levels above 0")
-                need = lvl * G * (1 - 1e-12)
-                mstar = int(np.searchsorted(xci, need, side="left")) + 1
-                prev = 0.0
-                acc = 0.0
-                for j in range(n_r):
-                    cdf = _prob_at_least(F[j], g, need)
-                    acc += (cdf - prev) * mstar / (j + 1)
-                    prev = cdf
-                res[n][topic] = acc
+    ks = sorted({int(match_name("gr_model", n).group(1)) for n in gr_names})
+    lv = []
+    for n in ep_names:
+        lvl = point_index(match_name("eprum", n).group(1), epts, n) / epts
+        if lvl <= 0:
+            raise ValueError(f"{n}: EPRUM is defined for recall levels above 0")
+        lv.append(lvl)
+    if isinstance(nav, _DefaultNavigation):
+        probs = (nav.p_ancestor, nav.p_descendant, nav.p_sibling)
+        pair_off, pair_p = EMPTY_I, EMPTY_F
+    else:
+        probs = (0.0, 0.0, 0.0)
+        pair_off, pair_p = _navigation_pairs(ctx, nav)
+    ideal = ctx.ideal
+    o_gr = np.zeros((ntop, len(ks)))
+    o_ep = np.zeros((ntop, len(lv)))
+    valid = np.zeros(ntop, dtype=I64)
+    _xml.eprum_measures(al.run_off, al.run_doc, al.run_start, al.run_end, ideal[0], ideal[1], ideal[2], ideal[3],
+                        np.ascontiguousarray(ctx.ideal_gain, dtype=np.float64), len(ctx.qrels.docs),
+                        probs[0], probs[1], probs[2], pair_off, pair_p, np.asarray(ks, dtype=I64),
+                        np.asarray(lv, dtype=np.float64), o_gr, o_ep, valid)
+    mask = valid > 0
+    for n in gr_names:
+        res[n] = _valid_dict(al.topics, o_gr[:, ks.index(int(match_name("gr_model", n).group(1)))], mask)
+    for c, n in enumerate(ep_names):
+        res[n] = _valid_dict(al.topics, o_ep[:, c], mask)
     return res
 
 
-def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any],
-                sls: List[slice]) -> Dict[str, Dict[str, float]]:
+def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapping[str, Any]
+                  ) -> Dict[str, Dict[str, float]]:
     """T2I precision/recall (tolerance to irrelevance)."""
     al = ctx.al
+    ntop = len(al.topics)
     res: Dict[str, Dict[str, float]] = {}
     tol = options.get("tolerance", 500)
     if isinstance(tol, bool) or not isinstance(tol, (int, np.integer)) or tol <= 0:
         raise ValueError(f"tolerance must be a positive integer, got {tol!r}")
     tn = by_fam["t2i"]
+    ks = _cutoff_list(tn, "t2i", 2)
+    o_p = np.zeros((ntop, len(ks)))
+    o_r = np.zeros((ntop, len(ks)))
+    valid = np.zeros(ntop, dtype=I64)
+    hl = al.hl
+    _xml.t2i_at(al.run_off, al.run_doc, al.run_start, al.run_end, hl[0], hl[1], hl[2], hl[3],
+                np.ascontiguousarray(ctx.qrels.doclen, dtype=I64), al.ndocs, int(tol), np.asarray(ks, dtype=I64),
+                o_p, o_r, valid)
+    mask = valid > 0
     for n in tn:
-        res[n] = {}
-    hl = ctx.al.hl
-    for t, sl in enumerate(sls):
-        h0, h1 = int(hl[0][t]), int(hl[0][t + 1])
-        trel = int((hl[3][h0:h1] - hl[2][h0:h1]).sum())
-        if trel <= 0:
-            continue
-        per_doc: Dict[int, List[Tuple[int, int]]] = {}
-        for d, s, e in zip(hl[1][h0:h1], hl[2][h0:h1], hl[3][h0:h1]):
-            per_doc.setdefault(int(d), []).append((int(s), int(e)))
-        read: Dict[int, List[Tuple[int, int]]] = {}
-        gains, efforts = [], []
-        for i in range(sl.start, sl.stop):
-            d = int(al.run_doc[i])
-            s = int(al.run_start[i])
-            dl = int(ctx.qrels.doclen[d]) if d < len(ctx.qrels.doclen) and ctx.qrels.doclen[d] >= 0 else int(al.run_end[i])
-            stop = _t2i_stop(per_doc.get(d, []), s, dl, int(tol))
-            new = _add_read(read.setdefault(d, []), s, stop, per_doc.get(d, []))
-            gains.append(new)
-            efforts.append(stop - s)
-        cg = np.cumsum(gains)
-        ce = np.cumsum(efforts)
-        for n in tn:
-            m = match_name("t2i", n)
-            k = min(int(m.group(2)), len(cg))
-            if k == 0:
-                res[n][al.topics[t]] = 0.0
-            elif m.group(1) == "P":
-                res[n][al.topics[t]] = float(cg[k - 1] / ce[k - 1]) if ce[k - 1] > 0 else 0.0
-            else:
-                res[n][al.topics[t]] = float(cg[k - 1] / trel)
+        m = match_name("t2i", n)
+        res[n] = _valid_dict(al.topics, (o_p if m.group(1) == "P" else o_r)[:, ks.index(int(m.group(2)))], mask)
     return res
 
 
@@ -436,77 +352,14 @@ def compute_extra(ctx: EvalContext, names: Sequence[str], fams: Mapping[str, str
     bad = set(options) - _EXTRA_OPTIONS
     if bad:
         raise TypeError(f"unexpected options {sorted(bad)!r}")
-    sls = _topic_slices(ctx.al.run_off)
     res: Dict[str, Dict[str, float]] = {}
     by_fam: Dict[str, List[str]] = {}
     for n in names:
         by_fam.setdefault(fams[n], []).append(n)
     for keys, compute in EXTRA_FAMILIES:
         if any(k in by_fam for k in keys):
-            res.update(compute(ctx, by_fam, options, sls))
+            res.update(compute(ctx, by_fam, options))
     missing = [n for n in names if n not in res]
     if missing:
         raise ValueError(f"measures not computed: {missing}")
     return res
-
-
-def _prob_at_least(p: np.ndarray, g: np.ndarray, need: float) -> float:
-    """P(sum_x g_x B_x >= need) for independent Bernoulli(p_x): exact dynamic
-    programming over the reachable sums (rounded to 1e-12)."""
-    dist: Dict[float, float] = {0.0: 1.0}
-    for px, gx in zip(p, g):
-        if px <= 0.0 or gx <= 0.0:
-            continue
-        nd: Dict[float, float] = {}
-        for v, pr in dist.items():
-            nd[v] = nd.get(v, 0.0) + pr * (1.0 - px)
-            w = round(v + gx, 12)
-            nd[w] = nd.get(w, 0.0) + pr * px
-        dist = nd
-        if len(dist) > 2_000_000:
-            raise ValueError("EPRUM: too many distinct gain sums for the exact computation")
-    return float(sum(pr for v, pr in dist.items() if v >= need))
-
-
-def _t2i_stop(hl: List[Tuple[int, int]], start: int, doclen: int, tol: int) -> int:
-    """Position after the last character read from ``start``."""
-    pos = start
-    for s, e in sorted(hl):
-        if e <= pos:
-            continue
-        gap = max(s - pos, 0)
-        if gap >= tol:
-            return min(pos + tol, doclen)
-        pos = max(pos, e)
-        if pos >= doclen:
-            return doclen
-    return min(pos + tol, doclen) if doclen > pos else max(doclen, start)
-
-
-def _add_read(read: List[Tuple[int, int]], s: int, e: int, hl: List[Tuple[int, int]]) -> int:
-    """Highlighted characters of [s, e) not read before; records [s, e) as read."""
-    if e <= s:
-        return 0
-    new = 0
-    for hs, he in hl:
-        a, b = max(hs, s), min(he, e)
-        if b <= a:
-            continue
-        covered = 0
-        for rs, re_ in read:
-            x, y = max(rs, a), min(re_, b)
-            if y > x:
-                covered += y - x
-        new += (b - a) - covered
-    # merge [s, e) into the read intervals (kept disjoint)
-    merged = []
-    ns, ne = s, e
-    for rs, re_ in read:
-        if re_ < ns or rs > ne:
-            merged.append((rs, re_))
-        else:
-            ns, ne = min(ns, rs), max(ne, re_)
-    merged.append((ns, ne))
-    merged.sort()
-    read[:] = merged
-    return new
