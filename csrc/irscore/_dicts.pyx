@@ -17,6 +17,7 @@ references to the key and the value (the conversion may run Python code that
 mutates the dicts: the result is then a clean ``RuntimeError``, never a read of
 freed memory or a write out of the preallocated columns).
 """
+cimport cython
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy
@@ -111,8 +112,8 @@ def encode_sorted(object data, bint is_run, str what="run"):
     ``doc_hash`` (uint64) and ``scores`` (float64, runs; each query in
     trec_eval order) or ``grades`` (int32, qrels; dict order).
     """
-    cdef Py_ssize_t n, pos, total = 0, maxcnt = 0, cnt, i, nq
-    cdef int64_t k, lo, hi, bufsize = 0, bufcap = 0, est
+    cdef Py_ssize_t n, pos, total = 0, maxcnt = 0, cnt, i, j, nq
+    cdef int64_t k, lo, hi, walked = 0, bufsize = 0, bufcap = 0, est
     cdef const char *p
     cdef char *nb
     cdef char *docbuf = NULL
@@ -138,28 +139,27 @@ def encode_sorted(object data, bint is_run, str what="run"):
                 maxcnt = cnt
     nq = len(queries)
     order = sorted(range(nq), key=lambda j: (<str> queries[j][0]).encode("utf-8"))
-    offsets_a = np.zeros(nq + 1, dtype=np.int64)
-    block_a = np.empty(nq, dtype=np.int64)     # final position of each query (walk order)
-    cdef int64_t[::1] offsets = offsets_a
-    cdef int64_t[::1] block = block_a
-    for i in range(nq):
-        j = order[i]
-        block[j] = offsets[i]
-        offsets[i + 1] = offsets[i] + <int64_t> (<tuple> queries[j])[2]
+    # the columns: numpy arrays written through their data pointers
+    offsets_a = np.empty(nq + 1, dtype=np.int64)
     start_a = np.empty(total, dtype=np.int64)
     len_a = np.empty(total, dtype=np.int32)
     hash_a = np.empty(total, dtype=np.uint64)
     val_a = np.empty(total, dtype=np.float64 if is_run else np.int32)
-    cdef int64_t[::1] start = start_a
-    cdef int32_t[::1] length = len_a
-    cdef uint64_t[::1] hashes = hash_a
-    cdef double[::1] scores
-    cdef int32_t[::1] grades
-    if is_run:
-        scores = val_a
-    else:
-        grades = val_a
+    cdef int64_t *offsets = <int64_t *> _data(offsets_a)
+    cdef int64_t *start = <int64_t *> _data(start_a)
+    cdef int32_t *length = <int32_t *> _data(len_a)
+    cdef uint64_t *hashes = <uint64_t *> _data(hash_a)
+    cdef double *scores = <double *> _data(val_a) if is_run else NULL
+    cdef int32_t *grades = NULL if is_run else <int32_t *> _data(val_a)
+    cdef int64_t *block = <int64_t *> malloc(nq * sizeof(int64_t) + 8)   # final position of each query
     try:
+        if block == NULL:
+            raise MemoryError()
+        offsets[0] = 0
+        for i in range(nq):
+            j = order[i]
+            block[j] = offsets[i]
+            offsets[i + 1] = offsets[i] + <int64_t> (<tuple> queries[j])[2]
         if is_run and maxcnt > 1:
             ent = <irs_entry *> malloc(maxcnt * sizeof(irs_entry))
             if ent == NULL:
@@ -169,9 +169,9 @@ def encode_sorted(object data, bint is_run, str what="run"):
             lo = block[i]
             hi = lo + cnt
             k = lo
-            if k > 0 and bufsize < 64 * k:
+            if walked > 0 and bufsize < 64 * walked:
                 # size the rest of the buffer from the mean id length so far
-                est = (bufsize // k + 1) * (total - k) + 64
+                est = (bufsize // walked + 1) * (total - walked) + 64
                 if bufcap - bufsize < est:
                     nb = <char *> realloc(docbuf, bufsize + est)
                     if nb == NULL:
@@ -226,6 +226,7 @@ def encode_sorted(object data, bint is_run, str what="run"):
                 k += 1
             if k != hi:
                 raise RuntimeError(f"{what} changed size while it was read")
+            walked += cnt
             if is_run and cnt > 1:
                 for k in range(cnt):
                     ent[k].score = scores[lo + k]
@@ -239,17 +240,18 @@ def encode_sorted(object data, bint is_run, str what="run"):
                     start[lo + k] = ent[k].start
                     length[lo + k] = ent[k].len
                     hashes[lo + k] = ent[k].hash
-        buf_a = _to_array(docbuf, bufsize)   # takes the buffer over
-        docbuf = NULL
+        out = {"query_ids": [queries[order[i]][0] for i in range(nq)], "offsets": offsets_a,
+               "doc_buf": _to_array(&docbuf, bufsize, np.uint8),   # the array takes the buffer over
+               "doc_start": start_a, "doc_len": len_a, "doc_hash": hash_a}
+        out["scores" if is_run else "grades"] = val_a
+        return out
     finally:
         free(ent)
         free(docbuf)
-    out = {"query_ids": [queries[order[i]][0] for i in range(nq)], "offsets": offsets_a, "doc_buf": buf_a,
-           "doc_start": start_a, "doc_len": len_a, "doc_hash": hash_a}
-    out["scores" if is_run else "grades"] = val_a
-    return out
+        free(block)
 
 
+@cython.auto_pickle(False)
 cdef class _Owner:
     """Owns a malloc'd buffer handed to numpy without a copy (freed with the array)."""
     cdef char *data
@@ -277,15 +279,22 @@ cdef class _Owner:
         pass
 
 
-cdef object _to_array(char *data, int64_t size):
-    """A uint8 array over ``data`` (malloc'd; the array frees it)."""
-    cdef _Owner owner
+cdef void *_data(object arr) except? NULL:
+    """The data pointer of a C-contiguous numpy array (NULL when empty)."""
+    if arr.size == 0:
+        return NULL
+    return <void *> <size_t> arr.__array_interface__["data"][0]
+
+
+cdef object _to_array(char **data, int64_t size, object dtype):
+    """An array of ``dtype`` over the malloc'd ``*data`` of ``size`` bytes; the
+    array owns (and frees) the buffer from then on: ``*data`` is set to NULL."""
+    cdef _Owner owner = _Owner()
     cdef char *p
     if size == 0:
-        free(data)
-        return np.empty(0, dtype=np.uint8)
-    p = <char *> realloc(data, size)   # give back the unused capacity
-    owner = _Owner()
-    owner.data = p if p != NULL else data
+        return np.empty(0, dtype=dtype)   # *data is freed by the caller
+    p = <char *> realloc(data[0], size)   # give back the unused capacity
+    owner.data = p if p != NULL else data[0]
     owner.size = size
-    return np.frombuffer(owner, dtype=np.uint8)
+    data[0] = NULL
+    return np.frombuffer(owner, dtype=dtype)
