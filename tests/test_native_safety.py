@@ -495,8 +495,8 @@ def run_garbage(seed, iterations):
 
 
 MODULES["_join"] = _join
-# the dict encoders: the façade's (``_dicts``) and the columns-only one of ``_trec_io``
-ENCODERS = [_dicts.encode_sorted] + ([_trec_io.encode_nested] if hasattr(_trec_io, "encode_nested") else [])
+# the dict encoder (``_dicts``)
+ENCODERS = [_dicts.encode_sorted]
 
 
 def test_garbage_in_process():
@@ -555,7 +555,7 @@ class _ClearsDict:
 
 @pytest.mark.parametrize("encode", ENCODERS)
 @pytest.mark.parametrize("is_run", [True, False])
-def test_encode_nested_value_that_clears_its_dict(is_run, encode):
+def test_encode_sorted_value_that_clears_its_dict(is_run, encode):
     for i in range(50):
         docs = {}
         docs["doc-" + "x" * 60 + str(i)] = _ClearsDict(docs)
@@ -602,7 +602,7 @@ def test_encode_sorted_columns():
 
 
 @pytest.mark.parametrize("encode", ENCODERS)
-def test_encode_nested_value_that_grows_another_query(encode):
+def test_encode_sorted_value_that_grows_another_query(encode):
     later = {"a": 1.0}
 
     class Grows:
