@@ -41,6 +41,9 @@ cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(PyObject *s, Py_ssize_t *size) except NULL
     bint PyDict_Next(object d, Py_ssize_t *pos, PyObject **key, PyObject **value)
     bint PyUnicode_Check(PyObject *o)
+    bint PyUnicode_IS_COMPACT_ASCII(PyObject *o)
+    Py_ssize_t PyUnicode_GET_LENGTH(PyObject *o)
+    void *PyUnicode_DATA(PyObject *o)
     bint PyFloat_CheckExact(PyObject *o)
     bint PyLong_CheckExact(PyObject *o)
     double PyFloat_AS_DOUBLE(PyObject *o)
@@ -160,8 +163,8 @@ def encode_sorted(object data, bint is_run, str what="run"):
             j = order[i]
             block[j] = offsets[i]
             offsets[i + 1] = offsets[i] + <int64_t> (<tuple> queries[j])[2]
-        if is_run and maxcnt > 1:
-            ent = <irs_entry *> malloc(maxcnt * sizeof(irs_entry))
+        if is_run:   # a run's query is collected here, sorted, then written out
+            ent = <irs_entry *> malloc(maxcnt * sizeof(irs_entry) + sizeof(irs_entry))
             if ent == NULL:
                 raise MemoryError()
         for i in range(nq):
@@ -196,7 +199,7 @@ def encode_sorted(object data, bint is_run, str what="run"):
                         key = <PyObject *> key_o
                         if k >= hi:
                             raise RuntimeError(f"{what} changed size while it was read")
-                    scores[k] = score
+                    ent[k - lo].score = score
                 else:
                     if PyLong_CheckExact(val):
                         grade = _slow_grade(what, qid, <object> key, <object> val)   # runs no Python code
@@ -209,7 +212,11 @@ def encode_sorted(object data, bint is_run, str what="run"):
                             raise RuntimeError(f"{what} changed size while it was read")
                     grades[k] = grade
                 # the key's UTF-8 bytes only now: nothing runs Python code below
-                p = PyUnicode_AsUTF8AndSize(key, &n)
+                if PyUnicode_IS_COMPACT_ASCII(key):
+                    p = <const char *> PyUnicode_DATA(key)
+                    n = PyUnicode_GET_LENGTH(key)
+                else:
+                    p = PyUnicode_AsUTF8AndSize(key, &n)
                 if n > 2147483647:
                     raise ValueError(f"{what}[{qid!r}]: document id longer than 2**31 - 1 bytes")
                 if bufsize + n > bufcap:
@@ -219,22 +226,23 @@ def encode_sorted(object data, bint is_run, str what="run"):
                         raise MemoryError()
                     docbuf, bufcap = nb, est
                 memcpy(docbuf + bufsize, p, n)
-                start[k] = bufsize
-                length[k] = <int32_t> n
-                hashes[k] = irs_hash_bytes(p, n)
+                if is_run:
+                    ent[k - lo].start = bufsize
+                    ent[k - lo].len = <int32_t> n
+                    ent[k - lo].hash = irs_hash_bytes(p, n)
+                    ent[k - lo].pos = <int32_t> (k - lo)
+                else:
+                    start[k] = bufsize
+                    length[k] = <int32_t> n
+                    hashes[k] = irs_hash_bytes(p, n)
                 bufsize += n
                 k += 1
             if k != hi:
                 raise RuntimeError(f"{what} changed size while it was read")
             walked += cnt
-            if is_run and cnt > 1:
-                for k in range(cnt):
-                    ent[k].score = scores[lo + k]
-                    ent[k].start = start[lo + k]
-                    ent[k].len = length[lo + k]
-                    ent[k].hash = hashes[lo + k]
-                    ent[k].pos = <int32_t> k
-                irs_sort_entries(ent, cnt, docbuf, 0)
+            if is_run:
+                if cnt > 1:
+                    irs_sort_entries(ent, cnt, docbuf, 0)
                 for k in range(cnt):
                     scores[lo + k] = ent[k].score
                     start[lo + k] = ent[k].start
