@@ -2,7 +2,8 @@
 dict workload of benchmarks/bench_trec.py: 10,000 queries x 1,000 ranked docs,
 qrels with 20-200 judged docs per query, measures map, ndcg_cut.10, P.10,
 recip_rank, timed in one process: RelevanceEvaluator construction + evaluate, and
-evaluate alone on an evaluator built once.  The two libraries alternate in every
+evaluate alone on an evaluator built once; also ``irscore.evaluate`` on the same
+dicts (the native API, means only) against pytrec_eval's construct + evaluate.  The two libraries alternate in every
 repetition (so that a change of machine load hits both alike); the table shows
 the best of ``--repeat`` and the median, and the ratios pytrec_eval / shim of both.
 
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trec import load_dicts, make_workload  # noqa: E402
 
 MEASURES = {"map", "ndcg_cut.10", "P.10", "recip_rank"}
+NAMES = ["map", "ndcg_cut_10", "P_10", "recip_rank"]
 
 
 def main(argv: Optional[List[str]] = None) -> None:
@@ -38,6 +40,7 @@ def main(argv: Optional[List[str]] = None) -> None:
 
     import pytrec_eval
 
+    import irscore
     from irscore.compat import pytrec_eval as shim
 
     qpath, rpath = make_workload(args.queries, args.docs)
@@ -53,6 +56,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         "shim: construct + evaluate": lambda: shim.RelevanceEvaluator(qrels, MEASURES).evaluate(run),
         "pytrec_eval: evaluate only": lambda: ev_pte.evaluate(run),
         "shim: evaluate only": lambda: ev_shim.evaluate(run),
+        "irscore.evaluate (dicts, means)": lambda: irscore.evaluate(qrels, run, NAMES),
     }
     times = {name: [] for name in cases}
     got = want = None
@@ -72,13 +76,13 @@ def main(argv: Optional[List[str]] = None) -> None:
     worst = max(abs(got[q][m] - want[q][m]) for q in want for m in want[q])
     print(f"  check: {len(want)} queries x {len(next(iter(want.values())))} measures, "
           f"largest difference {worst:.1e}")
-    print(f"\n{'':36s} {'best s':>8s} {'median s':>9s}  {'pytrec_eval / shim (best, median)':>34s}")
+    print(f"\n{'':36s} {'best s':>8s} {'median s':>9s}  {'pytrec_eval / irscore (best, median)':>37s}")
     for name, ts in times.items():
         ratio = ""
-        if name.startswith("shim"):
-            peer = times["pytrec_eval" + name[4:]]
+        if not name.startswith("pytrec_eval"):
+            peer = times["pytrec_eval" + name[4:] if name.startswith("shim") else "pytrec_eval: construct + evaluate"]
             ratio = f"{min(peer) / min(ts):10.1f}x {statistics.median(peer) / statistics.median(ts):10.1f}x"
-        print(f"{name:36s} {min(ts):8.3f} {statistics.median(ts):9.3f}  {ratio:>34s}")
+        print(f"{name:36s} {min(ts):8.3f} {statistics.median(ts):9.3f}  {ratio:>37s}")
     print(f"\nload average after: {os.getloadavg()[0]:.2f} (re-measure on an idle machine before quoting)")
 
 
