@@ -286,7 +286,7 @@ class Run(_Columns):
         # a dict whose queries are all empty is a run of empty rankings: evaluate
         # refuses it unless complete=True makes every qrels query count
         out: Run = cls._from_encoded(_encode(_plain_dict(run, "run"), True, "run"), "scores", "run")
-        out.run_id = run_id
+        out.run_id = str(run_id)
         out.unique = True    # dict keys: no repeated (query, doc) entry
         return out
 
