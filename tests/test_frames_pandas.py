@@ -106,3 +106,37 @@ def test_results_frame_wide_and_tidy():
     assert bw.query_id.tolist() == [0, 1] and bw["RR"].tolist() == b["RR"].tolist()
     with pytest.raises(TypeError, match="results"):
         results_frame({"AP": "x"})
+
+
+@pytest.mark.parametrize("measures", [MEASURES, ["P", "gm_map", "num_rel_ret"], "AP"])
+def test_evaluate_output_pandas_wide_and_tidy(measures):
+    """evaluate(output=...) gives the dict results' values, wide or tidy; the
+    default output is unchanged."""
+    res = irscore.evaluate(QRELS, RUN, measures, per_query=True)
+    assert irscore.evaluate(QRELS, RUN, measures, per_query=True, output="dict") == res
+    names = list(res)
+    qids = list(next(iter(res.values())))
+    wide = irscore.evaluate(QRELS, RUN, measures, per_query=True, output="pandas")
+    assert list(wide.columns) == ["query_id"] + names
+    assert wide.query_id.tolist() == qids
+    for m in names:
+        assert wide[m].dtype == np.float64
+        assert wide[m].tolist() == [res[m][q] for q in qids]
+    tidy = irscore.evaluate(QRELS, RUN, measures, per_query=True, output="pandas-tidy")
+    assert list(tidy.columns) == ["query_id", "measure", "value"]
+    assert [tuple(r) for r in tidy.itertuples(index=False)] == [(q, m, res[m][q]) for q in qids for m in names]
+    # summaries: one row "all", as trec_eval prints them, and the same long form
+    mean = irscore.evaluate(QRELS, RUN, measures)
+    agg = irscore.evaluate(QRELS, RUN, measures, output="pandas")
+    assert agg.query_id.tolist() == ["all"] and list(agg.columns) == ["query_id"] + list(mean)
+    assert [agg[m][0] for m in mean] == list(mean.values())
+    agg_tidy = irscore.evaluate(QRELS, RUN, measures, output="pandas-tidy")
+    assert [tuple(r) for r in agg_tidy.itertuples(index=False)] == [("all", m, v) for m, v in mean.items()]
+    # the frames agree with results_frame on the dict results
+    pd.testing.assert_frame_equal(wide, results_frame(res), check_dtype=False)
+    pd.testing.assert_frame_equal(tidy, results_frame(res, tidy=True), check_dtype=False)
+
+
+def test_evaluate_output_is_checked():
+    with pytest.raises(ValueError, match="output must be one of 'dict', 'pandas', 'pandas-tidy'"):
+        irscore.evaluate(QRELS, RUN, MEASURES, output="frame")

@@ -219,3 +219,45 @@ def test_run_from_standard_input(tmp_path):
                           input=run, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["map", "all", "0.5000"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dicts_and_files_give_the_same_columns(tmp_path, seed):
+    """Run/Qrels.from_dict (the native dict encoder, which sorts each ranking
+    itself) store exactly what the file reader stores for the same data: query
+    order, trec order within a query (ties on score broken by doc id
+    descending), ids, hashes and values."""
+    rng = random.Random(seed)
+    alphabet = "abAB01é中-_"
+    run, qrels = {}, {}
+    for q in rng.sample(range(1000), 40):
+        qid = rng.choice(["q", "Q", "é", "10", ""]) + str(q)
+        docs = {}
+        for _ in range(rng.choice([1, 2, 5, 50, 300])):
+            doc = "".join(rng.choice(alphabet) for _ in range(rng.choice([1, 2, 8, 20])))
+            docs[doc] = float(rng.choice([0.5, 1.0, 2.0, rng.random(), -rng.random(), round(rng.random(), 1)]))
+        run[qid] = docs
+        qrels[qid] = {d: rng.randint(-1, 3) for d in rng.sample(sorted(docs), min(len(docs), 7))}
+        qrels[qid]["unretrieved" + str(q)] = 1
+    rp, qp = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    rp.write_text("".join(f"{q} Q0 {d} 0 {s!r} t\n" for q, ds in run.items() for d, s in ds.items()),
+                  encoding="utf-8")
+    qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, ds in qrels.items() for d, g in ds.items()), encoding="utf-8")
+    for from_dict, from_file, values in ((irscore.Run.from_dict(run), irscore.read_run(rp), "scores"),
+                                         (irscore.Qrels.from_dict(qrels), irscore.read_qrels(qp), "grades")):
+        assert from_dict.query_ids == from_file.query_ids
+        assert from_dict.offsets.tolist() == from_file.offsets.tolist()
+        for q in from_dict.query_ids:
+            if values == "scores":
+                assert from_dict.doc_ids(q) == from_file.doc_ids(q)
+            else:   # judgments: the file's are sorted by doc id, the dict's keep dict order
+                assert sorted(from_dict.doc_ids(q)) == sorted(from_file.doc_ids(q))
+        if values == "scores":
+            assert from_dict.scores.tolist() == from_file.scores.tolist()
+            assert from_dict.doc_hash.tolist() == from_file.doc_hash.tolist()
+            assert from_dict.unique and not from_file.unique
+        assert from_dict.to_dict() == from_file.to_dict()
+    names = ["map", "ndcg_cut_10", "P_5", "recip_rank", "num_rel_ret", "bpref"]
+    for kw in ({}, {"judged_only": True}, {"max_docs": 3}, {"complete": True}):
+        assert irscore.evaluate(qrels, run, names, per_query=True, **kw) == \
+            irscore.evaluate(qp, rp, names, per_query=True, **kw)

@@ -105,7 +105,7 @@ import subprocess
 import sys
 import textwrap
 
-from irscore import _batch, _crp, _organization, _prefs, _rocchio, _trec_io, _xml
+from irscore import _batch, _crp, _dicts, _organization, _prefs, _rocchio, _trec_io, _xml
 
 MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_organization": _organization, "_xml": _xml,
            "_batch": _batch, "_ranking": _ranking, "_join": _join, "_prefs": _prefs}
@@ -604,15 +604,18 @@ def run_garbage(seed, iterations):
         nested = {f"q{i}": {f"d{j}": vals[int(rng.integers(len(vals)))] for j in range(int(rng.integers(0, 4)))}
                   for i in range(int(rng.integers(0, 3)))}
         for is_run in (True, False):
-            try:
-                _trec_io.encode_nested(nested, is_run)
-            except _CLEAN:
-                pass
-            calls += 1
+            for encode in ENCODERS:
+                try:
+                    encode(nested, is_run)
+                except _CLEAN:
+                    pass
+                calls += 1
     return calls
 
 
 MODULES["_join"] = _join
+# the dict encoder (``_dicts``)
+ENCODERS = [_dicts.encode_sorted]
 
 
 def test_garbage_in_process():
@@ -669,17 +672,56 @@ class _ClearsDict:
     __int__ = __index__
 
 
+@pytest.mark.parametrize("encode", ENCODERS)
 @pytest.mark.parametrize("is_run", [True, False])
-def test_encode_nested_value_that_clears_its_dict(is_run):
+def test_encode_sorted_value_that_clears_its_dict(is_run, encode):
     for i in range(50):
         docs = {}
         docs["doc-" + "x" * 60 + str(i)] = _ClearsDict(docs)
         docs["other-" + str(i)] = 2.0 if is_run else 1
         with pytest.raises(RuntimeError, match="changed size"):
-            _trec_io.encode_nested({"q": docs}, is_run)
+            encode({"q": docs}, is_run)
 
 
-def test_encode_nested_value_that_grows_another_query():
+@pytest.mark.parametrize("is_run", [True, False])
+def test_encode_sorted_value_that_grows_its_dict(is_run):
+    """A conversion that adds entries to the dict being walked: the preallocated
+    block of the query must not be overrun."""
+    class Grows:
+        def __init__(self, d):
+            self.d = d
+
+        def __float__(self):
+            for j in range(100):
+                self.d[f"n{j}"] = 1.0 if is_run else 1
+            return 1.0
+
+        __index__ = __int__ = lambda self: int(self.__float__())
+
+    for i in range(20):
+        docs = {}
+        docs["a" + str(i)] = 2.0 if is_run else 1
+        docs["doc" + str(i)] = Grows(docs)
+        with pytest.raises(RuntimeError, match="changed size"):
+            _dicts.encode_sorted({"q": docs, "p": {"x": 1.0}}, is_run)
+
+
+def test_encode_sorted_columns():
+    """Queries in byte order, each run block in trec order (score desc, doc id
+    desc), judgments in dict order, ids as UTF-8 spans."""
+    enc = _dicts.encode_sorted({"q2": {"b": 1.0, "a": 1.0, "c": 3.0}, "q10": {"é": 0.5}, "q0": {}}, True)
+    assert enc["query_ids"] == ["q10", "q2"]
+    assert enc["offsets"].tolist() == [0, 1, 4]
+    buf = enc["doc_buf"].tobytes()
+    docs = [buf[s:s + n].decode() for s, n in zip(enc["doc_start"].tolist(), enc["doc_len"].tolist())]
+    assert docs == ["é", "c", "b", "a"] and enc["scores"].tolist() == [0.5, 3.0, 1.0, 1.0]
+    assert enc["doc_hash"].tolist() == _trec_io.hash_strings(docs).tolist()
+    q = _dicts.encode_sorted({"b": {"y": 2, "x": -1}, "a": {"z": 0}}, False, "qrels")
+    assert q["query_ids"] == ["a", "b"] and q["grades"].tolist() == [0, 2, -1]
+
+
+@pytest.mark.parametrize("encode", ENCODERS)
+def test_encode_sorted_value_that_grows_another_query(encode):
     later = {"a": 1.0}
 
     class Grows:
@@ -689,7 +731,7 @@ def test_encode_nested_value_that_grows_another_query():
             return 1.0
 
     with pytest.raises(RuntimeError, match="changed size"):
-        _trec_io.encode_nested({"q1": {"x": Grows()}, "q2": later}, True)
+        encode({"q1": {"x": Grows()}, "q2": later}, True)
 
 
 def test_batch_huge_n_relevant_returns_promptly():

@@ -3,6 +3,7 @@ would write it. tests/test_typing.py checks it with ``mypy --strict`` against th
 installed package (its hints and .pyi stubs) and runs it."""
 from __future__ import annotations
 
+import importlib.util
 import sys
 import tempfile
 from pathlib import Path
@@ -24,6 +25,9 @@ def classic(tmp: Path) -> Dict[str, float]:
     means = irscore.evaluate(qrels, run, ["AP", "nDCG@10", "P@1"])
     per_query = irscore.evaluate(qrels, run, "map", per_query=True)
     assert isinstance(per_query["map"], dict)
+    if importlib.util.find_spec("pandas") is not None:
+        frame = irscore.evaluate(qrels, run, ["map"], per_query=True, output="pandas")
+        assert list(frame.columns) == ["query_id", "map"]
     out: Dict[str, float] = {}
     for name, value in means.items():
         assert isinstance(value, float)

@@ -239,6 +239,8 @@ cdef class Join:
     ``bogus_missing`` trec_eval's stand-in ranking of one unjudged document).
     ``result()`` gives ``(rel, scores, ret_off, rel_levels, n_dup)`` with
     ``rel_levels`` of shape (n_eval, max_grade + 1) counting judgments per grade.
+    ``run_unique``: the run is known to hold no repeated (query, doc) pair (it
+    came from dicts), so the duplicate check is skipped.
     """
     cdef const int64_t[::1] q_off, q_start, r_off, r_start, pair_q, pair_r
     cdef const int32_t[::1] q_len, q_grade, r_len
@@ -249,7 +251,7 @@ cdef class Join:
     cdef object refs
     cdef int64_t G, max_docs, cap_q, cap_r
     cdef readonly int64_t ne
-    cdef bint judged_only, bogus_missing
+    cdef bint judged_only, bogus_missing, run_unique
     cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a
     cdef int64_t[::1] bound, cnt, ndup
     cdef int32_t[::1] rel
@@ -261,7 +263,8 @@ cdef class Join:
                  const int64_t[::1] r_off, const int64_t[::1] r_start, const int32_t[::1] r_len,
                  const uint64_t[::1] r_hash, const double[::1] r_score, const uint8_t[::1] r_buf,
                  const int64_t[::1] pair_q, const int64_t[::1] pair_r,
-                 int64_t max_grade, int64_t max_docs, bint judged_only, bint bogus_missing=False):
+                 int64_t max_grade, int64_t max_docs, bint judged_only, bint bogus_missing=False,
+                 bint run_unique=False):
         cdef int64_t ne = pair_q.shape[0]
         cdef int64_t e, qq, rq, nqr, nret, total = 0, cap_q = 0, cap_r = 0
         if pair_r.shape[0] != ne or max_grade < 0:
@@ -308,6 +311,7 @@ cdef class Join:
         self.max_docs = max_docs
         self.judged_only = judged_only
         self.bogus_missing = bogus_missing
+        self.run_unique = run_unique
         self.cap_q = cap_q
         self.cap_r = cap_r
         self.ne = ne
@@ -365,26 +369,28 @@ cdef class Join:
                 continue
             nret = self.r_off[rq + 1] - self.r_off[rq]
             rmask = table_size(nret) - 1
-            for t in range(rmask + 1):
-                rtab[t] = -1
+            if not self.run_unique:
+                for t in range(rmask + 1):
+                    rtab[t] = -1
             k = 0
             dups = 0
             for i in range(self.r_off[rq], self.r_off[rq + 1]):
                 if self.max_docs >= 0 and k >= self.max_docs:
                     break
                 h = self.r_hash[i]
-                # duplicate of an earlier retrieved document?
-                slot = <int64_t> (h & <uint64_t> rmask)
-                while rtab[slot] >= 0:
-                    j = rtab[slot]
-                    if self.r_hash[j] == h and self.r_len[j] == self.r_len[i] and irs_bytes_cmp(
-                            rdocs + self.r_start[j], self.r_len[j], rdocs + self.r_start[i], self.r_len[i]) == 0:
-                        break
-                    slot = (slot + 1) & rmask
-                if rtab[slot] >= 0:
-                    dups += 1
-                    continue
-                rtab[slot] = i
+                if not self.run_unique:
+                    # duplicate of an earlier retrieved document?
+                    slot = <int64_t> (h & <uint64_t> rmask)
+                    while rtab[slot] >= 0:
+                        j = rtab[slot]
+                        if self.r_hash[j] == h and self.r_len[j] == self.r_len[i] and irs_bytes_cmp(
+                                rdocs + self.r_start[j], self.r_len[j], rdocs + self.r_start[i], self.r_len[i]) == 0:
+                            break
+                        slot = (slot + 1) & rmask
+                    if rtab[slot] >= 0:
+                        dups += 1
+                        continue
+                    rtab[slot] = i
                 # judged?
                 g = -1
                 slot = <int64_t> (h & <uint64_t> mask)

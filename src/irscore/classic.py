@@ -102,26 +102,32 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[False] = ...,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ...
+             zscores: Any = ..., output: Literal["dict"] = ...
              ) -> Dict[str, float]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[True],
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ...
+             zscores: Any = ..., output: Literal["dict"] = ...
              ) -> Dict[str, Dict[str, float]]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ...
+             zscores: Any = ..., output: Literal["dict"] = ...
              ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]: ...
+@overload
+def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = ...,
+             relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
+             max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
+             zscores: Any = ..., output: Literal["pandas", "pandas-tidy"]
+             ) -> Any: ...
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = False,
              relevance_level: int = 1, complete: bool = False, judged_only: bool = False,
              max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None,
-             zscores: Any = None) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
+             zscores: Any = None, output: str = "dict") -> Any:
     """Evaluate ``run`` against ``qrels`` with trec_eval's measures and summary
     rules (definitions: docs/classic.md; names: docs/names.md).
 
@@ -164,16 +170,26 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         ``v`` of a measure named ``measure`` becomes ``(v - mean) / stddev``
         (-1000000 when the file has no entry for it) and the summaries are
         taken over these values (docs/classic.md, "Z-scores").
+    output : {"dict", "pandas", "pandas-tidy"}, default "dict"
+        The form of the results: dicts (below); ``"pandas"`` a wide
+        ``pandas.DataFrame``, column ``query_id`` then one float column per
+        measure named as asked, one row per evaluated query (trec_eval's
+        order) with ``per_query=True``, else one row whose ``query_id`` is
+        ``"all"`` holding the summaries (as trec_eval prints them);
+        ``"pandas-tidy"`` the long form, columns ``query_id, measure, value``,
+        one row per (query, measure), by query then measure as asked (rows
+        ``"all"`` for the summaries).  pandas is imported only then.
 
     Returns
     -------
-    dict
+    dict or pandas.DataFrame
         ``{name: summary}``: the arithmetic mean over the evaluated queries,
         sums for counts (``num_rel_ret`` ...), the geometric mean for
         ``gm_map``/``gm_bpref``, the mean over the queries where the value is
         defined for the registered families.  With ``per_query=True``,
         ``{name: {query_id: value}}`` (``gm_map``/``gm_bpref`` per query: the
-        value whose logarithms are averaged).
+        value whose logarithms are averaged).  The same values as a DataFrame
+        with ``output="pandas"`` or ``"pandas-tidy"``.
 
     Raises
     ------
@@ -198,6 +214,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
     """
     if not isinstance(relevance_level, (int, np.integer)) or isinstance(relevance_level, bool):
         raise TypeError(f"relevance_level must be an int, got {relevance_level!r}")
+    if output not in _OUTPUTS:
+        raise ValueError(f"output must be one of {', '.join(map(repr, _OUTPUTS))}; got {output!r}")
     items = resolve(measures)
     ev = run_plan(as_qrels(qrels), as_run(run), items, relevance_level=int(relevance_level),
                   complete=complete, judged_only=judged_only, max_docs=max_docs,
@@ -206,10 +224,37 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
     if ev.joined.n_duplicates:
         warnings.warn(f"run: {ev.joined.n_duplicates} repeated (query, doc) entries; the best-ranked "
                       "one is kept (trec_eval 10 refuses such runs)", RuntimeWarning, stacklevel=2)
+    if output != "dict":
+        return _frame(ev, per_query, tidy=output == "pandas-tidy")
     if per_query:
         qids = ev.joined.query_ids
         return {o.key: dict(zip(qids, map(float, ev.per_query(o)))) for o in ev.outputs}
     return {o.key: ev.aggregate(o) for o in ev.outputs}
+
+
+#: the forms of :func:`evaluate`'s results (``output=``)
+_OUTPUTS = ("dict", "pandas", "pandas-tidy")
+
+
+def _frame(ev: Evaluation, per_query: bool, tidy: bool) -> Any:
+    """The results of an evaluation as a DataFrame: wide (``query_id`` and one
+    column per measure) or tidy (``query_id, measure, value``)."""
+    import pandas as pd
+
+    names = [o.key for o in ev.outputs]
+    if per_query:
+        qids = np.asarray(ev.joined.query_ids, dtype=object)
+        values = np.column_stack([ev.per_query(o) for o in ev.outputs]) if names else np.zeros((len(qids), 0))
+    else:
+        qids = np.asarray(["all"], dtype=object)
+        values = np.asarray([[ev.aggregate(o) for o in ev.outputs]], dtype=np.float64)
+    if tidy:
+        return pd.DataFrame({"query_id": np.repeat(qids, len(names)),
+                             "measure": np.tile(np.asarray(names, dtype=object), len(qids)),
+                             "value": values.ravel()})
+    frame = pd.DataFrame(values, columns=names)
+    frame.insert(0, "query_id", qids)
+    return frame
 
 
 

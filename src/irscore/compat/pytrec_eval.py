@@ -29,10 +29,13 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Any, Dict, Iterable, List, Mapping, Set, Tuple, cast
+from typing import Dict, Iterable, List, Mapping, Set, Tuple
+
+import numpy as np
 
 import irscore
-from irscore.core.measures import FAMILIES, ORDER, expand_spec
+from irscore.classic import Evaluation, run_plan
+from irscore.core.measures import FAMILIES, ORDER, expand_spec, resolve
 
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames", "compute_aggregated_measure",
            "parse_qrel", "parse_run"]
@@ -55,7 +58,6 @@ supported_nicknames: Dict[str, Set[str]] = {
     "all_trec": set(supported_measures),
 }
 
-PerQuery = Dict[str, Dict[str, float]]
 _CONSTANT = {"runid": 0.0, "relstring": 0.0, "num_q": 1.0}
 _LOG = ("gm_map", "gm_bpref")
 # pytrec_eval's parameter syntax: family, '.' or '_', comma-separated numbers
@@ -131,6 +133,8 @@ class RelevanceEvaluator:
                             f"got {type(query_relevance).__name__}")
         self._plan = _plan(measures)
         self._names = [name for _, name in self._plan]
+        self._keys = [key for key, _ in self._plan]
+        self._items = resolve(list(dict.fromkeys(self._names)))   # parsed once
         self._relevance_level = int(relevance_level)
         self._judged_only = bool(judged_docs_only_flag)
         # queries without judgments are dropped, as pytrec_eval does
@@ -146,35 +150,35 @@ class RelevanceEvaluator:
         empty = [q for q, d in scores.items() if len(d) == 0 and q in qrels]
         out: Dict[str, Dict[str, float]] = {}
         if any(q in qrels for q in ranked):
-            out = self._pivot(cast(PerQuery, irscore.evaluate(qrels, irscore.Run.from_dict(ranked), self._names, per_query=True,
-                                               relevance_level=self._relevance_level,
-                                               judged_only=self._judged_only)))
+            out = self._rows(run_plan(qrels, irscore.Run.from_dict(ranked), self._items,
+                                      relevance_level=self._relevance_level, judged_only=self._judged_only))
         if empty:
             # an empty ranking is evaluated (all measures of an empty list), as
             # pytrec_eval does: trec_eval's -c on the judgments of those queries
             sub = irscore.Qrels.from_dict({q: self._qrels_dict[q] for q in empty})
-            dummy = {"\x00irscore-no-query": {"\x00": 0.0}}
-            out.update(self._pivot(cast(PerQuery, irscore.evaluate(sub, dummy, self._names, per_query=True, complete=True,
-                                                    relevance_level=self._relevance_level,
-                                                    judged_only=self._judged_only))))
+            dummy = irscore.Run.from_dict({"\x00irscore-no-query": {"\x00": 0.0}})
+            out.update(self._rows(run_plan(sub, dummy, self._items, relevance_level=self._relevance_level,
+                                           complete=True, judged_only=self._judged_only)))
         # pytrec_eval gives the queries in the run's order
+        if len(out) == len(scores) and list(out) == list(scores):
+            return out
         return {q: out[q] for q in scores if q in out}
 
-    def _pivot(self, res: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
-        keys = [key for key, _ in self._plan]
-        cols: List[Any] = []
-        qids: List[str] = []
-        for key, name in self._plan:
-            per_q = res[name]
-            if not qids:
-                qids = list(per_q)
+    def _rows(self, ev: Evaluation) -> Dict[str, Dict[str, float]]:
+        """``{query_id: {key: value}}`` straight from the per-query matrix: one
+        list of rows, one dict per query (keys shared, in the plan's order)."""
+        by_name = {o.key: o for o in ev.outputs}
+        qids = ev.joined.query_ids
+        values = np.empty((len(qids), len(self._plan)), dtype=np.float64)
+        for j, (key, name) in enumerate(self._plan):
             if key in _CONSTANT:
-                cols.append([_CONSTANT[key]] * len(qids))
+                values[:, j] = _CONSTANT[key]
             elif key in _LOG:
-                cols.append([math.log(max(v, 1e-5)) for v in per_q.values()])
+                values[:, j] = [math.log(max(v, 1e-5)) for v in ev.per_query(by_name[name]).tolist()]
             else:
-                cols.append(list(per_q.values()))
-        return {q: dict(zip(keys, vals)) for q, vals in zip(qids, zip(*cols))}
+                values[:, j] = ev.per_query(by_name[name])
+        keys = self._keys
+        return {q: dict(zip(keys, row)) for q, row in zip(qids, values.tolist())}
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:

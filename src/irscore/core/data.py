@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from irscore import _join, _trec_io
+from irscore import _dicts, _join
 from irscore.core import parallel as _parallel
 
 
@@ -52,6 +52,20 @@ class _Columns:
 
     def __len__(self) -> int:
         return len(self.query_ids)
+
+    @classmethod
+    def _from_encoded(cls, enc: Dict[str, Any], values: str, source: str) -> Any:
+        """An object over the final columns of ``_dicts.encode_sorted``."""
+        new = object.__new__(cls)
+        new.source = source
+        new.query_ids = enc["query_ids"]
+        new.offsets = enc["offsets"]
+        new.doc_buf = enc["doc_buf"]
+        new.doc_start = enc["doc_start"]
+        new.doc_len = enc["doc_len"]
+        new.doc_hash = enc["doc_hash"]
+        setattr(new, values, enc[values])
+        return new
 
     @property
     def n_entries(self) -> int:
@@ -169,7 +183,11 @@ class Qrels(_Columns):
     @classmethod
     def from_dict(cls, qrels: Mapping[str, Mapping[str, int]]) -> "Qrels":
         """From pytrec_eval's ``{qid: {docid: grade}}``."""
-        return cls(_encode(_plain_dict(qrels, "qrels"), False, "qrels"), source="qrels", unique=True)
+        enc = _encode(_plain_dict(qrels, "qrels"), False, "qrels")
+        if not enc["query_ids"]:
+            raise ValueError("qrels: no judgments")
+        out: Qrels = cls._from_encoded(enc, "grades", "qrels")
+        return out
 
     @classmethod
     def from_pandas(cls, df: Any) -> "Qrels":
@@ -241,6 +259,9 @@ class Run(_Columns):
 
     scores: np.ndarray
     run_id: str
+    #: no (query, doc) pair repeats (a run built from dicts): the join skips its
+    #: duplicate check
+    unique: bool = False
 
     def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None,
                  allow_empty: bool = False) -> None:
@@ -262,11 +283,12 @@ class Run(_Columns):
     @classmethod
     def from_dict(cls, run: Mapping[str, Mapping[str, float]], run_id: str = "irscore") -> "Run":
         """From pytrec_eval's ``{qid: {docid: score}}``."""
-        parsed = _encode(_plain_dict(run, "run"), True, "run")
-        parsed["run_id"] = run_id
         # a dict whose queries are all empty is a run of empty rankings: evaluate
         # refuses it unless complete=True makes every qrels query count
-        return cls(parsed, source="run", allow_empty=True)
+        out: Run = cls._from_encoded(_encode(_plain_dict(run, "run"), True, "run"), "scores", "run")
+        out.run_id = str(run_id)
+        out.unique = True    # dict keys: no repeated (query, doc) entry
+        return out
 
     @classmethod
     def from_pandas(cls, df: Any, run_id: str = "irscore") -> "Run":
@@ -338,11 +360,11 @@ def _plain_dict(d: Mapping[str, Any], what: str) -> Dict[str, Any]:
 
 
 def _encode(d: Dict[str, Any], is_run: bool, what: str) -> Dict[str, Any]:
-    """``encode_nested`` with errors naming the argument and the entry."""
+    """``_dicts.encode_sorted`` with errors naming the argument and the entry."""
     for q in d:
         _check_id(q, what)
     try:
-        return _trec_io.encode_nested(d, is_run, what)
+        return _dicts.encode_sorted(d, is_run, what)
     except (UnicodeError, OverflowError) as exc:
         for q, docs in d.items():
             for doc, v in docs.items():

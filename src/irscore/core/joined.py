@@ -94,7 +94,8 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
         qrels.offsets, qrels.doc_start, qrels.doc_len, qrels.doc_hash, qrels.grades, qrels.doc_buf,
         run.offsets, run.doc_start, run.doc_len, run.doc_hash, run.scores, run.doc_buf,
         np.asarray(pair_q, dtype=np.int64), np.asarray(pair_r, dtype=np.int64),
-        max(max_grade, 0), -1 if max_docs is None else int(max_docs), judged_only, complete)
+        max(max_grade, 0), -1 if max_docs is None else int(max_docs), judged_only, complete,
+        bool(getattr(run, "unique", False)))
     threads = _parallel.n_threads(n_jobs, run.n_entries)
     _parallel.run(j.run, _parallel.ranges(len(pair_q), threads))
     rel, sc, off, levels, n_dup = j.result()

@@ -1,0 +1,3 @@
+from typing import Any, Dict
+
+def encode_sorted(data: Dict[str, Dict[str, Any]], is_run: bool, what: str = ...) -> Dict[str, Any]: ...
