@@ -27,7 +27,8 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   counts) plus the pairs of multi documents inside one cluster.
 """
 from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memset
 from libc.math cimport NAN, isnan
 
 import numpy as np
@@ -277,13 +278,633 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
     return 0.0
 
 
+# ---------------------------------------------------------------------------
+# pairs of two documents with several memberships
+# ---------------------------------------------------------------------------
+# A document is *simple* (one X occurrence, at most one reference occurrence),
+# *L2* (two X occurrences, at most one reference occurrence), *K1* (one X
+# occurrence, several reference ones) or *heavy* (the rest).  A document with no
+# reference occurrence and no foreign tail relates to nothing (rg = 0).
+#
+# - K1 x K1: with one X occurrence each, rx = 1 when a is above b, and the pair
+#   holds in the reference iff min G(a) < max G(b): a weighted dominance count
+#   (levels in order, Fenwick tree over the reference levels), O(N log L).
+# - L2 x L2 and heavy x L2: for a document a, the pair with an L2 document b
+#   (X levels b1 <= b2, reference level gb) only depends on the cell of b1 and of
+#   b2 among a's X levels and of gb among a's reference levels; a's sum over all
+#   L2 documents is a combination of box sums of (wl[b1], fl[b1], wl[b2], fl[b2])
+#   over (b1, b2, gb), answered offline as dominance sums: 3-D ones by divide and
+#   conquer over b1 (merge by b2, Fenwick tree over gb), O((P + Q) log^2), the
+#   others by a sweep, O((P + Q) log L).  A heavy document whose cell grid would
+#   outgrow the L2 documents is matched against them one pair at a time.
+# - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))).
+
+cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int32_t *lx,
+                              const int32_t *lg, int32_t tail) noexcept nogil:
+    """The priority relations "a above b" of two documents, weighted, times the
+    probability that they hold in the reference (min(rg, rx) / rx)."""
+    cdef double W = 0.0, rx, rg
+    rx = <double> _cross(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b],
+                         lx, t.xa, w.wl, w.fl, &W)
+    if rx > 0:
+        rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
+                                   t.kg[b], lg, t.ga, tail, tail)
+        return (rg if rg < rx else rx) / rx * W
+    return 0.0
+
+
+cdef struct DQuery:
+    int32_t u          # b1 <= u
+    int32_t v          # b2 <= v
+    int32_t z          # LG - gb <= z
+    int32_t kind       # 0: 3-D, 1: b1 and gb only, 2: b2 and gb only
+    double c[4]        # coefficients of (wl[b1], fl[b1], wl[b2], fl[b2])
+
+
+cdef struct Dom:
+    int64_t np_, nq, cap
+    int32_t *px
+    int32_t *py
+    int32_t *pz
+    double *pv         # 4 per point
+    DQuery *q
+    double *fen        # 4 per node
+    int32_t fsize
+    int64_t *ord
+    int64_t *tmp
+    int32_t *qy        # y of every CDQ item (points then 3-D queries)
+    int32_t *qz
+    int64_t nq3
+    int64_t *q3        # index into q of the 3-D queries
+    double acc
+
+
+cdef inline void _f4_add(double *tr, int32_t size, int32_t i, const double *v) noexcept nogil:
+    i += 1
+    while i <= size:
+        tr[4 * (i - 1)] += v[0]
+        tr[4 * (i - 1) + 1] += v[1]
+        tr[4 * (i - 1) + 2] += v[2]
+        tr[4 * (i - 1) + 3] += v[3]
+        i += i & (-i)
+
+
+cdef inline void _f4_clear(double *tr, int32_t size, int32_t i) noexcept nogil:
+    i += 1
+    while i <= size:
+        tr[4 * (i - 1)] = 0.0
+        tr[4 * (i - 1) + 1] = 0.0
+        tr[4 * (i - 1) + 2] = 0.0
+        tr[4 * (i - 1) + 3] = 0.0
+        i += i & (-i)
+
+
+cdef inline double _f4_dot(const double *tr, int32_t i, const double *c) noexcept nogil:
+    """c . (sum of the positions [0, i))."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    while i > 0:
+        s0 += tr[4 * (i - 1)]
+        s1 += tr[4 * (i - 1) + 1]
+        s2 += tr[4 * (i - 1) + 2]
+        s3 += tr[4 * (i - 1) + 3]
+        i -= i & (-i)
+    return c[0] * s0 + c[1] * s1 + c[2] * s2 + c[3] * s3
+
+
+cdef int _dom_push(Dom *dm, int32_t u, int32_t v, int32_t z, int32_t kind,
+                   const double *c) noexcept nogil:
+    cdef DQuery *nq
+    cdef int64_t cap
+    if dm.nq == dm.cap:
+        cap = 2 * dm.cap + 64
+        nq = <DQuery *> realloc(dm.q, cap * sizeof(DQuery))
+        if nq == NULL:
+            return -1
+        dm.q = nq
+        dm.cap = cap
+    nq = dm.q + dm.nq
+    nq.u = u
+    nq.v = v
+    nq.z = z
+    nq.kind = kind
+    nq.c[0] = c[0]
+    nq.c[1] = c[1]
+    nq.c[2] = c[2]
+    nq.c[3] = c[3]
+    dm.nq += 1
+    return 0
+
+
+cdef void _dom_sweep(Dom *dm, int32_t LX, int32_t kind, int64_t *pcnt, int64_t *qcnt,
+                     int64_t *pidx, int64_t *qidx) noexcept nogil:
+    """2-D (and 1-D) queries of one kind: a sweep over the key (b1 for kind 1, b2
+    for kind 2) with a Fenwick tree over the reference level.  pcnt/qcnt: LX + 2
+    entries; pidx: np_ entries; qidx: nq entries."""
+    cdef int64_t i, j
+    cdef int32_t x, key
+    cdef DQuery *q
+    for x in range(LX + 2):
+        pcnt[x] = 0
+        qcnt[x] = 0
+    for i in range(dm.np_):
+        key = dm.px[i] if kind == 1 else dm.py[i]
+        pcnt[key + 1] += 1
+    for i in range(dm.nq):
+        q = dm.q + i
+        if q.kind == kind:
+            key = q.u if kind == 1 else q.v
+            qcnt[key + 1] += 1
+    for x in range(LX + 1):
+        pcnt[x + 1] += pcnt[x]
+        qcnt[x + 1] += qcnt[x]
+    for i in range(dm.np_):
+        key = dm.px[i] if kind == 1 else dm.py[i]
+        pidx[pcnt[key]] = i
+        pcnt[key] += 1
+    for i in range(dm.nq):
+        q = dm.q + i
+        if q.kind == kind:
+            key = q.u if kind == 1 else q.v
+            qidx[qcnt[key]] = i
+            qcnt[key] += 1
+    # pcnt[x] / qcnt[x] now end the bucket of key x
+    i = 0
+    j = 0
+    for x in range(LX + 1):
+        while i < pcnt[x]:
+            _f4_add(dm.fen, dm.fsize, dm.pz[pidx[i]], dm.pv + 4 * pidx[i])
+            i += 1
+        while j < qcnt[x]:
+            q = dm.q + qidx[j]
+            dm.acc += _f4_dot(dm.fen, q.z + 1, q.c)
+            j += 1
+    for i in range(dm.np_):
+        _f4_clear(dm.fen, dm.fsize, dm.pz[i])
+
+
+cdef void _dom_cdq(Dom *dm, int64_t lo, int64_t hi) noexcept nogil:
+    """Points (items < np_) before 3-D queries in dm.ord[lo:hi] (sorted by b1 / u,
+    points first on ties): adds every query's dominance sum to dm.acc, and leaves
+    dm.ord[lo:hi] sorted by b2 / v."""
+    cdef int64_t mid, i, j, a, b, o, it, p
+    cdef int64_t NP = dm.np_
+    cdef DQuery *q
+    if hi - lo < 2:
+        return
+    mid = (lo + hi) >> 1
+    _dom_cdq(dm, lo, mid)
+    _dom_cdq(dm, mid, hi)
+    i = lo
+    for j in range(mid, hi):
+        it = dm.ord[j]
+        if it < NP:
+            continue
+        while i < mid and dm.qy[dm.ord[i]] <= dm.qy[it]:
+            p = dm.ord[i]
+            if p < NP:
+                _f4_add(dm.fen, dm.fsize, dm.qz[p], dm.pv + 4 * p)
+            i += 1
+        q = dm.q + dm.q3[it - NP]
+        dm.acc += _f4_dot(dm.fen, dm.qz[it] + 1, q.c)
+    for j in range(lo, i):
+        p = dm.ord[j]
+        if p < NP:
+            _f4_clear(dm.fen, dm.fsize, dm.qz[p])
+    a = lo
+    b = mid
+    o = lo
+    while a < mid and b < hi:
+        if dm.qy[dm.ord[a]] <= dm.qy[dm.ord[b]]:
+            dm.tmp[o] = dm.ord[a]
+            a += 1
+        else:
+            dm.tmp[o] = dm.ord[b]
+            b += 1
+        o += 1
+    while a < mid:
+        dm.tmp[o] = dm.ord[a]
+        a += 1
+        o += 1
+    while b < hi:
+        dm.tmp[o] = dm.ord[b]
+        b += 1
+        o += 1
+    for o in range(lo, hi):
+        dm.ord[o] = dm.tmp[o]
+
+
+cdef int _dom_solve(Dom *dm, int32_t LX) noexcept nogil:
+    """Answers every query pushed (adds to dm.acc); -1 if memory runs out."""
+    cdef int64_t i, n, nkey, key
+    cdef int64_t *pcnt = NULL
+    cdef int64_t *qcnt = NULL
+    cdef int64_t *pidx = NULL
+    cdef int64_t *qidx = NULL
+    cdef int64_t *cnt = NULL
+    cdef int rc = 0
+    if dm.np_ == 0 or dm.nq == 0:
+        return 0
+    pcnt = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
+    qcnt = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
+    pidx = <int64_t *> malloc(dm.np_ * sizeof(int64_t))
+    qidx = <int64_t *> malloc(dm.nq * sizeof(int64_t))
+    if pcnt == NULL or qcnt == NULL or pidx == NULL or qidx == NULL:
+        rc = -1
+    else:
+        _dom_sweep(dm, LX, 1, pcnt, qcnt, pidx, qidx)
+        _dom_sweep(dm, LX, 2, pcnt, qcnt, pidx, qidx)
+    free(pcnt); free(qcnt); free(pidx); free(qidx)
+    if rc != 0:
+        return rc
+    # 3-D queries: items 0..np_-1 are the points, np_.. the queries
+    dm.nq3 = 0
+    for i in range(dm.nq):
+        if dm.q[i].kind == 0:
+            dm.nq3 += 1
+    if dm.nq3 == 0:
+        return 0
+    n = dm.np_ + dm.nq3
+    nkey = 2 * (<int64_t> LX + 1)
+    dm.q3 = <int64_t *> malloc(dm.nq3 * sizeof(int64_t))
+    dm.ord = <int64_t *> malloc(n * sizeof(int64_t))
+    dm.tmp = <int64_t *> malloc(n * sizeof(int64_t))
+    dm.qy = <int32_t *> malloc(n * sizeof(int32_t))
+    dm.qz = <int32_t *> malloc(n * sizeof(int32_t))
+    cnt = <int64_t *> calloc(nkey + 1, sizeof(int64_t))
+    if (dm.q3 == NULL or dm.ord == NULL or dm.tmp == NULL or dm.qy == NULL or dm.qz == NULL
+            or cnt == NULL):
+        free(cnt)
+        return -1
+    n = 0
+    for i in range(dm.nq):
+        if dm.q[i].kind == 0:
+            dm.q3[n] = i
+            n += 1
+    for i in range(dm.np_):
+        dm.qy[i] = dm.py[i]
+        dm.qz[i] = dm.pz[i]
+        cnt[2 * dm.px[i] + 1] += 1
+    for i in range(dm.nq3):
+        dm.qy[dm.np_ + i] = dm.q[dm.q3[i]].v
+        dm.qz[dm.np_ + i] = dm.q[dm.q3[i]].z
+        cnt[2 * dm.q[dm.q3[i]].u + 2] += 1
+    for key in range(nkey):
+        cnt[key + 1] += cnt[key]
+    # counting sort by (b1 / u, points first)
+    for i in range(dm.np_):
+        key = 2 * dm.px[i]
+        dm.ord[cnt[key]] = i
+        cnt[key] += 1
+    for i in range(dm.nq3):
+        key = 2 * dm.q[dm.q3[i]].u + 1
+        dm.ord[cnt[key]] = dm.np_ + i
+        cnt[key] += 1
+    free(cnt)
+    _dom_cdq(dm, 0, dm.np_ + dm.nq3)
+    return 0
+
+
+cdef inline void _dom_free(Dom *dm) noexcept nogil:
+    free(dm.px); free(dm.py); free(dm.pz); free(dm.pv); free(dm.q); free(dm.fen)
+    free(dm.ord); free(dm.tmp); free(dm.qy); free(dm.qz); free(dm.q3)
+
+
+cdef struct Scratch:
+    # per-document scratch of _doc_queries
+    int32_t *xv        # distinct X levels (1..d)
+    double *xc         # occurrences, fl and wl sums on each
+    double *xf
+    double *xw
+    double *rr         # per X region: occurrences, fl and wl sums above / below it
+    double *sf
+    double *sw
+    int32_t *th        # X thresholds (prefix form b <= th)
+    int32_t *gv        # distinct reference levels (1..e)
+    double *gc
+    double *ss         # per reference region: occurrences above / below it
+    int32_t *gt        # reference thresholds (suffix form gb >= gt)
+    double *grid
+    int64_t ncell
+
+
+cdef inline int64_t _grid_cells(Topic *t, int32_t k, const int32_t *lx, const int32_t *lg) noexcept nogil:
+    """Cells of the corner grid of document k: (d + 2)^2 (e + 2)."""
+    cdef int32_t i, d = 0, e = 0, last = -1, lvl
+    for i in range(t.kx[k]):
+        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        if lvl != last:
+            d += 1
+            last = lvl
+    last = -1
+    for i in range(t.kg[k]):
+        lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+        if lvl != last:
+            e += 1
+            last = lvl
+    if e == 0:
+        e = 1
+    return (<int64_t> d + 2) * (<int64_t> d + 2) * (<int64_t> e + 2)
+
+
+cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const int32_t *lx,
+                      const int32_t *lg, Scratch *sc) noexcept nogil:
+    """Push the dominance queries giving, over every L2 document b, the pairs
+    "k above b" and (both = 1) "b above k".  -1 if memory runs out."""
+    cdef int32_t p = t.kx[k], d = 0, e = 0, i, j, i1, i2, kk, lvl, LX = t.LX, LG = t.LG
+    cdef int32_t u, v, tq, kind, orient, sx, sy, sz, D2, E2
+    cdef int64_t cell, ncell
+    cdef double rx, rg, f, sign
+    cdef double c[4]
+    cdef double *gr = sc.grid
+    # distinct X levels of k, with the weights of its occurrences on each
+    for i in range(p):
+        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        if d == 0 or sc.xv[d] != lvl:
+            d += 1
+            sc.xv[d] = lvl
+            sc.xc[d] = 0.0
+            sc.xf[d] = 0.0
+            sc.xw[d] = 0.0
+        sc.xc[d] += 1.0
+        sc.xf[d] += w.fl[lvl]
+        sc.xw[d] += w.wl[lvl]
+    # reference levels (no reference occurrence: one virtual one in the tail, LG)
+    if t.kg[k] > 0:
+        for i in range(t.kg[k]):
+            lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+            if e == 0 or sc.gv[e] != lvl:
+                e += 1
+                sc.gv[e] = lvl
+                sc.gc[e] = 0.0
+            sc.gc[e] += 1.0
+    else:
+        e = 1
+        sc.gv[1] = LG
+        sc.gc[1] = 1.0
+    D2 = d + 2
+    E2 = e + 2
+    ncell = <int64_t> D2 * D2 * E2
+    for orient in range(2 if both else 1):
+        # X region i (0..d) and reference region kk (0..e):
+        #   orient 0 (k above b): b in (xv[i], xv[i+1]], gb in (gv[kk], gv[kk+1]];
+        #     counts of k's occurrences below b: levels xv[1..i], gv[1..kk]
+        #   orient 1 (b above k): b in [xv[i], xv[i+1]), gb in [gv[kk], gv[kk+1]);
+        #     counts of k's occurrences below b... above b: levels xv[i+1..d], gv[kk+1..e]
+        if orient == 0:
+            sc.rr[0] = 0.0
+            sc.sf[0] = 0.0
+            sc.sw[0] = 0.0
+            for i in range(1, d + 1):
+                sc.rr[i] = sc.rr[i - 1] + sc.xc[i]
+                sc.sf[i] = sc.sf[i - 1] + sc.xf[i]
+                sc.sw[i] = sc.sw[i - 1] + sc.xw[i]
+                sc.th[i] = sc.xv[i]
+            sc.ss[0] = 0.0
+            sc.gt[0] = 0
+            for kk in range(1, e + 1):
+                sc.ss[kk] = sc.ss[kk - 1] + sc.gc[kk]
+                sc.gt[kk] = sc.gv[kk] + 1
+        else:
+            sc.rr[d] = 0.0
+            sc.sf[d] = 0.0
+            sc.sw[d] = 0.0
+            for i in range(d - 1, -1, -1):
+                sc.rr[i] = sc.rr[i + 1] + sc.xc[i + 1]
+                sc.sf[i] = sc.sf[i + 1] + sc.xf[i + 1]
+                sc.sw[i] = sc.sw[i + 1] + sc.xw[i + 1]
+            for i in range(1, d + 1):
+                sc.th[i] = sc.xv[i] - 1
+            sc.ss[e] = 0.0
+            for kk in range(e - 1, -1, -1):
+                sc.ss[kk] = sc.ss[kk + 1] + sc.gc[kk + 1]
+            sc.gt[0] = 0
+            for kk in range(1, e + 1):
+                sc.gt[kk] = sc.gv[kk]
+        sc.th[0] = -1
+        sc.th[d + 1] = LX
+        sc.gt[e + 1] = LG + 1
+        for cell in range(4 * ncell):
+            gr[cell] = 0.0
+        # boxes: X regions i1 <= i2 (b1 <= b2), reference region kk
+        for i1 in range(d + 1):
+            for i2 in range(i1, d + 1):
+                rx = sc.rr[i1] + sc.rr[i2]
+                if rx == 0.0:
+                    continue
+                for kk in range(e + 1):
+                    rg = sc.ss[kk]
+                    if rg == 0.0:
+                        continue
+                    f = (rg if rg < rx else rx) / rx
+                    c[0] = f * sc.sf[i1]
+                    c[1] = f * sc.sw[i1]
+                    c[2] = f * sc.sf[i2]
+                    c[3] = f * sc.sw[i2]
+                    # inclusion-exclusion over the corners (prefix in b1, b2; suffix in gb)
+                    for sx in range(i1, i1 + 2):
+                        for sy in range(i2, i2 + 2):
+                            for sz in range(kk, kk + 2):
+                                # one minus sign per lower corner
+                                if ((i1 + 1 - sx) + (i2 + 1 - sy) + (sz - kk)) % 2 == 0:
+                                    sign = 1.0
+                                else:
+                                    sign = -1.0
+                                cell = 4 * ((<int64_t> sx * D2 + sy) * E2 + sz)
+                                gr[cell] += sign * c[0]
+                                gr[cell + 1] += sign * c[1]
+                                gr[cell + 2] += sign * c[2]
+                                gr[cell + 3] += sign * c[3]
+        # the corners as queries
+        for i in range(1, d + 2):
+            u = sc.th[i]
+            if u < 0:
+                continue
+            for j in range(1, d + 2):
+                v = sc.th[j]
+                if v < 0:
+                    continue
+                for kk in range(e + 1):
+                    tq = sc.gt[kk]
+                    if tq > LG:
+                        continue
+                    cell = 4 * ((<int64_t> i * D2 + j) * E2 + kk)
+                    if gr[cell] == 0.0 and gr[cell + 1] == 0.0 and gr[cell + 2] == 0.0 and gr[cell + 3] == 0.0:
+                        continue
+                    if v >= LX:
+                        if u >= LX:
+                            kind = 2  # gb alone
+                        else:
+                            kind = 1  # b1 <= u
+                    elif u >= LX or u >= v:
+                        kind = 2      # b1 <= b2 <= v
+                    else:
+                        kind = 0
+                    if _dom_push(dm, u if u < LX else LX, v if v < LX else LX, LG - tq, kind,
+                                 gr + cell) != 0:
+                        return -1
+    return 0
+
+
+cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx,
+                         const int32_t *lg, bint foreign_tail) noexcept nogil:
+    """Sum of the priority terms of every (ordered) pair of two documents with several
+    memberships, each way (see above).  Sets ``w.oom`` (and returns 0) if memory runs
+    out."""
+    cdef int32_t k, a, b, l, tail = t.LG if foreign_tail else -1, LG = t.LG
+    cdef int32_t maxkx = 2, maxkg = 1, size = t.LG + 1, gb, q
+    cdef int64_t i, j, start, nl2 = 0, nhv = 0, nk1 = 0, ncell, maxcell = 0, xa = t.xa, ga = t.ga
+    cdef double acc = 0.0, F, G
+    cdef int32_t *l2 = NULL
+    cdef int32_t *hv = NULL
+    cdef int32_t *k1 = NULL
+    cdef char *grid_ok = NULL
+    cdef Dom dm
+    cdef Scratch sc
+    cdef int rc = 0
+    memset(&dm, 0, sizeof(Dom))
+    memset(&sc, 0, sizeof(Scratch))
+    l2 = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    hv = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    k1 = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    grid_ok = <char *> malloc((t.D + 1) * sizeof(char))
+    if l2 == NULL or hv == NULL or k1 == NULL or grid_ok == NULL:
+        rc = -1
+    if rc == 0:
+        for k in range(t.D):
+            if t.kx[k] == 0 or (t.kx[k] == 1 and t.kg[k] <= 1):
+                continue  # absent from x, or simple
+            if t.kg[k] == 0 and not foreign_tail:
+                continue  # relates to nothing in the reference
+            if t.kx[k] == 2 and t.kg[k] <= 1:
+                l2[nl2] = k
+                nl2 += 1
+            elif t.kx[k] == 1:
+                k1[nk1] = k
+                nk1 += 1
+            else:
+                hv[nhv] = k
+                nhv += 1
+            if t.kx[k] > maxkx:
+                maxkx = t.kx[k]
+            if t.kg[k] > maxkg:
+                maxkg = t.kg[k]
+        # --- K1 x K1: weighted dominance count -------------------------------
+        if nk1 > 1:
+            for i in range(size + 1):
+                w.fen_f[i] = 0.0
+                w.fen_g[i] = 0.0
+            i = xa
+            while i < t.xb:
+                l = lx[i]
+                start = i
+                while i < t.xb and lx[i] == l:
+                    k = w.loc[xd[i]]
+                    if t.kx[k] == 1 and t.kg[k] >= 2:
+                        q = lg[ga + t.gocc[t.gptr[k] + t.kg[k] - 1]]
+                        F = fenwick_prefix(w.fen_f, q)
+                        G = fenwick_prefix(w.fen_g, q)
+                        acc += w.wl[l] * F + w.fl[l] * G
+                    i += 1
+                for j in range(start, i):
+                    k = w.loc[xd[j]]
+                    if t.kx[k] == 1 and t.kg[k] >= 2:
+                        q = lg[ga + t.gocc[t.gptr[k]]]
+                        fenwick_add(w.fen_f, size, q, w.fl[l])
+                        fenwick_add(w.fen_g, size, q, w.wl[l])
+        # --- heavy x heavy, heavy x K1: one pair at a time ----------------------
+        for i in range(nhv):
+            a = hv[i]
+            for j in range(i, nhv):
+                b = hv[j]
+                acc += _pair_term(t, w, a, b, lx, lg, tail)
+                if a != b:
+                    acc += _pair_term(t, w, b, a, lx, lg, tail)
+            for j in range(nk1):
+                b = k1[j]
+                acc += _pair_term(t, w, a, b, lx, lg, tail)
+                acc += _pair_term(t, w, b, a, lx, lg, tail)
+    # --- L2 x L2, heavy x L2: dominance sums --------------------------------------
+    if rc == 0 and nl2 > 0:
+        maxcell = 4 * 4 * 3
+        for i in range(nhv + nk1):
+            k = hv[i] if i < nhv else k1[i - nhv]
+            ncell = _grid_cells(t, k, lx, lg)
+            # a grid larger than the L2 documents: one pair at a time instead
+            grid_ok[k] = ncell <= 4 * nl2 + 64
+            if not grid_ok[k]:
+                for j in range(nl2):
+                    b = l2[j]
+                    acc += _pair_term(t, w, k, b, lx, lg, tail)
+                    acc += _pair_term(t, w, b, k, lx, lg, tail)
+            elif ncell > maxcell:
+                maxcell = ncell
+        dm.np_ = nl2
+        dm.fsize = size
+        dm.px = <int32_t *> malloc(nl2 * sizeof(int32_t))
+        dm.py = <int32_t *> malloc(nl2 * sizeof(int32_t))
+        dm.pz = <int32_t *> malloc(nl2 * sizeof(int32_t))
+        dm.pv = <double *> malloc(4 * nl2 * sizeof(double))
+        dm.fen = <double *> calloc(4 * (<int64_t> size + 1), sizeof(double))
+        sc.xv = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
+        sc.th = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
+        sc.xc = <double *> malloc(6 * (maxkx + 2) * sizeof(double))
+        sc.gv = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
+        sc.gt = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
+        sc.gc = <double *> malloc(2 * (maxkg + 2) * sizeof(double))
+        sc.grid = <double *> malloc(4 * maxcell * sizeof(double))
+        if (dm.px == NULL or dm.py == NULL or dm.pz == NULL or dm.pv == NULL or dm.fen == NULL
+                or sc.xv == NULL or sc.th == NULL or sc.xc == NULL or sc.gv == NULL
+                or sc.gt == NULL or sc.gc == NULL or sc.grid == NULL):
+            rc = -1
+        else:
+            sc.xf = sc.xc + (maxkx + 2)
+            sc.xw = sc.xc + 2 * (maxkx + 2)
+            sc.rr = sc.xc + 3 * (maxkx + 2)
+            sc.sf = sc.xc + 4 * (maxkx + 2)
+            sc.sw = sc.xc + 5 * (maxkx + 2)
+            sc.ss = sc.gc + (maxkg + 2)
+            for i in range(nl2):
+                b = l2[i]
+                dm.px[i] = lx[xa + t.xocc[t.xptr[b]]]
+                dm.py[i] = lx[xa + t.xocc[t.xptr[b] + 1]]
+                gb = lg[ga + t.gocc[t.gptr[b]]] if t.kg[b] == 1 else LG
+                dm.pz[i] = LG - gb
+                dm.pv[4 * i] = w.wl[dm.px[i]]
+                dm.pv[4 * i + 1] = w.fl[dm.px[i]]
+                dm.pv[4 * i + 2] = w.wl[dm.py[i]]
+                dm.pv[4 * i + 3] = w.fl[dm.py[i]]
+            for i in range(nl2):
+                if _doc_queries(&dm, t, w, l2[i], False, lx, lg, &sc) != 0:
+                    rc = -1
+                    break
+            for i in range(nhv + nk1):
+                if rc != 0:
+                    break
+                k = hv[i] if i < nhv else k1[i - nhv]
+                if grid_ok[k]:
+                    if _doc_queries(&dm, t, w, k, True, lx, lg, &sc) != 0:
+                        rc = -1
+            if rc == 0:
+                rc = _dom_solve(&dm, t.LX)
+            acc += dm.acc
+    free(l2); free(hv); free(k1); free(grid_ok)
+    free(sc.xv); free(sc.th); free(sc.xc); free(sc.gv); free(sc.gt); free(sc.gc); free(sc.grid)
+    _dom_free(&dm)
+    if rc != 0:
+        w.oom = 1
+        return 0.0
+    return acc
+
+
 cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
                       const int32_t[::1] g_level, bint uniform, bint foreign_tail,
-                      double Wt, double Wr) noexcept nogil:
+                      double Wt, double Wr, bint pairwise) noexcept nogil:
     cdef int64_t i, j, start, xa = t.xa, ga = t.ga
     cdef int32_t l, k, beta, a, b, tail_a, size = t.LG + 1, nm, qi, qj
-    cdef double acc = 0.0, F, G, rx, rg, pt, W = 0.0
+    cdef double acc = 0.0, F, G, pt
     cdef int32_t *loc = w.loc
+    cdef const int32_t *lxp = &x_level[0]
+    cdef const int32_t *lgp = &g_level[0] if g_level.shape[0] > 0 else NULL
     # --- pairs of simple documents: weighted dominance count -------------------
     for k in range(size + 1):
         w.fen_f[k] = 0.0
@@ -317,32 +938,26 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                     continue
                 fenwick_add(w.fen_f + 1, size, beta, w.fl[l])
                 fenwick_add(w.fen_g + 1, size, beta, w.wl[l])
-    # --- pairs of two documents with several memberships: per document pair ----
+    # --- pairs of two documents with several memberships ----------------------
     nm = 0
     for k in range(t.D):
         if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
             w.multi[nm] = k
             nm += 1
     tail_a = t.LG if foreign_tail else -1
-    for qi in range(nm):
-        a = w.multi[qi]
-        for qj in range(qi, nm):
-            b = w.multi[qj]
-            # a above b (for a == b: the document's own occurrences on two levels)
-            rx = <double> _cross(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b],
-                                 &x_level[0], xa, w.wl, w.fl, &W)
-            if rx > 0:
-                rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
-                                           t.kg[b], &g_level[0], ga, tail_a, tail_a)
-                acc += (rg if rg < rx else rx) / rx * W
-            if a == b:
-                continue
-            rx = <double> _cross(t.xocc + t.xptr[b], t.kx[b], t.xocc + t.xptr[a], t.kx[a],
-                                 &x_level[0], xa, w.wl, w.fl, &W)
-            if rx > 0:
-                rg = <double> _count_above(t.gocc + t.gptr[b], t.kg[b], t.gocc + t.gptr[a],
-                                           t.kg[a], &g_level[0], ga, tail_a, tail_a)
-                acc += (rg if rg < rx else rx) / rx * W
+    if pairwise:
+        # the former quadratic enumeration, one document pair at a time (kept as
+        # the tests' reference)
+        for qi in range(nm):
+            a = w.multi[qi]
+            for qj in range(qi, nm):
+                b = w.multi[qj]
+                # a above b (for a == b: the document's own occurrences on two levels)
+                acc += _pair_term(t, w, a, b, lxp, lgp, tail_a)
+                if a != b:
+                    acc += _pair_term(t, w, b, a, lxp, lgp, tail_a)
+    elif nm > 0:
+        acc += _multi_pairs(t, w, &x_doc[0], lxp, lgp, foreign_tail)
     # --- a document with several memberships against the simple ones ----------
     if nm > 0:
         acc += _multi_simple(t, w, x_doc, x_level, g_level, foreign_tail)
@@ -812,12 +1427,14 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
             const int64_t[::1] g_ptr, const int32_t[::1] g_doc, const int32_t[::1] g_level,
             const int32_t[::1] g_cluster,
             int64_t n_docs, double c, bint uniform, bint foreign_tail,
-            double[::1] out_priority, double[::1] out_relatedness):
+            double[::1] out_priority, double[::1] out_relatedness, bint pairwise=False):
     """Score side ``x`` against reference ``g`` for every topic.
 
     Writes the priority and relatedness score of each topic (Reliability when x is
     the system, Sensitivity when x is the gold standard).  ``c`` is the weighting
-    constant (1 - w_n) n / w_n, ignored when ``uniform``.
+    constant (1 - w_n) n / w_n, ignored when ``uniform``.  ``pairwise`` (private,
+    for the tests) enumerates the pairs of documents with several memberships one
+    pair at a time, O(m^2), instead of the O(N log^2 N) decomposition.
     """
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
     cdef Work w
@@ -842,7 +1459,7 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                              x_doc, x_level, x_cluster, g_doc, g_level, g_cluster)
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
-                                             foreign_tail, Wt, Wr)
+                                             foreign_tail, Wt, Wr, pairwise)
                 if w.oom:
                     rc = -1
                 out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
