@@ -282,21 +282,23 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
 # pairs of two documents with several memberships
 # ---------------------------------------------------------------------------
 # A document is *simple* (one X occurrence, at most one reference occurrence),
-# *L2* (two X occurrences, at most one reference occurrence), *K1* (one X
+# *Lq* (q = 2 or 3 X occurrences, at most one reference occurrence), *K1* (one X
 # occurrence, several reference ones) or *heavy* (the rest).  A document with no
 # reference occurrence and no foreign tail relates to nothing (rg = 0).
 #
 # - K1 x K1: with one X occurrence each, rx = 1 when a is above b, and the pair
 #   holds in the reference iff min G(a) < max G(b): a weighted dominance count
 #   (levels in order, Fenwick tree over the reference levels), O(N log L).
-# - L2 x L2 and heavy x L2: for a document a, the pair with an L2 document b
-#   (X levels b1 <= b2, reference level gb) only depends on the cell of b1 and of
-#   b2 among a's X levels and of gb among a's reference levels; a's sum over all
-#   L2 documents is a combination of box sums of (wl[b1], fl[b1], wl[b2], fl[b2])
-#   over (b1, b2, gb), answered offline as dominance sums: 3-D ones by divide and
-#   conquer over b1 (merge by b2, Fenwick tree over gb), O((P + Q) log^2), the
-#   others by a sweep, O((P + Q) log L).  A heavy document whose cell grid would
-#   outgrow the L2 documents is matched against them one pair at a time.
+# - any document a against the Lq documents b (X levels b1 <= .. <= bq, reference
+#   level gb): the pair only depends on the region of each b_j among a's X levels
+#   and of gb among a's reference levels, and its weight is linear in
+#   (wl[b_j], fl[b_j])_j; a's sum over all Lq documents is a combination of box
+#   sums over (b1, .., bq, gb), answered offline as dominance sums: divide and
+#   conquer over the X coordinates (merging by the next one) and a Fenwick tree
+#   over gb, O((P + Q) log^q).  Lq documents query the Lq population for
+#   "a above b" only (the ordered pairs), L3 documents query L2 both ways, heavy
+#   and K1 documents query both populations both ways unless their region grid
+#   would outgrow the population (then one pair at a time).
 # - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))).
 
 cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int32_t *lx,
@@ -314,67 +316,308 @@ cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int
 
 
 cdef struct DQuery:
-    int32_t u          # b1 <= u
-    int32_t v          # b2 <= v
+    int32_t u[3]       # b_j <= u[j] for the coordinates in mask
     int32_t z          # LG - gb <= z
-    int32_t kind       # 0: 3-D, 1: b1 and gb only, 2: b2 and gb only
-    double c[4]        # coefficients of (wl[b1], fl[b1], wl[b2], fl[b2])
+    int32_t mask       # the coordinates constrained (bit j: b_j)
+    double c[6]        # coefficients of (wl[b1], fl[b1], wl[b2], fl[b2], ...)
 
 
 cdef struct Dom:
+    # one population: np_ documents with q X levels (pc: q per point), LG - gb (pz),
+    # values (pv: 2q per point); queries q[0..nq)
+    int32_t qd, V
     int64_t np_, nq, cap
-    int32_t *px
-    int32_t *py
+    int32_t *pc
     int32_t *pz
-    double *pv         # 4 per point
+    double *pv
     DQuery *q
-    double *fen        # 4 per node
-    int32_t fsize
-    int64_t *ord
-    int64_t *tmp
-    int32_t *qy        # y of every CDQ item (points then 3-D queries)
-    int32_t *qz
-    int64_t nq3
-    int64_t *q3        # index into q of the 3-D queries
     double acc
 
 
-cdef inline void _f4_add(double *tr, int32_t size, int32_t i, const double *v) noexcept nogil:
+cdef struct Run:
+    # one solving pass: items 0..np_-1 are the points, np_.. the queries qi[]
+    int64_t np_
+    int32_t V, fsize
+    int32_t *cx
+    int32_t *cy
+    int32_t *cw
+    int32_t *cz
+    const double *pv
+    DQuery *q
+    int64_t *qi
+    double *fen
+    int64_t *ord
+    int64_t *tmp
+    int64_t *sub
+    int64_t *tmp2
+    double acc
+
+
+cdef inline void _fv_add(double *tr, int32_t size, int32_t i, const double *v, int32_t V) noexcept nogil:
+    cdef int32_t k
     i += 1
     while i <= size:
-        tr[4 * (i - 1)] += v[0]
-        tr[4 * (i - 1) + 1] += v[1]
-        tr[4 * (i - 1) + 2] += v[2]
-        tr[4 * (i - 1) + 3] += v[3]
+        for k in range(V):
+            tr[V * (i - 1) + k] += v[k]
         i += i & (-i)
 
 
-cdef inline void _f4_clear(double *tr, int32_t size, int32_t i) noexcept nogil:
+cdef inline void _fv_clear(double *tr, int32_t size, int32_t i, int32_t V) noexcept nogil:
+    cdef int32_t k
     i += 1
     while i <= size:
-        tr[4 * (i - 1)] = 0.0
-        tr[4 * (i - 1) + 1] = 0.0
-        tr[4 * (i - 1) + 2] = 0.0
-        tr[4 * (i - 1) + 3] = 0.0
+        for k in range(V):
+            tr[V * (i - 1) + k] = 0.0
         i += i & (-i)
 
 
-cdef inline double _f4_dot(const double *tr, int32_t i, const double *c) noexcept nogil:
+cdef inline double _fv_dot(const double *tr, int32_t i, const double *c, int32_t V) noexcept nogil:
     """c . (sum of the positions [0, i))."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double s[6]
+    cdef double out = 0.0
+    cdef int32_t k
+    for k in range(V):
+        s[k] = 0.0
     while i > 0:
-        s0 += tr[4 * (i - 1)]
-        s1 += tr[4 * (i - 1) + 1]
-        s2 += tr[4 * (i - 1) + 2]
-        s3 += tr[4 * (i - 1) + 3]
+        for k in range(V):
+            s[k] += tr[V * (i - 1) + k]
         i -= i & (-i)
-    return c[0] * s0 + c[1] * s1 + c[2] * s2 + c[3] * s3
+    for k in range(V):
+        out += c[k] * s[k]
+    return out
 
 
-cdef int _dom_push(Dom *dm, int32_t u, int32_t v, int32_t z, int32_t kind,
+cdef inline void _run_point(Run *r, int64_t it) noexcept nogil:
+    _fv_add(r.fen, r.fsize, r.cz[it], r.pv + r.V * it, r.V)
+
+
+cdef inline void _run_query(Run *r, int64_t it) noexcept nogil:
+    r.acc += _fv_dot(r.fen, r.cz[it] + 1, r.q[r.qi[it - r.np_]].c, r.V)
+
+
+cdef void _cdq2(Run *r, int64_t *ord, int64_t *tmp, int64_t lo, int64_t hi,
+                const int32_t *ky) noexcept nogil:
+    """Items ord[lo:hi] sorted by their first coordinate (points first on ties):
+    adds to r.acc every query's sum over the points before it with key ky <= its
+    own and z <= its own, and leaves ord[lo:hi] sorted by ky."""
+    cdef int64_t mid, i, j, a, b, o, it, p
+    cdef int64_t NP = r.np_
+    if hi - lo < 2:
+        return
+    mid = (lo + hi) >> 1
+    _cdq2(r, ord, tmp, lo, mid, ky)
+    _cdq2(r, ord, tmp, mid, hi, ky)
+    i = lo
+    for j in range(mid, hi):
+        it = ord[j]
+        if it < NP:
+            continue
+        while i < mid and ky[ord[i]] <= ky[it]:
+            p = ord[i]
+            if p < NP:
+                _run_point(r, p)
+            i += 1
+        _run_query(r, it)
+    for j in range(lo, i):
+        p = ord[j]
+        if p < NP:
+            _fv_clear(r.fen, r.fsize, r.cz[p], r.V)
+    a = lo
+    b = mid
+    o = lo
+    while a < mid and b < hi:
+        if ky[ord[a]] <= ky[ord[b]]:
+            tmp[o] = ord[a]
+            a += 1
+        else:
+            tmp[o] = ord[b]
+            b += 1
+        o += 1
+    while a < mid:
+        tmp[o] = ord[a]
+        a += 1
+        o += 1
+    while b < hi:
+        tmp[o] = ord[b]
+        b += 1
+        o += 1
+    for o in range(lo, hi):
+        ord[o] = tmp[o]
+
+
+cdef inline bint _before(Run *r, int64_t a, int64_t b) noexcept nogil:
+    """Order by cy, points first on ties."""
+    if r.cy[a] != r.cy[b]:
+        return r.cy[a] < r.cy[b]
+    return a < r.np_ and b >= r.np_
+
+
+cdef void _cdq3(Run *r, int64_t lo, int64_t hi) noexcept nogil:
+    """Three coordinates (cx, cy, cw) and z: r.ord[lo:hi] sorted by cx, points
+    first on ties; left points against right queries by _cdq2 over (cy, cw);
+    leaves r.ord[lo:hi] sorted by (cy, points first)."""
+    cdef int64_t mid, a, b, o, n = 0
+    cdef int64_t NP = r.np_
+    if hi - lo < 2:
+        return
+    mid = (lo + hi) >> 1
+    _cdq3(r, lo, mid)
+    _cdq3(r, mid, hi)
+    # left points and right queries, merged by (cy, points first)
+    a = lo
+    b = mid
+    while True:
+        while a < mid and r.ord[a] >= NP:
+            a += 1
+        while b < hi and r.ord[b] < NP:
+            b += 1
+        if a >= mid and b >= hi:
+            break
+        if b >= hi or (a < mid and _before(r, r.ord[a], r.ord[b])):
+            r.sub[n] = r.ord[a]
+            a += 1
+        else:
+            r.sub[n] = r.ord[b]
+            b += 1
+        n += 1
+    if n > 1:
+        _cdq2(r, r.sub, r.tmp2, 0, n, r.cw)
+    a = lo
+    b = mid
+    o = lo
+    while a < mid and b < hi:
+        if _before(r, r.ord[b], r.ord[a]):
+            r.tmp[o] = r.ord[b]
+            b += 1
+        else:
+            r.tmp[o] = r.ord[a]
+            a += 1
+        o += 1
+    while a < mid:
+        r.tmp[o] = r.ord[a]
+        a += 1
+        o += 1
+    while b < hi:
+        r.tmp[o] = r.ord[b]
+        b += 1
+        o += 1
+    for o in range(lo, hi):
+        r.ord[o] = r.tmp[o]
+
+
+cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexcept nogil:
+    """Answer the queries of one mask (adds to dm.acc).  r: buffers of
+    np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
+    cdef int32_t dims[3]
+    cdef int32_t nd = 0, j, x
+    cdef int64_t i, n, nq = 0, key, nkey
+    cdef int64_t *cnt = NULL
+    cdef int32_t *cxs[3]
+    for j in range(dm.qd):
+        if mask & (1 << j):
+            dims[nd] = j
+            nd += 1
+    for i in range(dm.nq):
+        if dm.q[i].mask == mask:
+            r.qi[nq] = i
+            nq += 1
+    if nq == 0:
+        return 0
+    n = dm.np_ + nq
+    r.np_ = dm.np_
+    r.acc = 0.0
+    cxs[0] = r.cx
+    cxs[1] = r.cy
+    cxs[2] = r.cw
+    for i in range(dm.np_):
+        r.cz[i] = dm.pz[i]
+        for j in range(nd):
+            cxs[j][i] = dm.pc[dm.qd * i + dims[j]]
+    for i in range(nq):
+        r.cz[dm.np_ + i] = dm.q[r.qi[i]].z
+        for j in range(nd):
+            cxs[j][dm.np_ + i] = dm.q[r.qi[i]].u[dims[j]]
+    if nd == 0:
+        for i in range(dm.np_):
+            _run_point(r, i)
+        for i in range(nq):
+            _run_query(r, dm.np_ + i)
+        for i in range(dm.np_):
+            _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
+        dm.acc += r.acc
+        return 0
+    # counting sort by (first coordinate, points first)
+    nkey = 2 * (<int64_t> LX + 1)
+    cnt = <int64_t *> calloc(nkey + 1, sizeof(int64_t))
+    if cnt == NULL:
+        return -1
+    for i in range(n):
+        cnt[2 * r.cx[i] + (1 if i >= dm.np_ else 0) + 1] += 1
+    for key in range(nkey):
+        cnt[key + 1] += cnt[key]
+    for i in range(n):
+        key = 2 * r.cx[i] + (1 if i >= dm.np_ else 0)
+        r.ord[cnt[key]] = i
+        cnt[key] += 1
+    free(cnt)
+    if nd == 1:
+        for i in range(n):
+            if r.ord[i] < dm.np_:
+                _run_point(r, r.ord[i])
+            else:
+                _run_query(r, r.ord[i])
+        for i in range(dm.np_):
+            _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
+    elif nd == 2:
+        _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
+    else:
+        _cdq3(r, 0, n)
+    dm.acc += r.acc
+    return 0
+
+
+cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
+    """Answers every query pushed (adds to dm.acc); -1 if memory runs out."""
+    cdef Run r
+    cdef int64_t n
+    cdef int32_t mask
+    cdef int rc = 0
+    if dm.np_ == 0 or dm.nq == 0:
+        return 0
+    memset(&r, 0, sizeof(Run))
+    n = dm.np_ + dm.nq
+    r.V = dm.V
+    r.fsize = LG + 1
+    r.pv = dm.pv
+    r.q = dm.q
+    r.cx = <int32_t *> malloc(n * sizeof(int32_t))
+    r.cy = <int32_t *> malloc(n * sizeof(int32_t))
+    r.cw = <int32_t *> malloc(n * sizeof(int32_t))
+    r.cz = <int32_t *> malloc(n * sizeof(int32_t))
+    r.qi = <int64_t *> malloc(dm.nq * sizeof(int64_t))
+    r.ord = <int64_t *> malloc(n * sizeof(int64_t))
+    r.tmp = <int64_t *> malloc(n * sizeof(int64_t))
+    r.sub = <int64_t *> malloc(n * sizeof(int64_t))
+    r.tmp2 = <int64_t *> malloc(n * sizeof(int64_t))
+    r.fen = <double *> calloc(dm.V * (<int64_t> LG + 2), sizeof(double))
+    if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or r.qi == NULL
+            or r.ord == NULL or r.tmp == NULL or r.sub == NULL or r.tmp2 == NULL or r.fen == NULL):
+        rc = -1
+    else:
+        for mask in range(1 << dm.qd):
+            if _dom_pass(dm, mask, LX, LG, &r) != 0:
+                rc = -1
+                break
+    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(r.qi); free(r.ord); free(r.tmp)
+    free(r.sub); free(r.tmp2); free(r.fen)
+    return rc
+
+
+cdef int _dom_push(Dom *dm, const int32_t *u, int32_t z, int32_t mask,
                    const double *c) noexcept nogil:
     cdef DQuery *nq
     cdef int64_t cap
+    cdef int32_t j
     if dm.nq == dm.cap:
         cap = 2 * dm.cap + 64
         nq = <DQuery *> realloc(dm.q, cap * sizeof(DQuery))
@@ -383,190 +626,46 @@ cdef int _dom_push(Dom *dm, int32_t u, int32_t v, int32_t z, int32_t kind,
         dm.q = nq
         dm.cap = cap
     nq = dm.q + dm.nq
-    nq.u = u
-    nq.v = v
+    for j in range(3):
+        nq.u[j] = u[j] if j < dm.qd else 0
     nq.z = z
-    nq.kind = kind
-    nq.c[0] = c[0]
-    nq.c[1] = c[1]
-    nq.c[2] = c[2]
-    nq.c[3] = c[3]
+    nq.mask = mask
+    for j in range(6):
+        nq.c[j] = c[j] if j < dm.V else 0.0
     dm.nq += 1
     return 0
 
 
-cdef void _dom_sweep(Dom *dm, int32_t LX, int32_t kind, int64_t *pcnt, int64_t *qcnt,
-                     int64_t *pidx, int64_t *qidx) noexcept nogil:
-    """2-D (and 1-D) queries of one kind: a sweep over the key (b1 for kind 1, b2
-    for kind 2) with a Fenwick tree over the reference level.  pcnt/qcnt: LX + 2
-    entries; pidx: np_ entries; qidx: nq entries."""
-    cdef int64_t i, j
-    cdef int32_t x, key
-    cdef DQuery *q
-    for x in range(LX + 2):
-        pcnt[x] = 0
-        qcnt[x] = 0
-    for i in range(dm.np_):
-        key = dm.px[i] if kind == 1 else dm.py[i]
-        pcnt[key + 1] += 1
-    for i in range(dm.nq):
-        q = dm.q + i
-        if q.kind == kind:
-            key = q.u if kind == 1 else q.v
-            qcnt[key + 1] += 1
-    for x in range(LX + 1):
-        pcnt[x + 1] += pcnt[x]
-        qcnt[x + 1] += qcnt[x]
-    for i in range(dm.np_):
-        key = dm.px[i] if kind == 1 else dm.py[i]
-        pidx[pcnt[key]] = i
-        pcnt[key] += 1
-    for i in range(dm.nq):
-        q = dm.q + i
-        if q.kind == kind:
-            key = q.u if kind == 1 else q.v
-            qidx[qcnt[key]] = i
-            qcnt[key] += 1
-    # pcnt[x] / qcnt[x] now end the bucket of key x
-    i = 0
-    j = 0
-    for x in range(LX + 1):
-        while i < pcnt[x]:
-            _f4_add(dm.fen, dm.fsize, dm.pz[pidx[i]], dm.pv + 4 * pidx[i])
-            i += 1
-        while j < qcnt[x]:
-            q = dm.q + qidx[j]
-            dm.acc += _f4_dot(dm.fen, q.z + 1, q.c)
-            j += 1
-    for i in range(dm.np_):
-        _f4_clear(dm.fen, dm.fsize, dm.pz[i])
-
-
-cdef void _dom_cdq(Dom *dm, int64_t lo, int64_t hi) noexcept nogil:
-    """Points (items < np_) before 3-D queries in dm.ord[lo:hi] (sorted by b1 / u,
-    points first on ties): adds every query's dominance sum to dm.acc, and leaves
-    dm.ord[lo:hi] sorted by b2 / v."""
-    cdef int64_t mid, i, j, a, b, o, it, p
-    cdef int64_t NP = dm.np_
-    cdef DQuery *q
-    if hi - lo < 2:
-        return
-    mid = (lo + hi) >> 1
-    _dom_cdq(dm, lo, mid)
-    _dom_cdq(dm, mid, hi)
-    i = lo
-    for j in range(mid, hi):
-        it = dm.ord[j]
-        if it < NP:
-            continue
-        while i < mid and dm.qy[dm.ord[i]] <= dm.qy[it]:
-            p = dm.ord[i]
-            if p < NP:
-                _f4_add(dm.fen, dm.fsize, dm.qz[p], dm.pv + 4 * p)
-            i += 1
-        q = dm.q + dm.q3[it - NP]
-        dm.acc += _f4_dot(dm.fen, dm.qz[it] + 1, q.c)
-    for j in range(lo, i):
-        p = dm.ord[j]
-        if p < NP:
-            _f4_clear(dm.fen, dm.fsize, dm.qz[p])
-    a = lo
-    b = mid
-    o = lo
-    while a < mid and b < hi:
-        if dm.qy[dm.ord[a]] <= dm.qy[dm.ord[b]]:
-            dm.tmp[o] = dm.ord[a]
-            a += 1
-        else:
-            dm.tmp[o] = dm.ord[b]
-            b += 1
-        o += 1
-    while a < mid:
-        dm.tmp[o] = dm.ord[a]
-        a += 1
-        o += 1
-    while b < hi:
-        dm.tmp[o] = dm.ord[b]
-        b += 1
-        o += 1
-    for o in range(lo, hi):
-        dm.ord[o] = dm.tmp[o]
-
-
-cdef int _dom_solve(Dom *dm, int32_t LX) noexcept nogil:
-    """Answers every query pushed (adds to dm.acc); -1 if memory runs out."""
-    cdef int64_t i, n, nkey, key
-    cdef int64_t *pcnt = NULL
-    cdef int64_t *qcnt = NULL
-    cdef int64_t *pidx = NULL
-    cdef int64_t *qidx = NULL
-    cdef int64_t *cnt = NULL
-    cdef int rc = 0
-    if dm.np_ == 0 or dm.nq == 0:
-        return 0
-    pcnt = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
-    qcnt = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
-    pidx = <int64_t *> malloc(dm.np_ * sizeof(int64_t))
-    qidx = <int64_t *> malloc(dm.nq * sizeof(int64_t))
-    if pcnt == NULL or qcnt == NULL or pidx == NULL or qidx == NULL:
-        rc = -1
-    else:
-        _dom_sweep(dm, LX, 1, pcnt, qcnt, pidx, qidx)
-        _dom_sweep(dm, LX, 2, pcnt, qcnt, pidx, qidx)
-    free(pcnt); free(qcnt); free(pidx); free(qidx)
-    if rc != 0:
-        return rc
-    # 3-D queries: items 0..np_-1 are the points, np_.. the queries
-    dm.nq3 = 0
-    for i in range(dm.nq):
-        if dm.q[i].kind == 0:
-            dm.nq3 += 1
-    if dm.nq3 == 0:
-        return 0
-    n = dm.np_ + dm.nq3
-    nkey = 2 * (<int64_t> LX + 1)
-    dm.q3 = <int64_t *> malloc(dm.nq3 * sizeof(int64_t))
-    dm.ord = <int64_t *> malloc(n * sizeof(int64_t))
-    dm.tmp = <int64_t *> malloc(n * sizeof(int64_t))
-    dm.qy = <int32_t *> malloc(n * sizeof(int32_t))
-    dm.qz = <int32_t *> malloc(n * sizeof(int32_t))
-    cnt = <int64_t *> calloc(nkey + 1, sizeof(int64_t))
-    if (dm.q3 == NULL or dm.ord == NULL or dm.tmp == NULL or dm.qy == NULL or dm.qz == NULL
-            or cnt == NULL):
-        free(cnt)
-        return -1
-    n = 0
-    for i in range(dm.nq):
-        if dm.q[i].kind == 0:
-            dm.q3[n] = i
-            n += 1
-    for i in range(dm.np_):
-        dm.qy[i] = dm.py[i]
-        dm.qz[i] = dm.pz[i]
-        cnt[2 * dm.px[i] + 1] += 1
-    for i in range(dm.nq3):
-        dm.qy[dm.np_ + i] = dm.q[dm.q3[i]].v
-        dm.qz[dm.np_ + i] = dm.q[dm.q3[i]].z
-        cnt[2 * dm.q[dm.q3[i]].u + 2] += 1
-    for key in range(nkey):
-        cnt[key + 1] += cnt[key]
-    # counting sort by (b1 / u, points first)
-    for i in range(dm.np_):
-        key = 2 * dm.px[i]
-        dm.ord[cnt[key]] = i
-        cnt[key] += 1
-    for i in range(dm.nq3):
-        key = 2 * dm.q[dm.q3[i]].u + 1
-        dm.ord[cnt[key]] = dm.np_ + i
-        cnt[key] += 1
-    free(cnt)
-    _dom_cdq(dm, 0, dm.np_ + dm.nq3)
-    return 0
-
-
 cdef inline void _dom_free(Dom *dm) noexcept nogil:
-    free(dm.px); free(dm.py); free(dm.pz); free(dm.pv); free(dm.q); free(dm.fen)
-    free(dm.ord); free(dm.tmp); free(dm.qy); free(dm.qz); free(dm.q3)
+    free(dm.pc); free(dm.pz); free(dm.pv); free(dm.q)
+
+
+cdef int _dom_points(Dom *dm, Topic *t, Work *w, const int32_t *docs, int64_t n, int32_t qd,
+                     const int32_t *lx, const int32_t *lg) noexcept nogil:
+    """The population of the documents docs[0..n) (qd X occurrences, at most one
+    reference one)."""
+    cdef int64_t i
+    cdef int32_t b, j, lvl
+    memset(dm, 0, sizeof(Dom))
+    dm.qd = qd
+    dm.V = 2 * qd
+    dm.np_ = n
+    if n == 0:
+        return 0
+    dm.pc = <int32_t *> malloc(qd * n * sizeof(int32_t))
+    dm.pz = <int32_t *> malloc(n * sizeof(int32_t))
+    dm.pv = <double *> malloc(2 * qd * n * sizeof(double))
+    if dm.pc == NULL or dm.pz == NULL or dm.pv == NULL:
+        return -1
+    for i in range(n):
+        b = docs[i]
+        for j in range(qd):
+            lvl = lx[t.xa + t.xocc[t.xptr[b] + j]]
+            dm.pc[qd * i + j] = lvl
+            dm.pv[2 * qd * i + 2 * j] = w.wl[lvl]
+            dm.pv[2 * qd * i + 2 * j + 1] = w.fl[lvl]
+        dm.pz[i] = t.LG - (lg[t.ga + t.gocc[t.gptr[b]]] if t.kg[b] == 1 else t.LG)
+    return 0
 
 
 cdef struct Scratch:
@@ -587,9 +686,12 @@ cdef struct Scratch:
     int64_t ncell
 
 
-cdef inline int64_t _grid_cells(Topic *t, int32_t k, const int32_t *lx, const int32_t *lg) noexcept nogil:
-    """Cells of the corner grid of document k: (d + 2)^2 (e + 2)."""
+cdef inline int64_t _grid_cells(Topic *t, int32_t k, int32_t qd, const int32_t *lx,
+                                const int32_t *lg) noexcept nogil:
+    """Cells of the corner grid of document k against a population of qd X levels:
+    (d + 2)^qd (e + 2)."""
     cdef int32_t i, d = 0, e = 0, last = -1, lvl
+    cdef int64_t cells
     for i in range(t.kx[k]):
         lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
         if lvl != last:
@@ -603,18 +705,26 @@ cdef inline int64_t _grid_cells(Topic *t, int32_t k, const int32_t *lx, const in
             last = lvl
     if e == 0:
         e = 1
-    return (<int64_t> d + 2) * (<int64_t> d + 2) * (<int64_t> e + 2)
+    cells = <int64_t> e + 2
+    for i in range(qd):
+        cells *= <int64_t> d + 2
+        if cells > 2147483647:
+            return 2147483647
+    return cells
 
 
 cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const int32_t *lx,
                       const int32_t *lg, Scratch *sc) noexcept nogil:
-    """Push the dominance queries giving, over every L2 document b, the pairs
-    "k above b" and (both = 1) "b above k".  -1 if memory runs out."""
-    cdef int32_t p = t.kx[k], d = 0, e = 0, i, j, i1, i2, kk, lvl, LX = t.LX, LG = t.LG
-    cdef int32_t u, v, tq, kind, orient, sx, sy, sz, D2, E2
-    cdef int64_t cell, ncell
+    """Push the dominance queries giving, over every document b of the population,
+    the pairs "k above b" and (both = 1) "b above k".  -1 if memory runs out."""
+    cdef int32_t p = t.kx[k], d = 0, e = 0, i, j, kk, lvl, LX = t.LX, LG = t.LG, qd = dm.qd
+    cdef int32_t tq, orient, sz, D2, E2, mask, m, nbits, minus, V = dm.V
+    cdef int32_t reg[3]
+    cdef int32_t cor[3]
+    cdef int32_t u[3]
+    cdef int64_t cell, ncell, c0
     cdef double rx, rg, f, sign
-    cdef double c[4]
+    cdef double c[6]
     cdef double *gr = sc.grid
     # distinct X levels of k, with the weights of its occurrences on each
     for i in range(p):
@@ -643,13 +753,17 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
         sc.gc[1] = 1.0
     D2 = d + 2
     E2 = e + 2
-    ncell = <int64_t> D2 * D2 * E2
+    ncell = E2
+    for j in range(qd):
+        ncell *= D2
+    nbits = qd + 1
     for orient in range(2 if both else 1):
         # X region i (0..d) and reference region kk (0..e):
         #   orient 0 (k above b): b in (xv[i], xv[i+1]], gb in (gv[kk], gv[kk+1]];
-        #     counts of k's occurrences below b: levels xv[1..i], gv[1..kk]
+        #     k's occurrences below b: levels xv[1..i], gv[1..kk]
         #   orient 1 (b above k): b in [xv[i], xv[i+1]), gb in [gv[kk], gv[kk+1]);
-        #     counts of k's occurrences below b... above b: levels xv[i+1..d], gv[kk+1..e]
+        #     k's occurrences above b: levels xv[i+1..d], gv[kk+1..e]
+        # thresholds: b <= th[i] (prefix form), gb >= gt[kk] (suffix form)
         if orient == 0:
             sc.rr[0] = 0.0
             sc.sf[0] = 0.0
@@ -683,65 +797,95 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
         sc.th[0] = -1
         sc.th[d + 1] = LX
         sc.gt[e + 1] = LG + 1
-        for cell in range(4 * ncell):
+        for cell in range(V * ncell):
             gr[cell] = 0.0
-        # boxes: X regions i1 <= i2 (b1 <= b2), reference region kk
-        for i1 in range(d + 1):
-            for i2 in range(i1, d + 1):
-                rx = sc.rr[i1] + sc.rr[i2]
-                if rx == 0.0:
-                    continue
+        # boxes: X regions reg[0] <= .. <= reg[qd-1] (b1 <= .. <= bq), reference
+        # region kk; a corner's X indices are made non-decreasing (b_j <= b_j+1 <=
+        # u_j+1 makes u_j > u_j+1 the same as u_j+1)
+        for j in range(qd):
+            reg[j] = 0
+        while True:
+            rx = 0.0
+            for j in range(qd):
+                rx += sc.rr[reg[j]]
+            if rx > 0.0:
                 for kk in range(e + 1):
                     rg = sc.ss[kk]
                     if rg == 0.0:
                         continue
                     f = (rg if rg < rx else rx) / rx
-                    c[0] = f * sc.sf[i1]
-                    c[1] = f * sc.sw[i1]
-                    c[2] = f * sc.sf[i2]
-                    c[3] = f * sc.sw[i2]
-                    # inclusion-exclusion over the corners (prefix in b1, b2; suffix in gb)
-                    for sx in range(i1, i1 + 2):
-                        for sy in range(i2, i2 + 2):
-                            for sz in range(kk, kk + 2):
-                                # one minus sign per lower corner
-                                if ((i1 + 1 - sx) + (i2 + 1 - sy) + (sz - kk)) % 2 == 0:
-                                    sign = 1.0
-                                else:
-                                    sign = -1.0
-                                cell = 4 * ((<int64_t> sx * D2 + sy) * E2 + sz)
-                                gr[cell] += sign * c[0]
-                                gr[cell + 1] += sign * c[1]
-                                gr[cell + 2] += sign * c[2]
-                                gr[cell + 3] += sign * c[3]
-        # the corners as queries
-        for i in range(1, d + 2):
-            u = sc.th[i]
-            if u < 0:
-                continue
-            for j in range(1, d + 2):
-                v = sc.th[j]
-                if v < 0:
-                    continue
-                for kk in range(e + 1):
-                    tq = sc.gt[kk]
-                    if tq > LG:
-                        continue
-                    cell = 4 * ((<int64_t> i * D2 + j) * E2 + kk)
-                    if gr[cell] == 0.0 and gr[cell + 1] == 0.0 and gr[cell + 2] == 0.0 and gr[cell + 3] == 0.0:
-                        continue
-                    if v >= LX:
-                        if u >= LX:
-                            kind = 2  # gb alone
+                    for j in range(qd):
+                        c[2 * j] = f * sc.sf[reg[j]]
+                        c[2 * j + 1] = f * sc.sw[reg[j]]
+                    for m in range(1 << nbits):
+                        minus = 0
+                        for j in range(qd):
+                            if m & (1 << j):
+                                cor[j] = reg[j]
+                                minus += 1
+                            else:
+                                cor[j] = reg[j] + 1
+                        for j in range(qd - 2, -1, -1):
+                            if cor[j] > cor[j + 1]:
+                                cor[j] = cor[j + 1]
+                        if m & (1 << qd):
+                            sz = kk + 1
+                            minus += 1
                         else:
-                            kind = 1  # b1 <= u
-                    elif u >= LX or u >= v:
-                        kind = 2      # b1 <= b2 <= v
-                    else:
-                        kind = 0
-                    if _dom_push(dm, u if u < LX else LX, v if v < LX else LX, LG - tq, kind,
-                                 gr + cell) != 0:
-                        return -1
+                            sz = kk
+                        sign = -1.0 if minus & 1 else 1.0
+                        cell = 0
+                        for j in range(qd):
+                            cell = cell * D2 + cor[j]
+                        cell = V * (cell * E2 + sz)
+                        for j in range(V):
+                            gr[cell + j] += sign * c[j]
+            # next non-decreasing region tuple
+            j = qd - 1
+            while j >= 0 and reg[j] == d:
+                j -= 1
+            if j < 0:
+                break
+            reg[j] += 1
+            for i in range(j + 1, qd):
+                reg[i] = reg[j]
+        # the corners as queries (index 0 in X is -inf: empty; e+1 in gb is +inf)
+        for cell in range(ncell):
+            sz = <int32_t> (cell % E2)
+            if sz > e:
+                continue
+            c0 = V * cell
+            m = 0
+            for j in range(V):
+                if gr[c0 + j] != 0.0:
+                    m = 1
+                    break
+            if not m:
+                continue
+            tq = sc.gt[sz]
+            if tq > LG:
+                continue
+            c0 = cell // E2
+            mask = 0
+            m = 1
+            for j in range(qd - 1, -1, -1):
+                cor[j] = <int32_t> (c0 % D2)
+                c0 //= D2
+                if cor[j] == 0:
+                    m = 0
+            if not m:
+                continue
+            for j in range(qd):
+                u[j] = sc.th[cor[j]]
+                # constrained unless implied (+inf, or the same bound as b_j+1)
+                if u[j] < 0:
+                    m = 0
+                if cor[j] <= d and (j == qd - 1 or cor[j] < cor[j + 1]):
+                    mask |= 1 << j
+            if not m:
+                continue
+            if _dom_push(dm, u, LG - tq, mask, gr + V * cell) != 0:
+                return -1
     return 0
 
 
@@ -751,10 +895,11 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
     memberships, each way (see above).  Sets ``w.oom`` (and returns 0) if memory runs
     out."""
     cdef int32_t k, a, b, l, tail = t.LG if foreign_tail else -1, LG = t.LG
-    cdef int32_t maxkx = 2, maxkg = 1, size = t.LG + 1, gb, q
-    cdef int64_t i, j, start, nl2 = 0, nhv = 0, nk1 = 0, ncell, maxcell = 0, xa = t.xa, ga = t.ga
+    cdef int32_t maxkx = 3, maxkg = 1, size = t.LG + 1, q, qd
+    cdef int64_t i, j, start, nhv = 0, nk1 = 0, ncell, maxcell, xa = t.xa, ga = t.ga
+    cdef int64_t nl[4]
     cdef double acc = 0.0, F, G
-    cdef int32_t *l2 = NULL
+    cdef int32_t *lq[4]
     cdef int32_t *hv = NULL
     cdef int32_t *k1 = NULL
     cdef char *grid_ok = NULL
@@ -763,11 +908,14 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
     cdef int rc = 0
     memset(&dm, 0, sizeof(Dom))
     memset(&sc, 0, sizeof(Scratch))
-    l2 = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    nl[2] = 0
+    nl[3] = 0
+    lq[2] = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    lq[3] = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
     hv = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
     k1 = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
     grid_ok = <char *> malloc((t.D + 1) * sizeof(char))
-    if l2 == NULL or hv == NULL or k1 == NULL or grid_ok == NULL:
+    if lq[2] == NULL or lq[3] == NULL or hv == NULL or k1 == NULL or grid_ok == NULL:
         rc = -1
     if rc == 0:
         for k in range(t.D):
@@ -775,9 +923,9 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
                 continue  # absent from x, or simple
             if t.kg[k] == 0 and not foreign_tail:
                 continue  # relates to nothing in the reference
-            if t.kx[k] == 2 and t.kg[k] <= 1:
-                l2[nl2] = k
-                nl2 += 1
+            if (t.kx[k] == 2 or t.kx[k] == 3) and t.kg[k] <= 1:
+                lq[t.kx[k]][nl[t.kx[k]]] = k
+                nl[t.kx[k]] += 1
             elif t.kx[k] == 1:
                 k1[nk1] = k
                 nk1 += 1
@@ -823,38 +971,16 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
                 b = k1[j]
                 acc += _pair_term(t, w, a, b, lx, lg, tail)
                 acc += _pair_term(t, w, b, a, lx, lg, tail)
-    # --- L2 x L2, heavy x L2: dominance sums --------------------------------------
-    if rc == 0 and nl2 > 0:
-        maxcell = 4 * 4 * 3
-        for i in range(nhv + nk1):
-            k = hv[i] if i < nhv else k1[i - nhv]
-            ncell = _grid_cells(t, k, lx, lg)
-            # a grid larger than the L2 documents: one pair at a time instead
-            grid_ok[k] = ncell <= 4 * nl2 + 64
-            if not grid_ok[k]:
-                for j in range(nl2):
-                    b = l2[j]
-                    acc += _pair_term(t, w, k, b, lx, lg, tail)
-                    acc += _pair_term(t, w, b, k, lx, lg, tail)
-            elif ncell > maxcell:
-                maxcell = ncell
-        dm.np_ = nl2
-        dm.fsize = size
-        dm.px = <int32_t *> malloc(nl2 * sizeof(int32_t))
-        dm.py = <int32_t *> malloc(nl2 * sizeof(int32_t))
-        dm.pz = <int32_t *> malloc(nl2 * sizeof(int32_t))
-        dm.pv = <double *> malloc(4 * nl2 * sizeof(double))
-        dm.fen = <double *> calloc(4 * (<int64_t> size + 1), sizeof(double))
+    # --- scratch of the region grids ------------------------------------------------
+    if rc == 0 and nl[2] + nl[3] > 0:
         sc.xv = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
         sc.th = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
         sc.xc = <double *> malloc(6 * (maxkx + 2) * sizeof(double))
         sc.gv = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
         sc.gt = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
         sc.gc = <double *> malloc(2 * (maxkg + 2) * sizeof(double))
-        sc.grid = <double *> malloc(4 * maxcell * sizeof(double))
-        if (dm.px == NULL or dm.py == NULL or dm.pz == NULL or dm.pv == NULL or dm.fen == NULL
-                or sc.xv == NULL or sc.th == NULL or sc.xc == NULL or sc.gv == NULL
-                or sc.gt == NULL or sc.gc == NULL or sc.grid == NULL):
+        if (sc.xv == NULL or sc.th == NULL or sc.xc == NULL or sc.gv == NULL or sc.gt == NULL
+                or sc.gc == NULL):
             rc = -1
         else:
             sc.xf = sc.xc + (maxkx + 2)
@@ -863,33 +989,53 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
             sc.sf = sc.xc + 4 * (maxkx + 2)
             sc.sw = sc.xc + 5 * (maxkx + 2)
             sc.ss = sc.gc + (maxkg + 2)
-            for i in range(nl2):
-                b = l2[i]
-                dm.px[i] = lx[xa + t.xocc[t.xptr[b]]]
-                dm.py[i] = lx[xa + t.xocc[t.xptr[b] + 1]]
-                gb = lg[ga + t.gocc[t.gptr[b]]] if t.kg[b] == 1 else LG
-                dm.pz[i] = LG - gb
-                dm.pv[4 * i] = w.wl[dm.px[i]]
-                dm.pv[4 * i + 1] = w.fl[dm.px[i]]
-                dm.pv[4 * i + 2] = w.wl[dm.py[i]]
-                dm.pv[4 * i + 3] = w.fl[dm.py[i]]
-            for i in range(nl2):
-                if _doc_queries(&dm, t, w, l2[i], False, lx, lg, &sc) != 0:
+    # --- every document against the L2 then the L3 population --------------------
+    for qd in range(2, 4):
+        if rc != 0 or nl[qd] == 0:
+            continue
+        # the queries: Lq documents "a above b" (ordered pairs within the
+        # population), L3 documents against L2 both ways, heavy and K1 documents
+        # both ways (one pair at a time if their grid would outgrow the population)
+        maxcell = 5 * 5 * 3 if qd == 2 else 5 * 5 * 5 * 3
+        for i in range(nhv + nk1):
+            k = hv[i] if i < nhv else k1[i - nhv]
+            ncell = _grid_cells(t, k, qd, lx, lg)
+            grid_ok[k] = ncell <= 4 * nl[qd] + 64
+            if not grid_ok[k]:
+                for j in range(nl[qd]):
+                    b = lq[qd][j]
+                    acc += _pair_term(t, w, k, b, lx, lg, tail)
+                    acc += _pair_term(t, w, b, k, lx, lg, tail)
+            elif ncell > maxcell:
+                maxcell = ncell
+        sc.grid = <double *> malloc(2 * qd * maxcell * sizeof(double))
+        if sc.grid == NULL or _dom_points(&dm, t, w, lq[qd], nl[qd], qd, lx, lg) != 0:
+            rc = -1
+        if rc == 0:
+            for i in range(nl[qd]):
+                if _doc_queries(&dm, t, w, lq[qd][i], False, lx, lg, &sc) != 0:
                     rc = -1
                     break
-            for i in range(nhv + nk1):
-                if rc != 0:
+        if rc == 0 and qd == 2:
+            for i in range(nl[3]):
+                if _doc_queries(&dm, t, w, lq[3][i], True, lx, lg, &sc) != 0:
+                    rc = -1
                     break
+        if rc == 0:
+            for i in range(nhv + nk1):
                 k = hv[i] if i < nhv else k1[i - nhv]
-                if grid_ok[k]:
-                    if _doc_queries(&dm, t, w, k, True, lx, lg, &sc) != 0:
-                        rc = -1
-            if rc == 0:
-                rc = _dom_solve(&dm, t.LX)
+                if grid_ok[k] and _doc_queries(&dm, t, w, k, True, lx, lg, &sc) != 0:
+                    rc = -1
+                    break
+        if rc == 0:
+            rc = _dom_solve(&dm, t.LX, LG)
             acc += dm.acc
-    free(l2); free(hv); free(k1); free(grid_ok)
-    free(sc.xv); free(sc.th); free(sc.xc); free(sc.gv); free(sc.gt); free(sc.gc); free(sc.grid)
-    _dom_free(&dm)
+        _dom_free(&dm)
+        memset(&dm, 0, sizeof(Dom))
+        free(sc.grid)
+        sc.grid = NULL
+    free(lq[2]); free(lq[3]); free(hv); free(k1); free(grid_ok)
+    free(sc.xv); free(sc.th); free(sc.xc); free(sc.gv); free(sc.gt); free(sc.gc)
     if rc != 0:
         w.oom = 1
         return 0.0
