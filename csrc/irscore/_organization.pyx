@@ -22,7 +22,10 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   against the simple ones by 2-D prefix sums over the at most (2|A|+1)(2|B|+1)
   rectangles where its relation counts are constant (A, B: its levels on the two
   sides; a document whose grid would outgrow the topic is scanned instead,
-  O(N log |B|)); pairs of two multi documents one document pair at a time: O(m^2);
+  O(N log |B|)); pairs of two multi documents by dominance sums (see "pairs of two
+  documents with several memberships" below): O(N log^2 N) for documents with up
+  to three memberships on x and one on the reference, one pair at a time for the
+  rest (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
 - relatedness and extended BCubed: O(N) over cluster memberships (contingency
   counts) plus the pairs of multi documents inside one cluster.
 """
@@ -46,6 +49,9 @@ cdef struct Topic:
     int32_t *xocc
     int32_t *gptr
     int32_t *gocc
+    int32_t *xk        # per x occurrence (offset from xa): its local document
+    int32_t *gl1       # per local doc: level of its first reference occurrence
+    int32_t *gc1       # per local doc: cluster of its first reference occurrence
 
 
 cdef struct Work:
@@ -57,6 +63,9 @@ cdef struct Work:
     int32_t *xocc
     int32_t *gptr
     int32_t *gocc
+    int32_t *xk
+    int32_t *gl1
+    int32_t *gc1
     int32_t *fill
     double *wl         # per x level: weight of one occurrence
     double *fl         # per x level: wl / (1 - W(level)) (0 if no other level and no tail)
@@ -73,6 +82,7 @@ cdef struct Work:
 cdef inline void _free_work(Work *w) noexcept nogil:
     free(w.loc); free(w.gid); free(w.kx); free(w.kg)
     free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
+    free(w.xk); free(w.gl1); free(w.gc1)
     free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
     free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
 
@@ -90,6 +100,9 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     w.gptr = <int32_t *> malloc((m + 1) * sizeof(int32_t))
     w.gocc = <int32_t *> malloc(m * sizeof(int32_t))
     w.fill = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xk = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gl1 = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gc1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.wl = <double *> malloc(m * sizeof(double))
     w.fl = <double *> malloc(m * sizeof(double))
     w.neq = <int32_t *> malloc(m * sizeof(int32_t))
@@ -103,7 +116,7 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
             or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
             or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
             or w.fen_g == NULL or w.cnt == NULL or w.touched == NULL or w.multi == NULL
-            or w.mark == NULL):
+            or w.mark == NULL or w.xk == NULL or w.gl1 == NULL or w.gc1 == NULL):
         return -1
     for i in range(n_docs + 1):
         w.loc[i] = -1
@@ -138,12 +151,21 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     t.CG = g_cluster[gb - 1] + 1 if gb > ga else 0
     t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
     t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
+    t.xk = w.xk; t.gl1 = w.gl1; t.gc1 = w.gc1
+    # local ids (the one random access per occurrence: later passes read xk and the
+    # per-document arrays, whose ids follow the order of x)
     for i in range(xa, xb):
         D = _local_doc(w, x_doc[i], D)
-        w.kx[w.loc[x_doc[i]]] += 1
+        k = w.loc[x_doc[i]]
+        w.kx[k] += 1
+        w.xk[i - xa] = k
     for i in range(ga, gb):
         D = _local_doc(w, g_doc[i], D)
-        w.kg[w.loc[g_doc[i]]] += 1
+        k = w.loc[g_doc[i]]
+        if w.kg[k] == 0:
+            w.gl1[k] = g_level[i]
+            w.gc1[k] = g_cluster[i]
+        w.kg[k] += 1
     t.D = D
     # CSR of each document's occurrences; filled in occurrence order, so the
     # level and cluster lists read through them are sorted ascending.
@@ -154,7 +176,7 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         w.gptr[k + 1] = w.gptr[k] + w.kg[k]
         w.fill[k] = w.xptr[k]
     for i in range(xa, xb):
-        k = w.loc[x_doc[i]]
+        k = w.xk[i - xa]
         w.xocc[w.fill[k]] = <int32_t> (i - xa)
         w.fill[k] += 1
     for k in range(D):
@@ -889,7 +911,7 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
     return 0
 
 
-cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx,
+cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                          const int32_t *lg, bint foreign_tail) noexcept nogil:
     """Sum of the priority terms of every (ordered) pair of two documents with several
     memberships, each way (see above).  Sets ``w.oom`` (and returns 0) if memory runs
@@ -946,7 +968,7 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
                 l = lx[i]
                 start = i
                 while i < t.xb and lx[i] == l:
-                    k = w.loc[xd[i]]
+                    k = t.xk[i - xa]
                     if t.kx[k] == 1 and t.kg[k] >= 2:
                         q = lg[ga + t.gocc[t.gptr[k] + t.kg[k] - 1]]
                         F = fenwick_prefix(w.fen_f, q)
@@ -954,9 +976,9 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *xd, const int32_t *lx
                         acc += w.wl[l] * F + w.fl[l] * G
                     i += 1
                 for j in range(start, i):
-                    k = w.loc[xd[j]]
+                    k = t.xk[j - xa]
                     if t.kx[k] == 1 and t.kg[k] >= 2:
-                        q = lg[ga + t.gocc[t.gptr[k]]]
+                        q = t.gl1[k]
                         fenwick_add(w.fen_f, size, q, w.fl[l])
                         fenwick_add(w.fen_g, size, q, w.wl[l])
         # --- heavy x heavy, heavy x K1: one pair at a time ----------------------
@@ -1060,10 +1082,10 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
         l = x_level[i]
         start = i
         while i < t.xb and x_level[i] == l:
-            k = loc[x_doc[i]]
+            k = t.xk[i - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    beta = g_level[ga + t.gocc[t.gptr[k]]]
+                    beta = t.gl1[k]
                 elif foreign_tail:
                     beta = t.LG
                 else:
@@ -1074,10 +1096,10 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                     acc += w.wl[l] * F + w.fl[l] * G
             i += 1
         for j in range(start, i):
-            k = loc[x_doc[j]]
+            k = t.xk[j - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    beta = g_level[ga + t.gocc[t.gptr[k]]]
+                    beta = t.gl1[k]
                 elif foreign_tail:
                     beta = t.LG
                 else:
@@ -1103,14 +1125,14 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                 if a != b:
                     acc += _pair_term(t, w, b, a, lxp, lgp, tail_a)
     elif nm > 0:
-        acc += _multi_pairs(t, w, &x_doc[0], lxp, lgp, foreign_tail)
+        acc += _multi_pairs(t, w, lxp, lgp, foreign_tail)
     # --- a document with several memberships against the simple ones ----------
     if nm > 0:
         acc += _multi_simple(t, w, x_doc, x_level, g_level, foreign_tail)
     # --- relations with the long tail -----------------------------------------
     if Wt > 0.0:
         for i in range(xa, t.xb):
-            k = loc[x_doc[i]]
+            k = t.xk[i - xa]
             l = x_level[i]
             pt = <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k]
             acc += pt * (w.fl[l] * Wt + w.wl[l] * Wt / Wr)
@@ -1157,11 +1179,11 @@ cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1
         sw_all += w.wl[v]
     ia = 0
     for pos in range(xa, t.xb):
-        k2 = w.loc[x_doc[pos]]
+        k2 = t.xk[pos - xa]
         if not (t.kx[k2] == 1 and t.kg[k2] <= 1):
             continue
         if t.kg[k2] == 1:
-            y = lg[ga + t.gocc[t.gptr[k2]]]
+            y = t.gl1[k2]
         elif foreign_tail:
             y = LG
         else:
@@ -1342,10 +1364,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                 grid[cell] = fenwick_prefix(w.fen_g + 1, y)
                 grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
         while pos < t.xb and lx[pos] == x:
-            k = w.loc[x_doc[pos]]
+            k = t.xk[pos - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    beta = lg[ga + t.gocc[t.gptr[k]]]
+                    beta = t.gl1[k]
                 elif foreign_tail:
                     beta = LG
                 else:
@@ -1432,10 +1454,10 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int3
         nm = 0
         nt = 0
         while i < t.xb and x_cluster[i] == cl:
-            k = loc[x_doc[i]]
+            k = t.xk[i - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    g = g_cluster[ga + t.gocc[t.gptr[k]]]
+                    g = t.gc1[k]
                     if w.cnt[g] == 0.0:
                         w.touched[nt] = g
                         nt += 1
@@ -1668,7 +1690,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                 for cl in range(t.CX):
                     nt_ = 0
                     for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
-                        k = w.loc[x_doc[i]]
+                        k = t.xk[i - xa]
                         for q in range(t.kg[k]):
                             g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
                             if w.cnt[g] == 0.0:
@@ -1676,9 +1698,9 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                                 nt_ += 1
                             w.cnt[g] += 1.0
                     for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
-                        k = w.loc[x_doc[i]]
+                        k = t.xk[i - xa]
                         if t.kx[k] == 1 and t.kg[k] == 1:
-                            g = g_cluster[ga + t.gocc[t.gptr[k]]]
+                            g = t.gc1[k]
                             total += w.cnt[g] / (cstart[cl + 1] - cstart[cl])
                     for q in range(nt_):
                         w.cnt[w.touched[q]] = 0.0
@@ -1697,7 +1719,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     for q in range(t.kx[k]):
                         cl = x_cluster[xa + t.xocc[t.xptr[k] + q]]
                         for j in range(xa + cstart[cl], xa + cstart[cl + 1]):
-                            e = w.loc[x_doc[j]]
+                            e = t.xk[j - xa]
                             if w.mark[e] == k:
                                 continue
                             w.mark[e] = k
