@@ -162,3 +162,56 @@ def test_empty_topics_and_empty_reference():
             res.append(pr)
         np.testing.assert_allclose(res[0], res[1], rtol=0, atol=TOL)
         assert res[0][0] == 0.0
+
+
+def overlapping_clustering(rng: random.Random, docs: Sequence[str], n_clusters: int, max_memberships: int):
+    """Levels of clusters, each document in 1..max_memberships clusters; now and then
+    two identical clusters (documents sharing every cluster)."""
+    clusters: List[List[str]] = [[] for _ in range(n_clusters)]
+    for d in docs:
+        for c in rng.sample(range(n_clusters), rng.randint(1, min(max_memberships, n_clusters))):
+            clusters[c].append(d)
+    if n_clusters > 1 and rng.random() < 0.3:
+        clusters[1] = list(clusters[0])
+    n_levels = rng.randint(1, 3)
+    levels: List[List[List[str]]] = [[] for _ in range(n_levels)]
+    for c in clusters:
+        if c:
+            levels[rng.randrange(n_levels)].append(c)
+    return [lev for lev in levels if lev]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_relatedness_overlapping_clusters_against_pairwise(seed):
+    # pairs of documents sharing two clusters on either side (classes of documents
+    # with identical clusters, pairs found through shared cluster pairs) and
+    # self pairs, against the per-pair enumeration inside every cluster
+    rng = random.Random(1000 + seed)
+    for _ in range(300):
+        docs = ["d%d" % i for i in range(rng.randint(2, 60))]
+        G = overlapping_clustering(rng, docs, rng.randint(1, 6), rng.randint(1, 4))
+        X = overlapping_clustering(rng, docs, rng.randint(1, 6), rng.randint(1, 4))
+        if not G or not X:
+            continue
+        for uniform in (True, False):
+            new, ref = both_kernels(Organization(G), Organization(X), 2.5, uniform, True)
+            np.testing.assert_allclose(new, ref, rtol=0, atol=TOL, err_msg=repr((G, X)))
+
+
+def test_relatedness_against_python_reference_with_overlap():
+    rng = random.Random(77)
+    for _ in range(80):
+        docs = ["d%d" % i for i in range(rng.randint(2, 12))]
+        G = overlapping_clustering(rng, docs, rng.randint(1, 4), 3)
+        X = overlapping_clustering(rng, docs + ["z"], rng.randint(1, 5), 3)
+        if not G or not X:
+            continue
+        a = pair_arrays(Organization(G), Organization(X), ["1"])
+        got = []
+        for x, g in ((a[4:8], a[0:4]), (a[0:4], a[4:8])):
+            pr, re = np.zeros(1), np.zeros(1)
+            K.rs_side(*x, *g, a[8], 2.5, False, True, pr, re)
+            got.append(re[0])
+        values = dict(zip(KEYS, ref_rs(G, X, n=10, w_n=0.8)))
+        assert got[0] == pytest.approx(values["R_relatedness"], abs=1e-12)
+        assert got[1] == pytest.approx(values["S_relatedness"], abs=1e-12)

@@ -26,11 +26,14 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   documents with several memberships" below): O(N log^2 N) for documents with up
   to three memberships on x and one on the reference, one pair at a time for the
   rest (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
-- relatedness and extended BCubed: O(N) over cluster memberships (contingency
-  counts) plus the pairs of multi documents inside one cluster.
+- relatedness: O(N) over cluster memberships (contingency counts: a pair sharing
+  one cluster and at most one reference cluster counts ag, its probability), plus
+  the pairs sharing two clusters on either side, one class pair at a time
+  (_related_exceptional);
+- extended BCubed: contingency counts plus the neighbourhoods of multi documents.
 """
-from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, calloc, realloc, free, qsort
 from libc.string cimport memset
 from libc.math cimport NAN, isnan
 
@@ -1124,7 +1127,8 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                 acc += _pair_term(t, w, a, b, lxp, lgp, tail_a)
                 if a != b:
                     acc += _pair_term(t, w, b, a, lxp, lgp, tail_a)
-    elif nm > 0:
+    elif nm > 0 and t.LX > 1:
+        # (on a single level no two occurrences are in a priority relation)
         acc += _multi_pairs(t, w, lxp, lgp, foreign_tail)
     # --- a document with several memberships against the simple ones ----------
     if nm > 0:
@@ -1440,13 +1444,14 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     return acc
 
 
-cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
-                         const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
-                         double Wt) noexcept nogil:
+cdef double _relatedness_pairwise(Topic *t, Work *w, const int32_t[::1] x_level,
+                                  const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
+                                  double Wt) noexcept nogil:
+    """Relatedness with the pairs of multi documents inside a cluster enumerated one
+    at a time (the former kernel, kept as the tests' reference)."""
     cdef int64_t i, start, xa = t.xa, ga = t.ga
     cdef int32_t k, g, cl, nm, nt, a, b, ax, ag, m, q
     cdef double acc = Wt, T, f
-    cdef int32_t *loc = w.loc
     i = xa
     while i < t.xb:
         cl = x_cluster[i]
@@ -1491,6 +1496,263 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int3
             w.cnt[w.touched[q]] = 0.0
         acc += w.wl[x_level[start]] * T / m
     return acc
+
+
+cdef struct HK:
+    int64_t key
+    int32_t idx
+
+
+cdef int _cmp_hk(const void *pa, const void *pb) noexcept nogil:
+    cdef const HK *a = <const HK *> pa
+    cdef const HK *b = <const HK *> pb
+    if a.key != b.key:
+        return -1 if a.key < b.key else 1
+    if a.idx != b.idx:
+        return -1 if a.idx < b.idx else 1
+    return 0
+
+
+cdef inline int32_t _shared2(const int32_t *occ_a, int32_t na, const int32_t *occ_b, int32_t nb,
+                             const int32_t *cluster, int64_t base, int32_t *s) noexcept nogil:
+    """Clusters shared by two sorted occurrence lists; the first two in s[0], s[1]."""
+    cdef int32_t ia = 0, ib = 0, n = 0, ca, cb
+    while ia < na and ib < nb:
+        ca = cluster[base + occ_a[ia]]
+        cb = cluster[base + occ_b[ib]]
+        if ca == cb:
+            if n < 2:
+                s[n] = ca
+            n += 1
+            ia += 1
+            ib += 1
+        elif ca < cb:
+            ia += 1
+        else:
+            ib += 1
+    return n
+
+
+cdef inline bint _same_lists(const int32_t *occ_a, const int32_t *occ_b, int32_t n,
+                             const int32_t *cluster, int64_t base) noexcept nogil:
+    cdef int32_t i
+    for i in range(n):
+        if cluster[base + occ_a[i]] != cluster[base + occ_b[i]]:
+            return False
+    return True
+
+
+cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int32_t *gc,
+                                 const double *cw) noexcept nogil:
+    """The corrections (f - ag) of the pairs a != b of multi documents that share two
+    X clusters, or one X cluster and two reference clusters, each counted in every
+    X cluster they share (weight cw[cl] = w(level) / |cl|).  Documents with the same
+    X and reference clusters form a class (its pairs are counted at once); the pairs
+    of classes are found through the pairs of clusters they share, each at its two
+    smallest shared clusters.  Returns NaN when the keys would outgrow the topic
+    (the caller enumerates pairs instead); sets ``w.oom`` if memory runs out."""
+    cdef int64_t xa = t.xa, ga = t.ga, nkeys = 0, i, j, lo, hi, pos
+    cdef int32_t k, nm = 0, nc = 0, a, b, ax, ag, i1, i2, c1, c2, ci, cj, j0
+    cdef int32_t s[2]
+    cdef uint64_t h
+    cdef double acc = 0.0, f, corr, S
+    cdef HK *hk = NULL
+    cdef HK *keys = NULL
+    cdef int32_t *rep = NULL
+    cdef int64_t *cnt = NULL
+    for k in range(t.D):
+        if t.kx[k] > 0 and t.kg[k] > 0 and not (t.kx[k] == 1 and t.kg[k] == 1):
+            nm += 1
+            nkeys += (<int64_t> t.kx[k]) * (t.kx[k] - 1) // 2 + (<int64_t> t.kg[k]) * (t.kg[k] - 1) // 2
+    if nm < 2:
+        return 0.0
+    if nkeys > 16 * (<int64_t> t.nx + t.ng) + 1000000:
+        return NAN
+    hk = <HK *> malloc(nm * sizeof(HK))
+    rep = <int32_t *> malloc(nm * sizeof(int32_t))
+    cnt = <int64_t *> malloc(nm * sizeof(int64_t))
+    keys = <HK *> malloc((nkeys + 1) * sizeof(HK))
+    if hk == NULL or rep == NULL or cnt == NULL or keys == NULL:
+        free(hk); free(rep); free(cnt); free(keys)
+        w.oom = 1
+        return 0.0
+    # classes: documents with identical cluster lists on both sides
+    nm = 0
+    for k in range(t.D):
+        if t.kx[k] > 0 and t.kg[k] > 0 and not (t.kx[k] == 1 and t.kg[k] == 1):
+            h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
+            for i1 in range(t.kx[k]):
+                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+            h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
+            for i1 in range(t.kg[k]):
+                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+            hk[nm].key = <int64_t> (h >> 1)
+            hk[nm].idx = k
+            nm += 1
+    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < nm:
+        hi = lo
+        while hi < nm and hk[hi].key == hk[lo].key:
+            hi += 1
+        # one hash: usually one class; compare the lists to be sure
+        j0 = nc
+        for i in range(lo, hi):
+            k = hk[i].idx
+            for j in range(j0, nc + 1):
+                if j == nc:
+                    rep[nc] = k
+                    cnt[nc] = 1
+                    nc += 1
+                    break
+                a = rep[j]
+                if (t.kx[a] == t.kx[k] and t.kg[a] == t.kg[k]
+                        and _same_lists(t.xocc + t.xptr[a], t.xocc + t.xptr[k], t.kx[k], xc, xa)
+                        and _same_lists(t.gocc + t.gptr[a], t.gocc + t.gptr[k], t.kg[k], gc, ga)):
+                    cnt[j] += 1
+                    break
+        lo = hi
+    # pairs inside a class: ax = kx, ag = kg, every X cluster shared
+    for ci in range(nc):
+        if cnt[ci] < 2:
+            continue
+        a = rep[ci]
+        f = <double> (t.kg[a] if t.kg[a] < t.kx[a] else t.kx[a]) / <double> t.kx[a]
+        corr = f - <double> t.kg[a]
+        if corr == 0.0:
+            continue
+        S = 0.0
+        for i1 in range(t.kx[a]):
+            S += cw[xc[xa + t.xocc[t.xptr[a] + i1]]]
+        acc += <double> (cnt[ci] * (cnt[ci] - 1)) * corr * S
+    # keys: each class's pairs of X clusters (type 0) and of reference clusters (type 1)
+    pos = 0
+    for ci in range(nc):
+        a = rep[ci]
+        for i1 in range(t.kx[a]):
+            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kx[a]):
+                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                keys[pos].key = ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+        for i1 in range(t.kg[a]):
+            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kg[a]):
+                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < pos:
+        hi = lo
+        while hi < pos and keys[hi].key == keys[lo].key:
+            hi += 1
+        c1 = <int32_t> ((keys[lo].key >> 31) & 0x7FFFFFFF)
+        c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
+        for i in range(lo, hi):
+            ci = keys[i].idx
+            a = rep[ci]
+            for j in range(i + 1, hi):
+                cj = keys[j].idx
+                b = rep[cj]
+                if keys[lo].key >> 62 == 0:
+                    ax = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue  # counted at their two smallest shared clusters
+                    ag = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga)
+                else:
+                    ax = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa)
+                    if ax != 1:
+                        continue  # unrelated, or found through their X clusters
+                    ag = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue
+                f = <double> (ag if ag < ax else ax) / <double> ax
+                corr = f - <double> ag
+                if corr == 0.0:
+                    continue
+                S = 0.0
+                i1 = 0
+                i2 = 0
+                while i1 < t.kx[a] and i2 < t.kx[b]:
+                    c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+                    c2 = xc[xa + t.xocc[t.xptr[b] + i2]]
+                    if c1 == c2:
+                        S += cw[c1]
+                        i1 += 1
+                        i2 += 1
+                    elif c1 < c2:
+                        i1 += 1
+                    else:
+                        i2 += 1
+                c1 = <int32_t> ((keys[lo].key >> 31) & 0x7FFFFFFF)
+                c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
+                acc += 2.0 * <double> (cnt[ci] * cnt[cj]) * corr * S
+        lo = hi
+    free(hk); free(rep); free(cnt); free(keys)
+    return acc
+
+
+cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
+                         const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
+                         double Wt, bint pairwise) noexcept nogil:
+    """Relatedness: per X cluster, the pairs of its occurrences from contingency
+    counts over the reference clusters (sum of squares: every pair sharing one X
+    cluster and at most one reference cluster counts ag), plus the self pairs of
+    multi documents, plus the corrections of the pairs sharing two clusters
+    (_related_exceptional)."""
+    cdef int64_t i, j, start, xa = t.xa, ga = t.ga
+    cdef int32_t k, g, cl, nt, m, q
+    cdef double acc = Wt, T, ex
+    cdef double *cw = NULL
+    if pairwise:
+        return _relatedness_pairwise(t, w, x_level, x_cluster, g_cluster, Wt)
+    cw = <double *> malloc((t.CX + 1) * sizeof(double))
+    if cw == NULL:
+        w.oom = 1
+        return 0.0
+    i = xa
+    while i < t.xb:
+        cl = x_cluster[i]
+        start = i
+        nt = 0
+        T = 0.0
+        while i < t.xb and x_cluster[i] == cl:
+            k = t.xk[i - xa]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                if t.kg[k] == 1:
+                    g = t.gc1[k]
+                    if w.cnt[g] == 0.0:
+                        w.touched[nt] = g
+                        nt += 1
+                    w.cnt[g] += 1.0
+            else:
+                for q in range(t.kg[k]):
+                    g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                    if w.cnt[g] == 0.0:
+                        w.touched[nt] = g
+                        nt += 1
+                    w.cnt[g] += 1.0
+            i += 1
+        m = <int32_t> (i - start)
+        for q in range(nt):
+            T += w.cnt[w.touched[q]] * w.cnt[w.touched[q]]
+        # self pairs of multi documents: min(kx, kg) / kx instead of the kg counted
+        for j in range(start, start + m):
+            k = t.xk[j - xa]
+            if not (t.kx[k] == 1 and t.kg[k] <= 1):
+                T += <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k] - t.kg[k]
+        for q in range(nt):
+            w.cnt[w.touched[q]] = 0.0
+        acc += w.wl[x_level[start]] * T / m
+        cw[cl] = w.wl[x_level[start]] / m
+    ex = _related_exceptional(t, w, &x_cluster[0], &g_cluster[0] if t.ng > 0 else NULL, cw)
+    free(cw)
+    if isnan(ex):
+        return _relatedness_pairwise(t, w, x_level, x_cluster, g_cluster, Wt)
+    return acc + ex
 
 
 cdef int64_t _max_topic(const int64_t[::1] x_ptr, const int64_t[::1] g_ptr) noexcept nogil:
@@ -1628,10 +1890,10 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
                                              foreign_tail, Wt, Wr, pairwise)
+                out_relatedness[ti] = _relatedness(&t, &w, x_level, x_cluster,
+                                                   g_cluster, Wt, pairwise)
                 if w.oom:
                     rc = -1
-                out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
-                                                   g_cluster, Wt)
                 # both are weighted means of ratios in [0, 1]: what lies outside
                 # is rounding
                 out_priority[ti] = _unit(out_priority[ti])
