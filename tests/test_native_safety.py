@@ -328,12 +328,12 @@ def test_entry_point_rejects(name, changes):
         _call(name, _with(name, **changes))
 
 
-@pytest.mark.parametrize("changes", [c for n, c in VIOLATIONS if n == "_organization.rs_side"],
-                         ids=lambda c: "-".join(c))
-def test_organization_pairwise_switch_checks_the_same(changes):
-    # rs_side(pairwise=True), the tests' reference enumeration, passes the same checks
+@pytest.mark.parametrize("name,changes", [(n, c) for n, c in VIOLATIONS if n.startswith("_organization.")],
+                         ids=lambda c: c if isinstance(c, str) else "-".join(c))
+def test_organization_pairwise_switch_checks_the_same(name, changes):
+    # pairwise=True, the tests' reference enumeration, passes the same checks
     with pytest.raises(ValueError):
-        _call("_organization.rs_side", _with("_organization.rs_side", **changes) + [True])
+        _call(name, _with(name, **changes) + [True])
 
 
 def test_organization_repeated_documents_garbage_levels_rejected():

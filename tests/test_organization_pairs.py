@@ -18,7 +18,8 @@ from irscore import _organization as K
 from irscore.organization import Organization
 from irscore.organization.align import pair_arrays
 
-from test_organization import KEYS, ref_rs
+from irscore.organization import extended_bcubed
+from test_organization import KEYS, ref_extended_bcubed_precision, ref_rs
 
 TOL = 1e-13
 
@@ -215,3 +216,47 @@ def test_relatedness_against_python_reference_with_overlap():
         values = dict(zip(KEYS, ref_rs(G, X, n=10, w_n=0.8)))
         assert got[0] == pytest.approx(values["R_relatedness"], abs=1e-12)
         assert got[1] == pytest.approx(values["S_relatedness"], abs=1e-12)
+
+
+def ebc_both(gold: Organization, system: Organization):
+    a = pair_arrays(gold, system, gold.topics)
+    nt = len(gold.topics)
+    out = {}
+    for pairwise in (False, True):
+        p, r = np.zeros(nt), np.zeros(nt)
+        K.extended_bcubed_side(a[4], a[5], a[7], a[0], a[1], a[3], a[8], p, pairwise)
+        K.extended_bcubed_side(a[0], a[1], a[3], a[4], a[5], a[7], a[8], r, pairwise)
+        out[pairwise] = np.concatenate([p, r])
+    return out[False], out[True]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_extended_bcubed_against_pairwise(seed):
+    # neighbourhoods of documents with several memberships from contingency counts
+    # and class pairs, against the explicit neighbourhood scan
+    rng = random.Random(2000 + seed)
+    for _ in range(300):
+        docs = ["d%d" % i for i in range(rng.randint(1, 60))]
+        G = overlapping_clustering(rng, docs, rng.randint(1, 6), rng.randint(1, 4))
+        X = overlapping_clustering(rng, docs + ["y"] * rng.randint(0, 1), rng.randint(1, 6), rng.randint(1, 4))
+        if not G or not X:
+            continue
+        new, ref = ebc_both(Organization(G), Organization(X))
+        np.testing.assert_allclose(new, ref, rtol=0, atol=TOL, err_msg=repr((G, X)))
+
+
+def test_extended_bcubed_against_python_reference():
+    rng = random.Random(99)
+    for _ in range(100):
+        docs = ["d%d" % i for i in range(rng.randint(1, 12))]
+        G = overlapping_clustering(rng, docs, rng.randint(1, 4), 3)
+        X = overlapping_clustering(rng, docs, rng.randint(1, 5), 3)
+        if not G or not X:
+            continue
+        flat_g = [cl for lev in G for cl in lev]
+        flat_x = [cl for lev in X for cl in lev]
+        if {d for cl in flat_g for d in cl} != {d for cl in flat_x for d in cl}:
+            continue  # (a cluster copied over another may drop a document)
+        r = extended_bcubed(flat_g, flat_x)
+        assert r["precision"] == pytest.approx(ref_extended_bcubed_precision(flat_x, flat_g), abs=1e-12)
+        assert r["recall"] == pytest.approx(ref_extended_bcubed_precision(flat_g, flat_x), abs=1e-12)

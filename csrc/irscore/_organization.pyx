@@ -30,7 +30,9 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   one cluster and at most one reference cluster counts ag, its probability), plus
   the pairs sharing two clusters on either side, one class pair at a time
   (_related_exceptional);
-- extended BCubed: contingency counts plus the neighbourhoods of multi documents.
+- extended BCubed: contingency counts per X cluster give, for every document, the
+  sums over its cluster mates counted once per shared cluster; the pairs sharing
+  two clusters on either side are corrected one class pair at a time (_ebc_multi).
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free, qsort
@@ -1704,15 +1706,19 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
     multi documents, plus the corrections of the pairs sharing two clusters
     (_related_exceptional)."""
     cdef int64_t i, j, start, xa = t.xa, ga = t.ga
-    cdef int32_t k, g, cl, nt, m, q
+    cdef int32_t k, g, cl, nt, m, q, nm = 0
     cdef double acc = Wt, T, ex
     cdef double *cw = NULL
     if pairwise:
         return _relatedness_pairwise(t, w, x_level, x_cluster, g_cluster, Wt)
-    cw = <double *> malloc((t.CX + 1) * sizeof(double))
-    if cw == NULL:
-        w.oom = 1
-        return 0.0
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            nm += 1
+    if nm > 0:
+        cw = <double *> malloc((t.CX + 1) * sizeof(double))
+        if cw == NULL:
+            w.oom = 1
+            return 0.0
     i = xa
     while i < t.xb:
         cl = x_cluster[i]
@@ -1739,15 +1745,18 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
         m = <int32_t> (i - start)
         for q in range(nt):
             T += w.cnt[w.touched[q]] * w.cnt[w.touched[q]]
-        # self pairs of multi documents: min(kx, kg) / kx instead of the kg counted
-        for j in range(start, start + m):
-            k = t.xk[j - xa]
-            if not (t.kx[k] == 1 and t.kg[k] <= 1):
-                T += <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k] - t.kg[k]
+        if nm > 0:
+            # self pairs of multi documents: min(kx, kg) / kx instead of the kg counted
+            for j in range(start, start + m):
+                k = t.xk[j - xa]
+                if not (t.kx[k] == 1 and t.kg[k] <= 1):
+                    T += <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k] - t.kg[k]
+            cw[cl] = w.wl[x_level[start]] / m
         for q in range(nt):
             w.cnt[w.touched[q]] = 0.0
         acc += w.wl[x_level[start]] * T / m
-        cw[cl] = w.wl[x_level[start]] / m
+    if nm == 0:
+        return acc
     ex = _related_exceptional(t, w, &x_cluster[0], &g_cluster[0] if t.ng > 0 else NULL, cw)
     free(cw)
     if isnan(ex):
@@ -1906,15 +1915,177 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
         raise MemoryError("rs_side: cannot allocate work space")
 
 
+cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, const int32_t *cstart,
+                    double *total) noexcept nogil:
+    """Extended BCubed, documents with several memberships: adds sum_d S(d) / N(d)
+    to total, N(d) the documents sharing an X cluster with d, S(d) their sum of
+    min(ax, ag) / ax.  Per X cluster, contingency counts give sum_e ax ag and
+    sum_e ax over the cluster mates (exact for the pairs with ax = 1 and ag <= 1);
+    the other pairs (sharing two clusters on either side, the self pair) are
+    corrected one class pair at a time, as in _related_exceptional.  Returns 0,
+    -1 if memory runs out, 1 if the keys would outgrow the topic (the caller scans
+    the neighbourhoods instead)."""
+    cdef int64_t xa = t.xa, ga = t.ga, nkeys = 0, i, j, lo, hi, pos
+    cdef int32_t k, nm = 0, nc = 0, a, b, ax, ag, i1, i2, c1, c2, ci, cj, j0, cl, g, q, nt_
+    cdef int32_t s[2]
+    cdef uint64_t h
+    cdef double f, corr, ncorr
+    cdef HK *hk = NULL
+    cdef HK *keys = NULL
+    cdef int32_t *rep = NULL
+    cdef int64_t *cnt = NULL
+    cdef double *S1 = NULL
+    cdef double *N1 = NULL
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            nm += 1
+            nkeys += (<int64_t> t.kx[k]) * (t.kx[k] - 1) // 2 + (<int64_t> t.kg[k]) * (t.kg[k] - 1) // 2
+    if nm == 0:
+        return 0
+    if nkeys > 16 * (<int64_t> t.nx + t.ng) + 1000000:
+        return 1
+    hk = <HK *> malloc(nm * sizeof(HK))
+    rep = <int32_t *> malloc(nm * sizeof(int32_t))
+    cnt = <int64_t *> malloc(nm * sizeof(int64_t))
+    keys = <HK *> malloc((nkeys + 1) * sizeof(HK))
+    S1 = <double *> calloc(t.D + 1, sizeof(double))
+    N1 = <double *> calloc(t.D + 1, sizeof(double))
+    if hk == NULL or rep == NULL or cnt == NULL or keys == NULL or S1 == NULL or N1 == NULL:
+        free(hk); free(rep); free(cnt); free(keys); free(S1); free(N1)
+        return -1
+    # per X cluster: contingency counts over every document's reference clusters
+    for cl in range(t.CX):
+        nt_ = 0
+        for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
+            k = t.xk[i - xa]
+            for q in range(t.kg[k]):
+                g = gc[ga + t.gocc[t.gptr[k] + q]]
+                if w.cnt[g] == 0.0:
+                    w.touched[nt_] = g
+                    nt_ += 1
+                w.cnt[g] += 1.0
+        for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
+            k = t.xk[i - xa]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                continue
+            N1[k] += cstart[cl + 1] - cstart[cl]
+            for q in range(t.kg[k]):
+                S1[k] += w.cnt[gc[ga + t.gocc[t.gptr[k] + q]]]
+        for q in range(nt_):
+            w.cnt[w.touched[q]] = 0.0
+    # classes: documents with identical cluster lists on both sides
+    nm = 0
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
+            for i1 in range(t.kx[k]):
+                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+            h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
+            for i1 in range(t.kg[k]):
+                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+            hk[nm].key = <int64_t> (h >> 1)
+            hk[nm].idx = k
+            nm += 1
+    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < nm:
+        hi = lo
+        while hi < nm and hk[hi].key == hk[lo].key:
+            hi += 1
+        j0 = nc
+        for i in range(lo, hi):
+            k = hk[i].idx
+            for j in range(j0, nc + 1):
+                if j == nc:
+                    rep[nc] = k
+                    cnt[nc] = 1
+                    nc += 1
+                    break
+                a = rep[j]
+                if (t.kx[a] == t.kx[k] and t.kg[a] == t.kg[k]
+                        and _same_lists(t.xocc + t.xptr[a], t.xocc + t.xptr[k], t.kx[k], xc, xa)
+                        and _same_lists(t.gocc + t.gptr[a], t.gocc + t.gptr[k], t.kg[k], gc, ga)):
+                    cnt[j] += 1
+                    break
+        lo = hi
+    # per class (S1, N1 of its representative, identical for its members): the
+    # self pair and the pairs inside the class (ax = kx, ag = kg)
+    for ci in range(nc):
+        a = rep[ci]
+        f = <double> (t.kg[a] if t.kg[a] < t.kx[a] else t.kx[a]) / <double> t.kx[a]
+        corr = f - <double> t.kx[a] * t.kg[a]
+        S1[a] += <double> cnt[ci] * corr
+        N1[a] -= <double> cnt[ci] * (t.kx[a] - 1)
+    # class pairs sharing two clusters on either side
+    pos = 0
+    for ci in range(nc):
+        a = rep[ci]
+        for i1 in range(t.kx[a]):
+            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kx[a]):
+                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                keys[pos].key = ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+        for i1 in range(t.kg[a]):
+            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kg[a]):
+                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < pos:
+        hi = lo
+        while hi < pos and keys[hi].key == keys[lo].key:
+            hi += 1
+        c1 = <int32_t> ((keys[lo].key >> 31) & 0x7FFFFFFF)
+        c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
+        for i in range(lo, hi):
+            ci = keys[i].idx
+            a = rep[ci]
+            for j in range(i + 1, hi):
+                cj = keys[j].idx
+                b = rep[cj]
+                if keys[lo].key >> 62 == 0:
+                    ax = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue  # counted at their two smallest shared clusters
+                    ag = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga)
+                else:
+                    ax = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa)
+                    if ax != 1:
+                        continue  # not neighbours, or found through their X clusters
+                    ag = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue
+                f = <double> (ag if ag < ax else ax) / <double> ax
+                corr = f - <double> ax * ag
+                ncorr = ax - 1
+                S1[a] += <double> cnt[cj] * corr
+                N1[a] -= <double> cnt[cj] * ncorr
+                S1[b] += <double> cnt[ci] * corr
+                N1[b] -= <double> cnt[ci] * ncorr
+        lo = hi
+    for ci in range(nc):
+        a = rep[ci]
+        total[0] += <double> cnt[ci] * (S1[a] / N1[a])
+    free(hk); free(rep); free(cnt); free(keys); free(S1); free(N1)
+    return 0
+
+
 def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                          const int32_t[::1] x_cluster,
                          const int64_t[::1] g_ptr, const int32_t[::1] g_doc,
                          const int32_t[::1] g_cluster,
-                         int64_t n_docs, double[::1] out):
+                         int64_t n_docs, double[::1] out, bint pairwise=False):
     """Extended BCubed precision of x against g (Amigo et al. 2009), per topic.
 
     P = avg_d avg_{e sharing a cluster with d} min(|C(d)&C(e)|, |L(d)&L(e)|) / |C(d)&C(e)|
     over the documents d of x.  Recall is the same call with the sides exchanged.
+    ``pairwise`` (private, for the tests) scans every neighbourhood of a document
+    with several memberships instead of the contingency counts and class pairs.
     """
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
     cdef Work w
@@ -1922,6 +2093,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
     cdef int rc
     cdef int64_t maxocc, i, j, xa, ga
     cdef int32_t k, e, g, q, cl, nt_, ax, ag, cnt_e, ndoc
+    cdef int scan
     cdef double total, s
     cdef int32_t *cstart = NULL
     n_docs = _check_sides(x_ptr, x_doc, x_cluster, x_cluster, g_ptr, g_doc, g_cluster, g_cluster, n_docs,
@@ -1966,14 +2138,24 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                             total += w.cnt[g] / (cstart[cl + 1] - cstart[cl])
                     for q in range(nt_):
                         w.cnt[w.touched[q]] = 0.0
-                # the other documents: explicit neighbourhoods
                 ndoc = 0
                 for k in range(t.D):
                     w.mark[k] = -1
+                    if t.kx[k] > 0:
+                        ndoc += 1
+                # the other documents: contingency counts and class pairs, or
+                # (pairwise, or too many keys) explicit neighbourhoods
+                scan = 1
+                if not pairwise:
+                    scan = _ebc_multi(&t, &w, &x_cluster[0], &g_cluster[0] if t.ng > 0 else NULL,
+                                      cstart, &total)
+                    if scan < 0:
+                        rc = -1
+                        _release_topic(&t, &w)
+                        break
                 for k in range(t.D):
-                    if t.kx[k] == 0:
+                    if not scan or t.kx[k] == 0:
                         continue
-                    ndoc += 1
                     if t.kx[k] == 1 and t.kg[k] <= 1:
                         continue
                     s = 0.0

@@ -28,4 +28,5 @@ def extended_bcubed_side(
     g_cluster: npt.NDArray[np.int32],
     n_docs: int,
     out: npt.NDArray[np.float64],
+    pairwise: bool = ...,
 ) -> None: ...
