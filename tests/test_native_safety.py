@@ -447,6 +447,37 @@ def test_entry_point_rejects(name, changes):
         _call(name, _with(name, **changes))
 
 
+@pytest.mark.parametrize("name,changes", [(n, c) for n, c in VIOLATIONS if n.startswith("_organization.")],
+                         ids=lambda c: c if isinstance(c, str) else "-".join(c))
+def test_organization_pairwise_switch_checks_the_same(name, changes):
+    # pairwise=True, the tests' reference enumeration, passes the same checks
+    with pytest.raises(ValueError):
+        _call(name, _with(name, **changes) + [True])
+
+
+def test_organization_repeated_documents_garbage_levels_rejected():
+    # the dominance sums over documents with several memberships read levels and
+    # clusters as indices: a level past the topic's, a negative one, or a cluster
+    # shared by two levels is rejected before any of them is read
+    base = recorded("_organization.rs_side")
+    names = ENTRY_POINTS["_organization.rs_side"]
+    for side in ("x", "g"):
+        for field, value in ((f"{side}_level", 1 << 30), (f"{side}_level", -1), (f"{side}_cluster", -7)):
+            arr = base[names.index(field)].copy()
+            arr[-1] = value
+            for pairwise in (False, True):
+                with pytest.raises(ValueError):
+                    _call("_organization.rs_side", _with("_organization.rs_side", **{field: arr}) + [pairwise])
+    # a valid call both ways gives the same numbers to rounding
+    outs = []
+    for pairwise in (False, True):
+        args = _with("_organization.rs_side", out_priority=np.zeros(len(base[-2])),
+                     out_relatedness=np.zeros(len(base[-1])))
+        _call("_organization.rs_side", args + [pairwise])
+        outs.append(args[-2].copy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=0, atol=1e-13)
+
+
 def test_rocchio_segfault_of_issue_9_is_a_value_error():
     from irscore import rocchio
     with pytest.raises(ValueError, match="rel"):

@@ -22,12 +22,21 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   against the simple ones by 2-D prefix sums over the at most (2|A|+1)(2|B|+1)
   rectangles where its relation counts are constant (A, B: its levels on the two
   sides; a document whose grid would outgrow the topic is scanned instead,
-  O(N log |B|)); pairs of two multi documents one document pair at a time: O(m^2);
-- relatedness and extended BCubed: O(N) over cluster memberships (contingency
-  counts) plus the pairs of multi documents inside one cluster.
+  O(N log |B|)); pairs of two multi documents by dominance sums (see "pairs of two
+  documents with several memberships" below): O(N log^2 N) for documents with up
+  to three memberships on x and one on the reference, one pair at a time for the
+  rest (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
+- relatedness: O(N) over cluster memberships (contingency counts: a pair sharing
+  one cluster and at most one reference cluster counts ag, its probability), plus
+  the pairs sharing two clusters on either side, one class pair at a time
+  (_related_exceptional);
+- extended BCubed: contingency counts per X cluster give, for every document, the
+  sums over its cluster mates counted once per shared cluster; the pairs sharing
+  two clusters on either side are corrected one class pair at a time (_ebc_multi).
 """
-from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport malloc, calloc, realloc, free, qsort
+from libc.string cimport memset
 from libc.math cimport NAN, isnan
 
 import numpy as np
@@ -45,6 +54,9 @@ cdef struct Topic:
     int32_t *xocc
     int32_t *gptr
     int32_t *gocc
+    int32_t *xk        # per x occurrence (offset from xa): its local document
+    int32_t *gl1       # per local doc: level of its first reference occurrence
+    int32_t *gc1       # per local doc: cluster of its first reference occurrence
 
 
 cdef struct Work:
@@ -56,6 +68,9 @@ cdef struct Work:
     int32_t *xocc
     int32_t *gptr
     int32_t *gocc
+    int32_t *xk
+    int32_t *gl1
+    int32_t *gc1
     int32_t *fill
     double *wl         # per x level: weight of one occurrence
     double *fl         # per x level: wl / (1 - W(level)) (0 if no other level and no tail)
@@ -72,6 +87,7 @@ cdef struct Work:
 cdef inline void _free_work(Work *w) noexcept nogil:
     free(w.loc); free(w.gid); free(w.kx); free(w.kg)
     free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
+    free(w.xk); free(w.gl1); free(w.gc1)
     free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
     free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
 
@@ -89,6 +105,9 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     w.gptr = <int32_t *> malloc((m + 1) * sizeof(int32_t))
     w.gocc = <int32_t *> malloc(m * sizeof(int32_t))
     w.fill = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xk = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gl1 = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gc1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.wl = <double *> malloc(m * sizeof(double))
     w.fl = <double *> malloc(m * sizeof(double))
     w.neq = <int32_t *> malloc(m * sizeof(int32_t))
@@ -102,7 +121,7 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
             or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
             or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
             or w.fen_g == NULL or w.cnt == NULL or w.touched == NULL or w.multi == NULL
-            or w.mark == NULL):
+            or w.mark == NULL or w.xk == NULL or w.gl1 == NULL or w.gc1 == NULL):
         return -1
     for i in range(n_docs + 1):
         w.loc[i] = -1
@@ -137,12 +156,21 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     t.CG = g_cluster[gb - 1] + 1 if gb > ga else 0
     t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
     t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
+    t.xk = w.xk; t.gl1 = w.gl1; t.gc1 = w.gc1
+    # local ids (the one random access per occurrence: later passes read xk and the
+    # per-document arrays, whose ids follow the order of x)
     for i in range(xa, xb):
         D = _local_doc(w, x_doc[i], D)
-        w.kx[w.loc[x_doc[i]]] += 1
+        k = w.loc[x_doc[i]]
+        w.kx[k] += 1
+        w.xk[i - xa] = k
     for i in range(ga, gb):
         D = _local_doc(w, g_doc[i], D)
-        w.kg[w.loc[g_doc[i]]] += 1
+        k = w.loc[g_doc[i]]
+        if w.kg[k] == 0:
+            w.gl1[k] = g_level[i]
+            w.gc1[k] = g_cluster[i]
+        w.kg[k] += 1
     t.D = D
     # CSR of each document's occurrences; filled in occurrence order, so the
     # level and cluster lists read through them are sorted ascending.
@@ -153,7 +181,7 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         w.gptr[k + 1] = w.gptr[k] + w.kg[k]
         w.fill[k] = w.xptr[k]
     for i in range(xa, xb):
-        k = w.loc[x_doc[i]]
+        k = w.xk[i - xa]
         w.xocc[w.fill[k]] = <int32_t> (i - xa)
         w.fill[k] += 1
     for k in range(D):
@@ -277,13 +305,779 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
     return 0.0
 
 
+# ---------------------------------------------------------------------------
+# pairs of two documents with several memberships
+# ---------------------------------------------------------------------------
+# A document is *simple* (one X occurrence, at most one reference occurrence),
+# *Lq* (q = 2 or 3 X occurrences, at most one reference occurrence), *K1* (one X
+# occurrence, several reference ones) or *heavy* (the rest).  A document with no
+# reference occurrence and no foreign tail relates to nothing (rg = 0).
+#
+# - K1 x K1: with one X occurrence each, rx = 1 when a is above b, and the pair
+#   holds in the reference iff min G(a) < max G(b): a weighted dominance count
+#   (levels in order, Fenwick tree over the reference levels), O(N log L).
+# - any document a against the Lq documents b (X levels b1 <= .. <= bq, reference
+#   level gb): the pair only depends on the region of each b_j among a's X levels
+#   and of gb among a's reference levels, and its weight is linear in
+#   (wl[b_j], fl[b_j])_j; a's sum over all Lq documents is a combination of box
+#   sums over (b1, .., bq, gb), answered offline as dominance sums: divide and
+#   conquer over the X coordinates (merging by the next one) and a Fenwick tree
+#   over gb, O((P + Q) log^q).  Lq documents query the Lq population for
+#   "a above b" only (the ordered pairs), L3 documents query L2 both ways, heavy
+#   and K1 documents query both populations both ways unless their region grid
+#   would outgrow the population (then one pair at a time).
+# - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))).
+
+cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int32_t *lx,
+                              const int32_t *lg, int32_t tail) noexcept nogil:
+    """The priority relations "a above b" of two documents, weighted, times the
+    probability that they hold in the reference (min(rg, rx) / rx)."""
+    cdef double W = 0.0, rx, rg
+    rx = <double> _cross(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b],
+                         lx, t.xa, w.wl, w.fl, &W)
+    if rx > 0:
+        rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
+                                   t.kg[b], lg, t.ga, tail, tail)
+        return (rg if rg < rx else rx) / rx * W
+    return 0.0
+
+
+cdef struct DQuery:
+    int32_t u[3]       # b_j <= u[j] for the coordinates in mask
+    int32_t z          # LG - gb <= z
+    int32_t mask       # the coordinates constrained (bit j: b_j)
+    double c[6]        # coefficients of (wl[b1], fl[b1], wl[b2], fl[b2], ...)
+
+
+cdef struct Dom:
+    # one population: np_ documents with q X levels (pc: q per point), LG - gb (pz),
+    # values (pv: 2q per point); queries q[0..nq)
+    int32_t qd, V
+    int64_t np_, nq, cap
+    int32_t *pc
+    int32_t *pz
+    double *pv
+    DQuery *q
+    double acc
+
+
+cdef struct Run:
+    # one solving pass: items 0..np_-1 are the points, np_.. the queries qi[]
+    int64_t np_
+    int32_t V, fsize
+    int32_t *cx
+    int32_t *cy
+    int32_t *cw
+    int32_t *cz
+    const double *pv
+    DQuery *q
+    int64_t *qi
+    double *fen
+    int64_t *ord
+    int64_t *tmp
+    int64_t *sub
+    int64_t *tmp2
+    double acc
+
+
+cdef inline void _fv_add(double *tr, int32_t size, int32_t i, const double *v, int32_t V) noexcept nogil:
+    cdef int32_t k
+    i += 1
+    while i <= size:
+        for k in range(V):
+            tr[V * (i - 1) + k] += v[k]
+        i += i & (-i)
+
+
+cdef inline void _fv_clear(double *tr, int32_t size, int32_t i, int32_t V) noexcept nogil:
+    cdef int32_t k
+    i += 1
+    while i <= size:
+        for k in range(V):
+            tr[V * (i - 1) + k] = 0.0
+        i += i & (-i)
+
+
+cdef inline double _fv_dot(const double *tr, int32_t i, const double *c, int32_t V) noexcept nogil:
+    """c . (sum of the positions [0, i))."""
+    cdef double s[6]
+    cdef double out = 0.0
+    cdef int32_t k
+    for k in range(V):
+        s[k] = 0.0
+    while i > 0:
+        for k in range(V):
+            s[k] += tr[V * (i - 1) + k]
+        i -= i & (-i)
+    for k in range(V):
+        out += c[k] * s[k]
+    return out
+
+
+cdef inline void _run_point(Run *r, int64_t it) noexcept nogil:
+    _fv_add(r.fen, r.fsize, r.cz[it], r.pv + r.V * it, r.V)
+
+
+cdef inline void _run_query(Run *r, int64_t it) noexcept nogil:
+    r.acc += _fv_dot(r.fen, r.cz[it] + 1, r.q[r.qi[it - r.np_]].c, r.V)
+
+
+cdef void _cdq2(Run *r, int64_t *ord, int64_t *tmp, int64_t lo, int64_t hi,
+                const int32_t *ky) noexcept nogil:
+    """Items ord[lo:hi] sorted by their first coordinate (points first on ties):
+    adds to r.acc every query's sum over the points before it with key ky <= its
+    own and z <= its own, and leaves ord[lo:hi] sorted by ky."""
+    cdef int64_t mid, i, j, a, b, o, it, p
+    cdef int64_t NP = r.np_
+    if hi - lo < 2:
+        return
+    mid = (lo + hi) >> 1
+    _cdq2(r, ord, tmp, lo, mid, ky)
+    _cdq2(r, ord, tmp, mid, hi, ky)
+    i = lo
+    for j in range(mid, hi):
+        it = ord[j]
+        if it < NP:
+            continue
+        while i < mid and ky[ord[i]] <= ky[it]:
+            p = ord[i]
+            if p < NP:
+                _run_point(r, p)
+            i += 1
+        _run_query(r, it)
+    for j in range(lo, i):
+        p = ord[j]
+        if p < NP:
+            _fv_clear(r.fen, r.fsize, r.cz[p], r.V)
+    a = lo
+    b = mid
+    o = lo
+    while a < mid and b < hi:
+        if ky[ord[a]] <= ky[ord[b]]:
+            tmp[o] = ord[a]
+            a += 1
+        else:
+            tmp[o] = ord[b]
+            b += 1
+        o += 1
+    while a < mid:
+        tmp[o] = ord[a]
+        a += 1
+        o += 1
+    while b < hi:
+        tmp[o] = ord[b]
+        b += 1
+        o += 1
+    for o in range(lo, hi):
+        ord[o] = tmp[o]
+
+
+cdef inline bint _before(Run *r, int64_t a, int64_t b) noexcept nogil:
+    """Order by cy, points first on ties."""
+    if r.cy[a] != r.cy[b]:
+        return r.cy[a] < r.cy[b]
+    return a < r.np_ and b >= r.np_
+
+
+cdef void _cdq3(Run *r, int64_t lo, int64_t hi) noexcept nogil:
+    """Three coordinates (cx, cy, cw) and z: r.ord[lo:hi] sorted by cx, points
+    first on ties; left points against right queries by _cdq2 over (cy, cw);
+    leaves r.ord[lo:hi] sorted by (cy, points first)."""
+    cdef int64_t mid, a, b, o, n = 0
+    cdef int64_t NP = r.np_
+    if hi - lo < 2:
+        return
+    mid = (lo + hi) >> 1
+    _cdq3(r, lo, mid)
+    _cdq3(r, mid, hi)
+    # left points and right queries, merged by (cy, points first)
+    a = lo
+    b = mid
+    while True:
+        while a < mid and r.ord[a] >= NP:
+            a += 1
+        while b < hi and r.ord[b] < NP:
+            b += 1
+        if a >= mid and b >= hi:
+            break
+        if b >= hi or (a < mid and _before(r, r.ord[a], r.ord[b])):
+            r.sub[n] = r.ord[a]
+            a += 1
+        else:
+            r.sub[n] = r.ord[b]
+            b += 1
+        n += 1
+    if n > 1:
+        _cdq2(r, r.sub, r.tmp2, 0, n, r.cw)
+    a = lo
+    b = mid
+    o = lo
+    while a < mid and b < hi:
+        if _before(r, r.ord[b], r.ord[a]):
+            r.tmp[o] = r.ord[b]
+            b += 1
+        else:
+            r.tmp[o] = r.ord[a]
+            a += 1
+        o += 1
+    while a < mid:
+        r.tmp[o] = r.ord[a]
+        a += 1
+        o += 1
+    while b < hi:
+        r.tmp[o] = r.ord[b]
+        b += 1
+        o += 1
+    for o in range(lo, hi):
+        r.ord[o] = r.tmp[o]
+
+
+cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexcept nogil:
+    """Answer the queries of one mask (adds to dm.acc).  r: buffers of
+    np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
+    cdef int32_t dims[3]
+    cdef int32_t nd = 0, j, x
+    cdef int64_t i, n, nq = 0, key, nkey
+    cdef int64_t *cnt = NULL
+    cdef int32_t *cxs[3]
+    for j in range(dm.qd):
+        if mask & (1 << j):
+            dims[nd] = j
+            nd += 1
+    for i in range(dm.nq):
+        if dm.q[i].mask == mask:
+            r.qi[nq] = i
+            nq += 1
+    if nq == 0:
+        return 0
+    n = dm.np_ + nq
+    r.np_ = dm.np_
+    r.acc = 0.0
+    cxs[0] = r.cx
+    cxs[1] = r.cy
+    cxs[2] = r.cw
+    for i in range(dm.np_):
+        r.cz[i] = dm.pz[i]
+        for j in range(nd):
+            cxs[j][i] = dm.pc[dm.qd * i + dims[j]]
+    for i in range(nq):
+        r.cz[dm.np_ + i] = dm.q[r.qi[i]].z
+        for j in range(nd):
+            cxs[j][dm.np_ + i] = dm.q[r.qi[i]].u[dims[j]]
+    if nd == 0:
+        for i in range(dm.np_):
+            _run_point(r, i)
+        for i in range(nq):
+            _run_query(r, dm.np_ + i)
+        for i in range(dm.np_):
+            _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
+        dm.acc += r.acc
+        return 0
+    # counting sort by (first coordinate, points first)
+    nkey = 2 * (<int64_t> LX + 1)
+    cnt = <int64_t *> calloc(nkey + 1, sizeof(int64_t))
+    if cnt == NULL:
+        return -1
+    for i in range(n):
+        cnt[2 * r.cx[i] + (1 if i >= dm.np_ else 0) + 1] += 1
+    for key in range(nkey):
+        cnt[key + 1] += cnt[key]
+    for i in range(n):
+        key = 2 * r.cx[i] + (1 if i >= dm.np_ else 0)
+        r.ord[cnt[key]] = i
+        cnt[key] += 1
+    free(cnt)
+    if nd == 1:
+        for i in range(n):
+            if r.ord[i] < dm.np_:
+                _run_point(r, r.ord[i])
+            else:
+                _run_query(r, r.ord[i])
+        for i in range(dm.np_):
+            _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
+    elif nd == 2:
+        _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
+    else:
+        _cdq3(r, 0, n)
+    dm.acc += r.acc
+    return 0
+
+
+cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
+    """Answers every query pushed (adds to dm.acc); -1 if memory runs out."""
+    cdef Run r
+    cdef int64_t n
+    cdef int32_t mask
+    cdef int rc = 0
+    if dm.np_ == 0 or dm.nq == 0:
+        return 0
+    memset(&r, 0, sizeof(Run))
+    n = dm.np_ + dm.nq
+    r.V = dm.V
+    r.fsize = LG + 1
+    r.pv = dm.pv
+    r.q = dm.q
+    r.cx = <int32_t *> malloc(n * sizeof(int32_t))
+    r.cy = <int32_t *> malloc(n * sizeof(int32_t))
+    r.cw = <int32_t *> malloc(n * sizeof(int32_t))
+    r.cz = <int32_t *> malloc(n * sizeof(int32_t))
+    r.qi = <int64_t *> malloc(dm.nq * sizeof(int64_t))
+    r.ord = <int64_t *> malloc(n * sizeof(int64_t))
+    r.tmp = <int64_t *> malloc(n * sizeof(int64_t))
+    r.sub = <int64_t *> malloc(n * sizeof(int64_t))
+    r.tmp2 = <int64_t *> malloc(n * sizeof(int64_t))
+    r.fen = <double *> calloc(dm.V * (<int64_t> LG + 2), sizeof(double))
+    if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or r.qi == NULL
+            or r.ord == NULL or r.tmp == NULL or r.sub == NULL or r.tmp2 == NULL or r.fen == NULL):
+        rc = -1
+    else:
+        for mask in range(1 << dm.qd):
+            if _dom_pass(dm, mask, LX, LG, &r) != 0:
+                rc = -1
+                break
+    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(r.qi); free(r.ord); free(r.tmp)
+    free(r.sub); free(r.tmp2); free(r.fen)
+    return rc
+
+
+cdef int _dom_push(Dom *dm, const int32_t *u, int32_t z, int32_t mask,
+                   const double *c) noexcept nogil:
+    cdef DQuery *nq
+    cdef int64_t cap
+    cdef int32_t j
+    if dm.nq == dm.cap:
+        cap = 2 * dm.cap + 64
+        nq = <DQuery *> realloc(dm.q, cap * sizeof(DQuery))
+        if nq == NULL:
+            return -1
+        dm.q = nq
+        dm.cap = cap
+    nq = dm.q + dm.nq
+    for j in range(3):
+        nq.u[j] = u[j] if j < dm.qd else 0
+    nq.z = z
+    nq.mask = mask
+    for j in range(6):
+        nq.c[j] = c[j] if j < dm.V else 0.0
+    dm.nq += 1
+    return 0
+
+
+cdef inline void _dom_free(Dom *dm) noexcept nogil:
+    free(dm.pc); free(dm.pz); free(dm.pv); free(dm.q)
+
+
+cdef int _dom_points(Dom *dm, Topic *t, Work *w, const int32_t *docs, int64_t n, int32_t qd,
+                     const int32_t *lx, const int32_t *lg) noexcept nogil:
+    """The population of the documents docs[0..n) (qd X occurrences, at most one
+    reference one)."""
+    cdef int64_t i
+    cdef int32_t b, j, lvl
+    memset(dm, 0, sizeof(Dom))
+    dm.qd = qd
+    dm.V = 2 * qd
+    dm.np_ = n
+    if n == 0:
+        return 0
+    dm.pc = <int32_t *> malloc(qd * n * sizeof(int32_t))
+    dm.pz = <int32_t *> malloc(n * sizeof(int32_t))
+    dm.pv = <double *> malloc(2 * qd * n * sizeof(double))
+    if dm.pc == NULL or dm.pz == NULL or dm.pv == NULL:
+        return -1
+    for i in range(n):
+        b = docs[i]
+        for j in range(qd):
+            lvl = lx[t.xa + t.xocc[t.xptr[b] + j]]
+            dm.pc[qd * i + j] = lvl
+            dm.pv[2 * qd * i + 2 * j] = w.wl[lvl]
+            dm.pv[2 * qd * i + 2 * j + 1] = w.fl[lvl]
+        dm.pz[i] = t.LG - (lg[t.ga + t.gocc[t.gptr[b]]] if t.kg[b] == 1 else t.LG)
+    return 0
+
+
+cdef struct Scratch:
+    # per-document scratch of _doc_queries
+    int32_t *xv        # distinct X levels (1..d)
+    double *xc         # occurrences, fl and wl sums on each
+    double *xf
+    double *xw
+    double *rr         # per X region: occurrences, fl and wl sums above / below it
+    double *sf
+    double *sw
+    int32_t *th        # X thresholds (prefix form b <= th)
+    int32_t *gv        # distinct reference levels (1..e)
+    double *gc
+    double *ss         # per reference region: occurrences above / below it
+    int32_t *gt        # reference thresholds (suffix form gb >= gt)
+    double *grid
+    int64_t ncell
+
+
+cdef inline int64_t _grid_cells(Topic *t, int32_t k, int32_t qd, const int32_t *lx,
+                                const int32_t *lg) noexcept nogil:
+    """Cells of the corner grid of document k against a population of qd X levels:
+    (d + 2)^qd (e + 2)."""
+    cdef int32_t i, d = 0, e = 0, last = -1, lvl
+    cdef int64_t cells
+    for i in range(t.kx[k]):
+        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        if lvl != last:
+            d += 1
+            last = lvl
+    last = -1
+    for i in range(t.kg[k]):
+        lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+        if lvl != last:
+            e += 1
+            last = lvl
+    if e == 0:
+        e = 1
+    cells = <int64_t> e + 2
+    for i in range(qd):
+        cells *= <int64_t> d + 2
+        if cells > 2147483647:
+            return 2147483647
+    return cells
+
+
+cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const int32_t *lx,
+                      const int32_t *lg, Scratch *sc) noexcept nogil:
+    """Push the dominance queries giving, over every document b of the population,
+    the pairs "k above b" and (both = 1) "b above k".  -1 if memory runs out."""
+    cdef int32_t p = t.kx[k], d = 0, e = 0, i, j, kk, lvl, LX = t.LX, LG = t.LG, qd = dm.qd
+    cdef int32_t tq, orient, sz, D2, E2, mask, m, nbits, minus, V = dm.V
+    cdef int32_t reg[3]
+    cdef int32_t cor[3]
+    cdef int32_t u[3]
+    cdef int64_t cell, ncell, c0
+    cdef double rx, rg, f, sign
+    cdef double c[6]
+    cdef double *gr = sc.grid
+    # distinct X levels of k, with the weights of its occurrences on each
+    for i in range(p):
+        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        if d == 0 or sc.xv[d] != lvl:
+            d += 1
+            sc.xv[d] = lvl
+            sc.xc[d] = 0.0
+            sc.xf[d] = 0.0
+            sc.xw[d] = 0.0
+        sc.xc[d] += 1.0
+        sc.xf[d] += w.fl[lvl]
+        sc.xw[d] += w.wl[lvl]
+    # reference levels (no reference occurrence: one virtual one in the tail, LG)
+    if t.kg[k] > 0:
+        for i in range(t.kg[k]):
+            lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+            if e == 0 or sc.gv[e] != lvl:
+                e += 1
+                sc.gv[e] = lvl
+                sc.gc[e] = 0.0
+            sc.gc[e] += 1.0
+    else:
+        e = 1
+        sc.gv[1] = LG
+        sc.gc[1] = 1.0
+    D2 = d + 2
+    E2 = e + 2
+    ncell = E2
+    for j in range(qd):
+        ncell *= D2
+    nbits = qd + 1
+    for orient in range(2 if both else 1):
+        # X region i (0..d) and reference region kk (0..e):
+        #   orient 0 (k above b): b in (xv[i], xv[i+1]], gb in (gv[kk], gv[kk+1]];
+        #     k's occurrences below b: levels xv[1..i], gv[1..kk]
+        #   orient 1 (b above k): b in [xv[i], xv[i+1]), gb in [gv[kk], gv[kk+1]);
+        #     k's occurrences above b: levels xv[i+1..d], gv[kk+1..e]
+        # thresholds: b <= th[i] (prefix form), gb >= gt[kk] (suffix form)
+        if orient == 0:
+            sc.rr[0] = 0.0
+            sc.sf[0] = 0.0
+            sc.sw[0] = 0.0
+            for i in range(1, d + 1):
+                sc.rr[i] = sc.rr[i - 1] + sc.xc[i]
+                sc.sf[i] = sc.sf[i - 1] + sc.xf[i]
+                sc.sw[i] = sc.sw[i - 1] + sc.xw[i]
+                sc.th[i] = sc.xv[i]
+            sc.ss[0] = 0.0
+            sc.gt[0] = 0
+            for kk in range(1, e + 1):
+                sc.ss[kk] = sc.ss[kk - 1] + sc.gc[kk]
+                sc.gt[kk] = sc.gv[kk] + 1
+        else:
+            sc.rr[d] = 0.0
+            sc.sf[d] = 0.0
+            sc.sw[d] = 0.0
+            for i in range(d - 1, -1, -1):
+                sc.rr[i] = sc.rr[i + 1] + sc.xc[i + 1]
+                sc.sf[i] = sc.sf[i + 1] + sc.xf[i + 1]
+                sc.sw[i] = sc.sw[i + 1] + sc.xw[i + 1]
+            for i in range(1, d + 1):
+                sc.th[i] = sc.xv[i] - 1
+            sc.ss[e] = 0.0
+            for kk in range(e - 1, -1, -1):
+                sc.ss[kk] = sc.ss[kk + 1] + sc.gc[kk + 1]
+            sc.gt[0] = 0
+            for kk in range(1, e + 1):
+                sc.gt[kk] = sc.gv[kk]
+        sc.th[0] = -1
+        sc.th[d + 1] = LX
+        sc.gt[e + 1] = LG + 1
+        for cell in range(V * ncell):
+            gr[cell] = 0.0
+        # boxes: X regions reg[0] <= .. <= reg[qd-1] (b1 <= .. <= bq), reference
+        # region kk; a corner's X indices are made non-decreasing (b_j <= b_j+1 <=
+        # u_j+1 makes u_j > u_j+1 the same as u_j+1)
+        for j in range(qd):
+            reg[j] = 0
+        while True:
+            rx = 0.0
+            for j in range(qd):
+                rx += sc.rr[reg[j]]
+            if rx > 0.0:
+                for kk in range(e + 1):
+                    rg = sc.ss[kk]
+                    if rg == 0.0:
+                        continue
+                    f = (rg if rg < rx else rx) / rx
+                    for j in range(qd):
+                        c[2 * j] = f * sc.sf[reg[j]]
+                        c[2 * j + 1] = f * sc.sw[reg[j]]
+                    for m in range(1 << nbits):
+                        minus = 0
+                        for j in range(qd):
+                            if m & (1 << j):
+                                cor[j] = reg[j]
+                                minus += 1
+                            else:
+                                cor[j] = reg[j] + 1
+                        for j in range(qd - 2, -1, -1):
+                            if cor[j] > cor[j + 1]:
+                                cor[j] = cor[j + 1]
+                        if m & (1 << qd):
+                            sz = kk + 1
+                            minus += 1
+                        else:
+                            sz = kk
+                        sign = -1.0 if minus & 1 else 1.0
+                        cell = 0
+                        for j in range(qd):
+                            cell = cell * D2 + cor[j]
+                        cell = V * (cell * E2 + sz)
+                        for j in range(V):
+                            gr[cell + j] += sign * c[j]
+            # next non-decreasing region tuple
+            j = qd - 1
+            while j >= 0 and reg[j] == d:
+                j -= 1
+            if j < 0:
+                break
+            reg[j] += 1
+            for i in range(j + 1, qd):
+                reg[i] = reg[j]
+        # the corners as queries (index 0 in X is -inf: empty; e+1 in gb is +inf)
+        for cell in range(ncell):
+            sz = <int32_t> (cell % E2)
+            if sz > e:
+                continue
+            c0 = V * cell
+            m = 0
+            for j in range(V):
+                if gr[c0 + j] != 0.0:
+                    m = 1
+                    break
+            if not m:
+                continue
+            tq = sc.gt[sz]
+            if tq > LG:
+                continue
+            c0 = cell // E2
+            mask = 0
+            m = 1
+            for j in range(qd - 1, -1, -1):
+                cor[j] = <int32_t> (c0 % D2)
+                c0 //= D2
+                if cor[j] == 0:
+                    m = 0
+            if not m:
+                continue
+            for j in range(qd):
+                u[j] = sc.th[cor[j]]
+                # constrained unless implied (+inf, or the same bound as b_j+1)
+                if u[j] < 0:
+                    m = 0
+                if cor[j] <= d and (j == qd - 1 or cor[j] < cor[j + 1]):
+                    mask |= 1 << j
+            if not m:
+                continue
+            if _dom_push(dm, u, LG - tq, mask, gr + V * cell) != 0:
+                return -1
+    return 0
+
+
+cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
+                         const int32_t *lg, bint foreign_tail) noexcept nogil:
+    """Sum of the priority terms of every (ordered) pair of two documents with several
+    memberships, each way (see above).  Sets ``w.oom`` (and returns 0) if memory runs
+    out."""
+    cdef int32_t k, a, b, l, tail = t.LG if foreign_tail else -1, LG = t.LG
+    cdef int32_t maxkx = 3, maxkg = 1, size = t.LG + 1, q, qd
+    cdef int64_t i, j, start, nhv = 0, nk1 = 0, ncell, maxcell, xa = t.xa, ga = t.ga
+    cdef int64_t nl[4]
+    cdef double acc = 0.0, F, G
+    cdef int32_t *lq[4]
+    cdef int32_t *hv = NULL
+    cdef int32_t *k1 = NULL
+    cdef char *grid_ok = NULL
+    cdef Dom dm
+    cdef Scratch sc
+    cdef int rc = 0
+    memset(&dm, 0, sizeof(Dom))
+    memset(&sc, 0, sizeof(Scratch))
+    nl[2] = 0
+    nl[3] = 0
+    lq[2] = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    lq[3] = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    hv = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    k1 = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
+    grid_ok = <char *> malloc((t.D + 1) * sizeof(char))
+    if lq[2] == NULL or lq[3] == NULL or hv == NULL or k1 == NULL or grid_ok == NULL:
+        rc = -1
+    if rc == 0:
+        for k in range(t.D):
+            if t.kx[k] == 0 or (t.kx[k] == 1 and t.kg[k] <= 1):
+                continue  # absent from x, or simple
+            if t.kg[k] == 0 and not foreign_tail:
+                continue  # relates to nothing in the reference
+            if (t.kx[k] == 2 or t.kx[k] == 3) and t.kg[k] <= 1:
+                lq[t.kx[k]][nl[t.kx[k]]] = k
+                nl[t.kx[k]] += 1
+            elif t.kx[k] == 1:
+                k1[nk1] = k
+                nk1 += 1
+            else:
+                hv[nhv] = k
+                nhv += 1
+            if t.kx[k] > maxkx:
+                maxkx = t.kx[k]
+            if t.kg[k] > maxkg:
+                maxkg = t.kg[k]
+        # --- K1 x K1: weighted dominance count -------------------------------
+        if nk1 > 1:
+            for i in range(size + 1):
+                w.fen_f[i] = 0.0
+                w.fen_g[i] = 0.0
+            i = xa
+            while i < t.xb:
+                l = lx[i]
+                start = i
+                while i < t.xb and lx[i] == l:
+                    k = t.xk[i - xa]
+                    if t.kx[k] == 1 and t.kg[k] >= 2:
+                        q = lg[ga + t.gocc[t.gptr[k] + t.kg[k] - 1]]
+                        F = fenwick_prefix(w.fen_f, q)
+                        G = fenwick_prefix(w.fen_g, q)
+                        acc += w.wl[l] * F + w.fl[l] * G
+                    i += 1
+                for j in range(start, i):
+                    k = t.xk[j - xa]
+                    if t.kx[k] == 1 and t.kg[k] >= 2:
+                        q = t.gl1[k]
+                        fenwick_add(w.fen_f, size, q, w.fl[l])
+                        fenwick_add(w.fen_g, size, q, w.wl[l])
+        # --- heavy x heavy, heavy x K1: one pair at a time ----------------------
+        for i in range(nhv):
+            a = hv[i]
+            for j in range(i, nhv):
+                b = hv[j]
+                acc += _pair_term(t, w, a, b, lx, lg, tail)
+                if a != b:
+                    acc += _pair_term(t, w, b, a, lx, lg, tail)
+            for j in range(nk1):
+                b = k1[j]
+                acc += _pair_term(t, w, a, b, lx, lg, tail)
+                acc += _pair_term(t, w, b, a, lx, lg, tail)
+    # --- scratch of the region grids ------------------------------------------------
+    if rc == 0 and nl[2] + nl[3] > 0:
+        sc.xv = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
+        sc.th = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
+        sc.xc = <double *> malloc(6 * (maxkx + 2) * sizeof(double))
+        sc.gv = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
+        sc.gt = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
+        sc.gc = <double *> malloc(2 * (maxkg + 2) * sizeof(double))
+        if (sc.xv == NULL or sc.th == NULL or sc.xc == NULL or sc.gv == NULL or sc.gt == NULL
+                or sc.gc == NULL):
+            rc = -1
+        else:
+            sc.xf = sc.xc + (maxkx + 2)
+            sc.xw = sc.xc + 2 * (maxkx + 2)
+            sc.rr = sc.xc + 3 * (maxkx + 2)
+            sc.sf = sc.xc + 4 * (maxkx + 2)
+            sc.sw = sc.xc + 5 * (maxkx + 2)
+            sc.ss = sc.gc + (maxkg + 2)
+    # --- every document against the L2 then the L3 population --------------------
+    for qd in range(2, 4):
+        if rc != 0 or nl[qd] == 0:
+            continue
+        # the queries: Lq documents "a above b" (ordered pairs within the
+        # population), L3 documents against L2 both ways, heavy and K1 documents
+        # both ways (one pair at a time if their grid would outgrow the population)
+        maxcell = 5 * 5 * 3 if qd == 2 else 5 * 5 * 5 * 3
+        for i in range(nhv + nk1):
+            k = hv[i] if i < nhv else k1[i - nhv]
+            ncell = _grid_cells(t, k, qd, lx, lg)
+            grid_ok[k] = ncell <= 4 * nl[qd] + 64
+            if not grid_ok[k]:
+                for j in range(nl[qd]):
+                    b = lq[qd][j]
+                    acc += _pair_term(t, w, k, b, lx, lg, tail)
+                    acc += _pair_term(t, w, b, k, lx, lg, tail)
+            elif ncell > maxcell:
+                maxcell = ncell
+        sc.grid = <double *> malloc(2 * qd * maxcell * sizeof(double))
+        if sc.grid == NULL or _dom_points(&dm, t, w, lq[qd], nl[qd], qd, lx, lg) != 0:
+            rc = -1
+        if rc == 0:
+            for i in range(nl[qd]):
+                if _doc_queries(&dm, t, w, lq[qd][i], False, lx, lg, &sc) != 0:
+                    rc = -1
+                    break
+        if rc == 0 and qd == 2:
+            for i in range(nl[3]):
+                if _doc_queries(&dm, t, w, lq[3][i], True, lx, lg, &sc) != 0:
+                    rc = -1
+                    break
+        if rc == 0:
+            for i in range(nhv + nk1):
+                k = hv[i] if i < nhv else k1[i - nhv]
+                if grid_ok[k] and _doc_queries(&dm, t, w, k, True, lx, lg, &sc) != 0:
+                    rc = -1
+                    break
+        if rc == 0:
+            rc = _dom_solve(&dm, t.LX, LG)
+            acc += dm.acc
+        _dom_free(&dm)
+        memset(&dm, 0, sizeof(Dom))
+        free(sc.grid)
+        sc.grid = NULL
+    free(lq[2]); free(lq[3]); free(hv); free(k1); free(grid_ok)
+    free(sc.xv); free(sc.th); free(sc.xc); free(sc.gv); free(sc.gt); free(sc.gc)
+    if rc != 0:
+        w.oom = 1
+        return 0.0
+    return acc
+
+
 cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
                       const int32_t[::1] g_level, bint uniform, bint foreign_tail,
-                      double Wt, double Wr) noexcept nogil:
+                      double Wt, double Wr, bint pairwise) noexcept nogil:
     cdef int64_t i, j, start, xa = t.xa, ga = t.ga
     cdef int32_t l, k, beta, a, b, tail_a, size = t.LG + 1, nm, qi, qj
-    cdef double acc = 0.0, F, G, rx, rg, pt, W = 0.0
+    cdef double acc = 0.0, F, G, pt
     cdef int32_t *loc = w.loc
+    cdef const int32_t *lxp = &x_level[0]
+    cdef const int32_t *lgp = &g_level[0] if g_level.shape[0] > 0 else NULL
     # --- pairs of simple documents: weighted dominance count -------------------
     for k in range(size + 1):
         w.fen_f[k] = 0.0
@@ -293,10 +1087,10 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
         l = x_level[i]
         start = i
         while i < t.xb and x_level[i] == l:
-            k = loc[x_doc[i]]
+            k = t.xk[i - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    beta = g_level[ga + t.gocc[t.gptr[k]]]
+                    beta = t.gl1[k]
                 elif foreign_tail:
                     beta = t.LG
                 else:
@@ -307,49 +1101,44 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
                     acc += w.wl[l] * F + w.fl[l] * G
             i += 1
         for j in range(start, i):
-            k = loc[x_doc[j]]
+            k = t.xk[j - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    beta = g_level[ga + t.gocc[t.gptr[k]]]
+                    beta = t.gl1[k]
                 elif foreign_tail:
                     beta = t.LG
                 else:
                     continue
                 fenwick_add(w.fen_f + 1, size, beta, w.fl[l])
                 fenwick_add(w.fen_g + 1, size, beta, w.wl[l])
-    # --- pairs of two documents with several memberships: per document pair ----
+    # --- pairs of two documents with several memberships ----------------------
     nm = 0
     for k in range(t.D):
         if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
             w.multi[nm] = k
             nm += 1
     tail_a = t.LG if foreign_tail else -1
-    for qi in range(nm):
-        a = w.multi[qi]
-        for qj in range(qi, nm):
-            b = w.multi[qj]
-            # a above b (for a == b: the document's own occurrences on two levels)
-            rx = <double> _cross(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b],
-                                 &x_level[0], xa, w.wl, w.fl, &W)
-            if rx > 0:
-                rg = <double> _count_above(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b],
-                                           t.kg[b], &g_level[0], ga, tail_a, tail_a)
-                acc += (rg if rg < rx else rx) / rx * W
-            if a == b:
-                continue
-            rx = <double> _cross(t.xocc + t.xptr[b], t.kx[b], t.xocc + t.xptr[a], t.kx[a],
-                                 &x_level[0], xa, w.wl, w.fl, &W)
-            if rx > 0:
-                rg = <double> _count_above(t.gocc + t.gptr[b], t.kg[b], t.gocc + t.gptr[a],
-                                           t.kg[a], &g_level[0], ga, tail_a, tail_a)
-                acc += (rg if rg < rx else rx) / rx * W
+    if pairwise:
+        # the former quadratic enumeration, one document pair at a time (kept as
+        # the tests' reference)
+        for qi in range(nm):
+            a = w.multi[qi]
+            for qj in range(qi, nm):
+                b = w.multi[qj]
+                # a above b (for a == b: the document's own occurrences on two levels)
+                acc += _pair_term(t, w, a, b, lxp, lgp, tail_a)
+                if a != b:
+                    acc += _pair_term(t, w, b, a, lxp, lgp, tail_a)
+    elif nm > 0 and t.LX > 1:
+        # (on a single level no two occurrences are in a priority relation)
+        acc += _multi_pairs(t, w, lxp, lgp, foreign_tail)
     # --- a document with several memberships against the simple ones ----------
     if nm > 0:
         acc += _multi_simple(t, w, x_doc, x_level, g_level, foreign_tail)
     # --- relations with the long tail -----------------------------------------
     if Wt > 0.0:
         for i in range(xa, t.xb):
-            k = loc[x_doc[i]]
+            k = t.xk[i - xa]
             l = x_level[i]
             pt = <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k]
             acc += pt * (w.fl[l] * Wt + w.wl[l] * Wt / Wr)
@@ -396,11 +1185,11 @@ cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1
         sw_all += w.wl[v]
     ia = 0
     for pos in range(xa, t.xb):
-        k2 = w.loc[x_doc[pos]]
+        k2 = t.xk[pos - xa]
         if not (t.kx[k2] == 1 and t.kg[k2] <= 1):
             continue
         if t.kg[k2] == 1:
-            y = lg[ga + t.gocc[t.gptr[k2]]]
+            y = t.gl1[k2]
         elif foreign_tail:
             y = LG
         else:
@@ -581,10 +1370,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                 grid[cell] = fenwick_prefix(w.fen_g + 1, y)
                 grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
         while pos < t.xb and lx[pos] == x:
-            k = w.loc[x_doc[pos]]
+            k = t.xk[pos - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    beta = lg[ga + t.gocc[t.gptr[k]]]
+                    beta = t.gl1[k]
                 elif foreign_tail:
                     beta = LG
                 else:
@@ -657,13 +1446,14 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     return acc
 
 
-cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
-                         const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
-                         double Wt) noexcept nogil:
+cdef double _relatedness_pairwise(Topic *t, Work *w, const int32_t[::1] x_level,
+                                  const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
+                                  double Wt) noexcept nogil:
+    """Relatedness with the pairs of multi documents inside a cluster enumerated one
+    at a time (the former kernel, kept as the tests' reference)."""
     cdef int64_t i, start, xa = t.xa, ga = t.ga
     cdef int32_t k, g, cl, nm, nt, a, b, ax, ag, m, q
     cdef double acc = Wt, T, f
-    cdef int32_t *loc = w.loc
     i = xa
     while i < t.xb:
         cl = x_cluster[i]
@@ -671,10 +1461,10 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int3
         nm = 0
         nt = 0
         while i < t.xb and x_cluster[i] == cl:
-            k = loc[x_doc[i]]
+            k = t.xk[i - xa]
             if t.kx[k] == 1 and t.kg[k] <= 1:
                 if t.kg[k] == 1:
-                    g = g_cluster[ga + t.gocc[t.gptr[k]]]
+                    g = t.gc1[k]
                     if w.cnt[g] == 0.0:
                         w.touched[nt] = g
                         nt += 1
@@ -708,6 +1498,270 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_doc, const int3
             w.cnt[w.touched[q]] = 0.0
         acc += w.wl[x_level[start]] * T / m
     return acc
+
+
+cdef struct HK:
+    int64_t key
+    int32_t idx
+
+
+cdef int _cmp_hk(const void *pa, const void *pb) noexcept nogil:
+    cdef const HK *a = <const HK *> pa
+    cdef const HK *b = <const HK *> pb
+    if a.key != b.key:
+        return -1 if a.key < b.key else 1
+    if a.idx != b.idx:
+        return -1 if a.idx < b.idx else 1
+    return 0
+
+
+cdef inline int32_t _shared2(const int32_t *occ_a, int32_t na, const int32_t *occ_b, int32_t nb,
+                             const int32_t *cluster, int64_t base, int32_t *s) noexcept nogil:
+    """Clusters shared by two sorted occurrence lists; the first two in s[0], s[1]."""
+    cdef int32_t ia = 0, ib = 0, n = 0, ca, cb
+    while ia < na and ib < nb:
+        ca = cluster[base + occ_a[ia]]
+        cb = cluster[base + occ_b[ib]]
+        if ca == cb:
+            if n < 2:
+                s[n] = ca
+            n += 1
+            ia += 1
+            ib += 1
+        elif ca < cb:
+            ia += 1
+        else:
+            ib += 1
+    return n
+
+
+cdef inline bint _same_lists(const int32_t *occ_a, const int32_t *occ_b, int32_t n,
+                             const int32_t *cluster, int64_t base) noexcept nogil:
+    cdef int32_t i
+    for i in range(n):
+        if cluster[base + occ_a[i]] != cluster[base + occ_b[i]]:
+            return False
+    return True
+
+
+cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int32_t *gc,
+                                 const double *cw) noexcept nogil:
+    """The corrections (f - ag) of the pairs a != b of multi documents that share two
+    X clusters, or one X cluster and two reference clusters, each counted in every
+    X cluster they share (weight cw[cl] = w(level) / |cl|).  Documents with the same
+    X and reference clusters form a class (its pairs are counted at once); the pairs
+    of classes are found through the pairs of clusters they share, each at its two
+    smallest shared clusters.  Returns NaN when the keys would outgrow the topic
+    (the caller enumerates pairs instead); sets ``w.oom`` if memory runs out."""
+    cdef int64_t xa = t.xa, ga = t.ga, nkeys = 0, i, j, lo, hi, pos
+    cdef int32_t k, nm = 0, nc = 0, a, b, ax, ag, i1, i2, c1, c2, ci, cj, j0
+    cdef int32_t s[2]
+    cdef uint64_t h
+    cdef double acc = 0.0, f, corr, S
+    cdef HK *hk = NULL
+    cdef HK *keys = NULL
+    cdef int32_t *rep = NULL
+    cdef int64_t *cnt = NULL
+    for k in range(t.D):
+        if t.kx[k] > 0 and t.kg[k] > 0 and not (t.kx[k] == 1 and t.kg[k] == 1):
+            nm += 1
+            nkeys += (<int64_t> t.kx[k]) * (t.kx[k] - 1) // 2 + (<int64_t> t.kg[k]) * (t.kg[k] - 1) // 2
+    if nm < 2:
+        return 0.0
+    if nkeys > 16 * (<int64_t> t.nx + t.ng) + 1000000:
+        return NAN
+    hk = <HK *> malloc(nm * sizeof(HK))
+    rep = <int32_t *> malloc(nm * sizeof(int32_t))
+    cnt = <int64_t *> malloc(nm * sizeof(int64_t))
+    keys = <HK *> malloc((nkeys + 1) * sizeof(HK))
+    if hk == NULL or rep == NULL or cnt == NULL or keys == NULL:
+        free(hk); free(rep); free(cnt); free(keys)
+        w.oom = 1
+        return 0.0
+    # classes: documents with identical cluster lists on both sides
+    nm = 0
+    for k in range(t.D):
+        if t.kx[k] > 0 and t.kg[k] > 0 and not (t.kx[k] == 1 and t.kg[k] == 1):
+            h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
+            for i1 in range(t.kx[k]):
+                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+            h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
+            for i1 in range(t.kg[k]):
+                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+            hk[nm].key = <int64_t> (h >> 1)
+            hk[nm].idx = k
+            nm += 1
+    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < nm:
+        hi = lo
+        while hi < nm and hk[hi].key == hk[lo].key:
+            hi += 1
+        # one hash: usually one class; compare the lists to be sure
+        j0 = nc
+        for i in range(lo, hi):
+            k = hk[i].idx
+            for j in range(j0, nc + 1):
+                if j == nc:
+                    rep[nc] = k
+                    cnt[nc] = 1
+                    nc += 1
+                    break
+                a = rep[j]
+                if (t.kx[a] == t.kx[k] and t.kg[a] == t.kg[k]
+                        and _same_lists(t.xocc + t.xptr[a], t.xocc + t.xptr[k], t.kx[k], xc, xa)
+                        and _same_lists(t.gocc + t.gptr[a], t.gocc + t.gptr[k], t.kg[k], gc, ga)):
+                    cnt[j] += 1
+                    break
+        lo = hi
+    # pairs inside a class: ax = kx, ag = kg, every X cluster shared
+    for ci in range(nc):
+        if cnt[ci] < 2:
+            continue
+        a = rep[ci]
+        f = <double> (t.kg[a] if t.kg[a] < t.kx[a] else t.kx[a]) / <double> t.kx[a]
+        corr = f - <double> t.kg[a]
+        if corr == 0.0:
+            continue
+        S = 0.0
+        for i1 in range(t.kx[a]):
+            S += cw[xc[xa + t.xocc[t.xptr[a] + i1]]]
+        acc += <double> (cnt[ci] * (cnt[ci] - 1)) * corr * S
+    # keys: each class's pairs of X clusters (type 0) and of reference clusters (type 1)
+    pos = 0
+    for ci in range(nc):
+        a = rep[ci]
+        for i1 in range(t.kx[a]):
+            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kx[a]):
+                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                keys[pos].key = ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+        for i1 in range(t.kg[a]):
+            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kg[a]):
+                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < pos:
+        hi = lo
+        while hi < pos and keys[hi].key == keys[lo].key:
+            hi += 1
+        c1 = <int32_t> ((keys[lo].key >> 31) & 0x7FFFFFFF)
+        c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
+        for i in range(lo, hi):
+            ci = keys[i].idx
+            a = rep[ci]
+            for j in range(i + 1, hi):
+                cj = keys[j].idx
+                b = rep[cj]
+                if keys[lo].key >> 62 == 0:
+                    ax = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue  # counted at their two smallest shared clusters
+                    ag = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga)
+                else:
+                    ax = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa)
+                    if ax != 1:
+                        continue  # unrelated, or found through their X clusters
+                    ag = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue
+                f = <double> (ag if ag < ax else ax) / <double> ax
+                corr = f - <double> ag
+                if corr == 0.0:
+                    continue
+                S = 0.0
+                i1 = 0
+                i2 = 0
+                while i1 < t.kx[a] and i2 < t.kx[b]:
+                    c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+                    c2 = xc[xa + t.xocc[t.xptr[b] + i2]]
+                    if c1 == c2:
+                        S += cw[c1]
+                        i1 += 1
+                        i2 += 1
+                    elif c1 < c2:
+                        i1 += 1
+                    else:
+                        i2 += 1
+                c1 = <int32_t> ((keys[lo].key >> 31) & 0x7FFFFFFF)
+                c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
+                acc += 2.0 * <double> (cnt[ci] * cnt[cj]) * corr * S
+        lo = hi
+    free(hk); free(rep); free(cnt); free(keys)
+    return acc
+
+
+cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
+                         const int32_t[::1] x_cluster, const int32_t[::1] g_cluster,
+                         double Wt, bint pairwise) noexcept nogil:
+    """Relatedness: per X cluster, the pairs of its occurrences from contingency
+    counts over the reference clusters (sum of squares: every pair sharing one X
+    cluster and at most one reference cluster counts ag), plus the self pairs of
+    multi documents, plus the corrections of the pairs sharing two clusters
+    (_related_exceptional)."""
+    cdef int64_t i, j, start, xa = t.xa, ga = t.ga
+    cdef int32_t k, g, cl, nt, m, q, nm = 0
+    cdef double acc = Wt, T, ex
+    cdef double *cw = NULL
+    if pairwise:
+        return _relatedness_pairwise(t, w, x_level, x_cluster, g_cluster, Wt)
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            nm += 1
+    if nm > 0:
+        cw = <double *> malloc((t.CX + 1) * sizeof(double))
+        if cw == NULL:
+            w.oom = 1
+            return 0.0
+    i = xa
+    while i < t.xb:
+        cl = x_cluster[i]
+        start = i
+        nt = 0
+        T = 0.0
+        while i < t.xb and x_cluster[i] == cl:
+            k = t.xk[i - xa]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                if t.kg[k] == 1:
+                    g = t.gc1[k]
+                    if w.cnt[g] == 0.0:
+                        w.touched[nt] = g
+                        nt += 1
+                    w.cnt[g] += 1.0
+            else:
+                for q in range(t.kg[k]):
+                    g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                    if w.cnt[g] == 0.0:
+                        w.touched[nt] = g
+                        nt += 1
+                    w.cnt[g] += 1.0
+            i += 1
+        m = <int32_t> (i - start)
+        for q in range(nt):
+            T += w.cnt[w.touched[q]] * w.cnt[w.touched[q]]
+        if nm > 0:
+            # self pairs of multi documents: min(kx, kg) / kx instead of the kg counted
+            for j in range(start, start + m):
+                k = t.xk[j - xa]
+                if not (t.kx[k] == 1 and t.kg[k] <= 1):
+                    T += <double> (t.kg[k] if t.kg[k] < t.kx[k] else t.kx[k]) / <double> t.kx[k] - t.kg[k]
+            cw[cl] = w.wl[x_level[start]] / m
+        for q in range(nt):
+            w.cnt[w.touched[q]] = 0.0
+        acc += w.wl[x_level[start]] * T / m
+    if nm == 0:
+        return acc
+    ex = _related_exceptional(t, w, &x_cluster[0], &g_cluster[0] if t.ng > 0 else NULL, cw)
+    free(cw)
+    if isnan(ex):
+        return _relatedness_pairwise(t, w, x_level, x_cluster, g_cluster, Wt)
+    return acc + ex
 
 
 cdef int64_t _max_topic(const int64_t[::1] x_ptr, const int64_t[::1] g_ptr) noexcept nogil:
@@ -812,12 +1866,14 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
             const int64_t[::1] g_ptr, const int32_t[::1] g_doc, const int32_t[::1] g_level,
             const int32_t[::1] g_cluster,
             int64_t n_docs, double c, bint uniform, bint foreign_tail,
-            double[::1] out_priority, double[::1] out_relatedness):
+            double[::1] out_priority, double[::1] out_relatedness, bint pairwise=False):
     """Score side ``x`` against reference ``g`` for every topic.
 
     Writes the priority and relatedness score of each topic (Reliability when x is
     the system, Sensitivity when x is the gold standard).  ``c`` is the weighting
-    constant (1 - w_n) n / w_n, ignored when ``uniform``.
+    constant (1 - w_n) n / w_n, ignored when ``uniform``.  ``pairwise`` (private,
+    for the tests) enumerates the pairs of documents with several memberships one
+    pair at a time, O(m^2), instead of the O(N log^2 N) decomposition.
     """
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
     cdef Work w
@@ -842,11 +1898,11 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                              x_doc, x_level, x_cluster, g_doc, g_level, g_cluster)
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
-                                             foreign_tail, Wt, Wr)
+                                             foreign_tail, Wt, Wr, pairwise)
+                out_relatedness[ti] = _relatedness(&t, &w, x_level, x_cluster,
+                                                   g_cluster, Wt, pairwise)
                 if w.oom:
                     rc = -1
-                out_relatedness[ti] = _relatedness(&t, &w, x_doc, x_level, x_cluster,
-                                                   g_cluster, Wt)
                 # both are weighted means of ratios in [0, 1]: what lies outside
                 # is rounding
                 out_priority[ti] = _unit(out_priority[ti])
@@ -859,15 +1915,177 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
         raise MemoryError("rs_side: cannot allocate work space")
 
 
+cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, const int32_t *cstart,
+                    double *total) noexcept nogil:
+    """Extended BCubed, documents with several memberships: adds sum_d S(d) / N(d)
+    to total, N(d) the documents sharing an X cluster with d, S(d) their sum of
+    min(ax, ag) / ax.  Per X cluster, contingency counts give sum_e ax ag and
+    sum_e ax over the cluster mates (exact for the pairs with ax = 1 and ag <= 1);
+    the other pairs (sharing two clusters on either side, the self pair) are
+    corrected one class pair at a time, as in _related_exceptional.  Returns 0,
+    -1 if memory runs out, 1 if the keys would outgrow the topic (the caller scans
+    the neighbourhoods instead)."""
+    cdef int64_t xa = t.xa, ga = t.ga, nkeys = 0, i, j, lo, hi, pos
+    cdef int32_t k, nm = 0, nc = 0, a, b, ax, ag, i1, i2, c1, c2, ci, cj, j0, cl, g, q, nt_
+    cdef int32_t s[2]
+    cdef uint64_t h
+    cdef double f, corr, ncorr
+    cdef HK *hk = NULL
+    cdef HK *keys = NULL
+    cdef int32_t *rep = NULL
+    cdef int64_t *cnt = NULL
+    cdef double *S1 = NULL
+    cdef double *N1 = NULL
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            nm += 1
+            nkeys += (<int64_t> t.kx[k]) * (t.kx[k] - 1) // 2 + (<int64_t> t.kg[k]) * (t.kg[k] - 1) // 2
+    if nm == 0:
+        return 0
+    if nkeys > 16 * (<int64_t> t.nx + t.ng) + 1000000:
+        return 1
+    hk = <HK *> malloc(nm * sizeof(HK))
+    rep = <int32_t *> malloc(nm * sizeof(int32_t))
+    cnt = <int64_t *> malloc(nm * sizeof(int64_t))
+    keys = <HK *> malloc((nkeys + 1) * sizeof(HK))
+    S1 = <double *> calloc(t.D + 1, sizeof(double))
+    N1 = <double *> calloc(t.D + 1, sizeof(double))
+    if hk == NULL or rep == NULL or cnt == NULL or keys == NULL or S1 == NULL or N1 == NULL:
+        free(hk); free(rep); free(cnt); free(keys); free(S1); free(N1)
+        return -1
+    # per X cluster: contingency counts over every document's reference clusters
+    for cl in range(t.CX):
+        nt_ = 0
+        for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
+            k = t.xk[i - xa]
+            for q in range(t.kg[k]):
+                g = gc[ga + t.gocc[t.gptr[k] + q]]
+                if w.cnt[g] == 0.0:
+                    w.touched[nt_] = g
+                    nt_ += 1
+                w.cnt[g] += 1.0
+        for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
+            k = t.xk[i - xa]
+            if t.kx[k] == 1 and t.kg[k] <= 1:
+                continue
+            N1[k] += cstart[cl + 1] - cstart[cl]
+            for q in range(t.kg[k]):
+                S1[k] += w.cnt[gc[ga + t.gocc[t.gptr[k] + q]]]
+        for q in range(nt_):
+            w.cnt[w.touched[q]] = 0.0
+    # classes: documents with identical cluster lists on both sides
+    nm = 0
+    for k in range(t.D):
+        if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
+            h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
+            for i1 in range(t.kx[k]):
+                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+            h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
+            for i1 in range(t.kg[k]):
+                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+            hk[nm].key = <int64_t> (h >> 1)
+            hk[nm].idx = k
+            nm += 1
+    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < nm:
+        hi = lo
+        while hi < nm and hk[hi].key == hk[lo].key:
+            hi += 1
+        j0 = nc
+        for i in range(lo, hi):
+            k = hk[i].idx
+            for j in range(j0, nc + 1):
+                if j == nc:
+                    rep[nc] = k
+                    cnt[nc] = 1
+                    nc += 1
+                    break
+                a = rep[j]
+                if (t.kx[a] == t.kx[k] and t.kg[a] == t.kg[k]
+                        and _same_lists(t.xocc + t.xptr[a], t.xocc + t.xptr[k], t.kx[k], xc, xa)
+                        and _same_lists(t.gocc + t.gptr[a], t.gocc + t.gptr[k], t.kg[k], gc, ga)):
+                    cnt[j] += 1
+                    break
+        lo = hi
+    # per class (S1, N1 of its representative, identical for its members): the
+    # self pair and the pairs inside the class (ax = kx, ag = kg)
+    for ci in range(nc):
+        a = rep[ci]
+        f = <double> (t.kg[a] if t.kg[a] < t.kx[a] else t.kx[a]) / <double> t.kx[a]
+        corr = f - <double> t.kx[a] * t.kg[a]
+        S1[a] += <double> cnt[ci] * corr
+        N1[a] -= <double> cnt[ci] * (t.kx[a] - 1)
+    # class pairs sharing two clusters on either side
+    pos = 0
+    for ci in range(nc):
+        a = rep[ci]
+        for i1 in range(t.kx[a]):
+            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kx[a]):
+                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                keys[pos].key = ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+        for i1 in range(t.kg[a]):
+            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            for i2 in range(i1 + 1, t.kg[a]):
+                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    lo = 0
+    while lo < pos:
+        hi = lo
+        while hi < pos and keys[hi].key == keys[lo].key:
+            hi += 1
+        c1 = <int32_t> ((keys[lo].key >> 31) & 0x7FFFFFFF)
+        c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
+        for i in range(lo, hi):
+            ci = keys[i].idx
+            a = rep[ci]
+            for j in range(i + 1, hi):
+                cj = keys[j].idx
+                b = rep[cj]
+                if keys[lo].key >> 62 == 0:
+                    ax = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue  # counted at their two smallest shared clusters
+                    ag = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga)
+                else:
+                    ax = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa)
+                    if ax != 1:
+                        continue  # not neighbours, or found through their X clusters
+                    ag = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga, s)
+                    if s[0] != c1 or s[1] != c2:
+                        continue
+                f = <double> (ag if ag < ax else ax) / <double> ax
+                corr = f - <double> ax * ag
+                ncorr = ax - 1
+                S1[a] += <double> cnt[cj] * corr
+                N1[a] -= <double> cnt[cj] * ncorr
+                S1[b] += <double> cnt[ci] * corr
+                N1[b] -= <double> cnt[ci] * ncorr
+        lo = hi
+    for ci in range(nc):
+        a = rep[ci]
+        total[0] += <double> cnt[ci] * (S1[a] / N1[a])
+    free(hk); free(rep); free(cnt); free(keys); free(S1); free(N1)
+    return 0
+
+
 def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                          const int32_t[::1] x_cluster,
                          const int64_t[::1] g_ptr, const int32_t[::1] g_doc,
                          const int32_t[::1] g_cluster,
-                         int64_t n_docs, double[::1] out):
+                         int64_t n_docs, double[::1] out, bint pairwise=False):
     """Extended BCubed precision of x against g (Amigo et al. 2009), per topic.
 
     P = avg_d avg_{e sharing a cluster with d} min(|C(d)&C(e)|, |L(d)&L(e)|) / |C(d)&C(e)|
     over the documents d of x.  Recall is the same call with the sides exchanged.
+    ``pairwise`` (private, for the tests) scans every neighbourhood of a document
+    with several memberships instead of the contingency counts and class pairs.
     """
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
     cdef Work w
@@ -875,6 +2093,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
     cdef int rc
     cdef int64_t maxocc, i, j, xa, ga
     cdef int32_t k, e, g, q, cl, nt_, ax, ag, cnt_e, ndoc
+    cdef int scan
     cdef double total, s
     cdef int32_t *cstart = NULL
     n_docs = _check_sides(x_ptr, x_doc, x_cluster, x_cluster, g_ptr, g_doc, g_cluster, g_cluster, n_docs,
@@ -905,7 +2124,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                 for cl in range(t.CX):
                     nt_ = 0
                     for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
-                        k = w.loc[x_doc[i]]
+                        k = t.xk[i - xa]
                         for q in range(t.kg[k]):
                             g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
                             if w.cnt[g] == 0.0:
@@ -913,20 +2132,30 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                                 nt_ += 1
                             w.cnt[g] += 1.0
                     for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
-                        k = w.loc[x_doc[i]]
+                        k = t.xk[i - xa]
                         if t.kx[k] == 1 and t.kg[k] == 1:
-                            g = g_cluster[ga + t.gocc[t.gptr[k]]]
+                            g = t.gc1[k]
                             total += w.cnt[g] / (cstart[cl + 1] - cstart[cl])
                     for q in range(nt_):
                         w.cnt[w.touched[q]] = 0.0
-                # the other documents: explicit neighbourhoods
                 ndoc = 0
                 for k in range(t.D):
                     w.mark[k] = -1
+                    if t.kx[k] > 0:
+                        ndoc += 1
+                # the other documents: contingency counts and class pairs, or
+                # (pairwise, or too many keys) explicit neighbourhoods
+                scan = 1
+                if not pairwise:
+                    scan = _ebc_multi(&t, &w, &x_cluster[0], &g_cluster[0] if t.ng > 0 else NULL,
+                                      cstart, &total)
+                    if scan < 0:
+                        rc = -1
+                        _release_topic(&t, &w)
+                        break
                 for k in range(t.D):
-                    if t.kx[k] == 0:
+                    if not scan or t.kx[k] == 0:
                         continue
-                    ndoc += 1
                     if t.kx[k] == 1 and t.kg[k] <= 1:
                         continue
                     s = 0.0
@@ -934,7 +2163,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     for q in range(t.kx[k]):
                         cl = x_cluster[xa + t.xocc[t.xptr[k] + q]]
                         for j in range(xa + cstart[cl], xa + cstart[cl + 1]):
-                            e = w.loc[x_doc[j]]
+                            e = t.xk[j - xa]
                             if w.mark[e] == k:
                                 continue
                             w.mark[e] = k

@@ -17,6 +17,7 @@ def rs_side(
     foreign_tail: bool,
     out_priority: npt.NDArray[np.float64],
     out_relatedness: npt.NDArray[np.float64],
+    pairwise: bool = ...,
 ) -> None: ...
 def extended_bcubed_side(
     x_ptr: npt.NDArray[np.int64],
@@ -27,4 +28,5 @@ def extended_bcubed_side(
     g_cluster: npt.NDArray[np.int32],
     n_docs: int,
     out: npt.NDArray[np.float64],
+    pairwise: bool = ...,
 ) -> None: ...
