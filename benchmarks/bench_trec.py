@@ -7,7 +7,7 @@ query (grades 0-3, some judged docs not retrieved); scores rounded to 4 dp
 Measures: MAP, nDCG@10, P@10, RR.
 
     python benchmarks/bench_trec.py [--queries 10000] [--docs 1000] [--repeat 3]
-                                    [--new-measures [--new-repeat 9] [--only-new-measures]]
+                                    [--new-measures [--new-repeat 9] [--only-new-measures] [--n-jobs N]]
 
 ``--new-measures`` also times the evaluation (not parsing) of the loaded Run
 with ERR@10 and alpha_nDCG@20 added to the four measures (the qrels read as
@@ -15,7 +15,8 @@ diversity qrels, one intent per query, so one join serves the six) against
 the four alone: the two variants alternate ``--new-repeat`` times in this
 process on the same data, and the best time of each is kept (wall clock and
 CPU time of the process); a breakdown (the two joins, the two new measures'
-kernels) follows.  ``--only-new-measures`` skips everything else.
+kernels) follows.  ``--only-new-measures`` skips everything else; ``--n-jobs``
+sets the threads of that comparison (default: irscore's, all cores).
 
 Install the peers with `pip install -e ".[bench]"`.  Set TREC_EVAL=/path/to/trec_eval
 to include the C binary (timed as a subprocess, parse + evaluate).
@@ -30,7 +31,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -123,7 +124,8 @@ def peak_rss_mb(cmd: List[str]) -> float:
     return float(out.stdout.split()[-1])
 
 
-def new_measures_report(qpath: Path, rpath: Path, repeat: int, qr: object = None, rn: object = None) -> None:
+def new_measures_report(qpath: Path, rpath: Path, repeat: int, qr: Any = None, rn: Any = None,
+                        n_jobs: Optional[int] = None) -> None:
     """Time (evaluation only) the four measures against the qrels and the six
     (+ ERR@10, alpha_nDCG@20) against the same qrels read as diversity qrels,
     alternating the two ``repeat`` times; print the best of each, the ratio
@@ -149,14 +151,15 @@ def new_measures_report(qpath: Path, rpath: Path, repeat: int, qr: object = None
         return time.perf_counter() - w, time.process_time() - c, out
 
     stages: Dict[str, Callable[[], object]] = {
-        "evaluate, 4 measures (Qrels)": lambda: irscore.evaluate(qr, rn, four),
-        "evaluate, 6 measures (DiversityQrels)": lambda: irscore.evaluate(dq, rn, six),
+        "evaluate, 4 measures (Qrels)": lambda: irscore.evaluate(qr, rn, four, n_jobs=n_jobs),
+        "evaluate, 6 measures (DiversityQrels)": lambda: irscore.evaluate(dq, rn, six, n_jobs=n_jobs),
     }
-    j_dq = join(dq, rn)
+    j_dq = join(dq, rn, n_jobs=n_jobs)
     err, andcg = (m for _, m in resolve(["ERR@10", "alpha_nDCG@20"]))
     parts: Dict[str, Callable[[], object]] = {
-        "join, Qrels": lambda: join(qr, rn),
-        "join, DiversityQrels (+ judged rows)": lambda: join(dq, rn),
+        "evaluate, 4 measures (DiversityQrels)": lambda: irscore.evaluate(dq, rn, four, n_jobs=n_jobs),
+        "join, Qrels": lambda: join(qr, rn, n_jobs=n_jobs),
+        "join, DiversityQrels (+ judged rows)": lambda: join(dq, rn, n_jobs=n_jobs),
         "ERR@10 kernel": lambda: family_values(j_dq, err, 1, ResultCache()),
         "alpha_nDCG@20 kernel": lambda: family_values(j_dq, andcg, 1, ResultCache()),
     }
@@ -172,8 +175,10 @@ def new_measures_report(qpath: Path, rpath: Path, repeat: int, qr: object = None
     a, b = (results[k] for k in stages)
     assert isinstance(a, dict) and isinstance(b, dict) and all(abs(a[k] - b[k]) < 1e-12 for k in four)
     load1 = os.getloadavg()
-    print(f"\nnew measures (evaluation of the loaded Run, not parsing): best of {repeat} alternating "
-          f"repetitions; load average {load0[0]:.2f} -> {load1[0]:.2f} on {os.cpu_count()} cores")
+    threads = "irscore's default threads" if n_jobs is None else f"n_jobs={n_jobs}"
+    print(f"\nnew measures (evaluation of the loaded Run, not parsing; {rn.n_entries:,} ranked documents, "
+          f"{threads}): best of {repeat} alternating repetitions; load average {load0[0]:.2f} -> "
+          f"{load1[0]:.2f} on {os.cpu_count()} cores")
     print(f"  {'':40s} {'wall ms':>9s} {'CPU ms':>9s}")
     for name in [*stages, *parts]:
         print(f"  {name:40s} {best[name][0] * 1e3:9.1f} {best[name][1] * 1e3:9.1f}")
@@ -191,9 +196,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--new-measures", action="store_true")
     ap.add_argument("--new-repeat", type=int, default=9)
     ap.add_argument("--only-new-measures", action="store_true")
+    ap.add_argument("--n-jobs", type=int, default=None)
     args = ap.parse_args(argv)
     if args.only_new_measures:
-        new_measures_report(*make_workload(args.queries, args.docs), args.new_repeat)
+        new_measures_report(*make_workload(args.queries, args.docs), args.new_repeat, n_jobs=args.n_jobs)
         return
 
     import irscore
@@ -225,7 +231,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     rows["irscore: evaluate loaded Run"], _ = timeit(lambda: irscore.evaluate(qr, rn, te_names), args.repeat)
 
     if args.new_measures:
-        new_measures_report(qpath, rpath, args.new_repeat, qr, rn)
+        new_measures_report(qpath, rpath, args.new_repeat, qr, rn, n_jobs=args.n_jobs)
 
     qrels_d, run_d = load_dicts(qpath, rpath)
 
