@@ -21,8 +21,8 @@ from irscore.core import parallel as _parallel
 from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run
 
-__all__ = ["MAX_GRADE", "Joined", "join", "join_tagged", "Tagged", "ranked_lists", "TIES", "sort_arrays", "rank_order", "relevance_codes",
-           "judged_counts", "ResultCache"]
+__all__ = ["MAX_GRADE", "Joined", "join", "join_tagged", "Tagged", "ranked_lists", "TIES", "sort_arrays",
+           "rank_order", "relevance_codes", "judged_counts", "ResultCache"]
 
 MAX_GRADE = 1_000_000
 

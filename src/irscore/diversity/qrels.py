@@ -140,8 +140,8 @@ class DiversityQrels(Qrels):
         Joined
         """
         r: Run = as_run(run)
-        rj, (judged_off, judged_pos, judged_row) = join_tagged(self, r, self.row_tags, complete=complete, judged_only=judged_only,
-                               max_docs=max_docs, n_jobs=n_jobs)
+        rj, (judged_off, judged_pos, judged_row) = join_tagged(
+            self, r, self.row_tags, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
         nq = len(self.query_ids)
         if len(rj.query_ids) == nq:      # every judged query is evaluated (the join keeps their order)
             sel = np.arange(nq, dtype=np.int64)
@@ -159,8 +159,8 @@ class DiversityQrels(Qrels):
             np.cumsum(lengths, out=int_off[1:])
             take = _ranges(self.int_off[picked], lengths)
             intent, grade = self.intent[take], self.grade[take]
-        extra = IntentTables(judged_off, judged_pos, judged_row, row_off, int_off, np.ascontiguousarray(intent), np.ascontiguousarray(grade),
-                             np.ascontiguousarray(self.n_intents[sel]))
+        extra = IntentTables(judged_off, judged_pos, judged_row, row_off, int_off, np.ascontiguousarray(intent),
+                             np.ascontiguousarray(grade), np.ascontiguousarray(self.n_intents[sel]))
         return dataclasses.replace(rj, extra=extra)
 
 
