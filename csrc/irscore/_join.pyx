@@ -477,7 +477,6 @@ cdef class Join:
         self.compacted = True
         return (self.rel_a[:dst], self.sc_a[:dst], ret_off_a, self.levels_a, int(self.ndup_a.sum()))
 
-
     def tags(self):
         """``(tag_off, tag_pos, tag)``: per evaluated query its ranked documents
         that are in the qrels (position in its list, tag of the judgment), in
