@@ -9,7 +9,7 @@ import numpy as np
 from irscore import _diversity
 from irscore.core import parallel as _parallel
 from irscore.core.checks import check_level
-from irscore.core.joined import Joined, ResultCache, ranked_lists
+from irscore.core.joined import Joined, ResultCache
 from irscore.core.registry import Param
 from irscore.diversity.qrels import IntentTables, as_diversity_qrels
 
@@ -71,7 +71,11 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
     whole = cut is None
 
     def compute() -> np.ndarray:
-        offsets = ranked_lists(joined)[2]       # complete=True's stand-in rankings empty
+        offsets = joined.offsets
+        if np.any(joined.bogus):        # complete=True's stand-in rankings: empty (they hold no judged document)
+            lengths = np.where(joined.bogus, 0, np.diff(offsets))
+            offsets = np.zeros_like(offsets)
+            np.cumsum(lengths, out=offsets[1:])
         cutoffs = np.asarray([] if cut is None else [cut], dtype=np.int64)
         out = np.zeros((offsets.shape[0] - 1, _PER_CUTOFF * cutoffs.shape[0] + 3), dtype=np.float64)
 
