@@ -116,8 +116,10 @@ def test_agrees_with_pyndeval(ties):
 
 
 def test_kernel_checks_its_memory_preconditions():
-    rel = np.array([0, 1, -1], dtype=np.int32)
-    off = np.array([0, 3], dtype=np.int64)
+    off = np.array([0, 3], dtype=np.int64)                  # one ranking of 3 documents
+    jo = np.array([0, 2], dtype=np.int64)                   # its judged ones: positions 0, 1 (rows 0, 1)
+    jpos = np.array([0, 1], dtype=np.int64)
+    jrow = np.array([0, 1], dtype=np.int32)
     row_off = np.array([0, 2], dtype=np.int64)
     int_off = np.array([0, 1, 3], dtype=np.int64)
     intent = np.array([0, 0, 1], dtype=np.int32)
@@ -125,21 +127,25 @@ def test_kernel_checks_its_memory_preconditions():
     nint = np.array([2], dtype=np.int64)
     cuts = np.array([2, 5], dtype=np.int64)
     out = np.zeros((1, 15))
-    args = dict(rel=rel, off=off, row_off=row_off, int_off=int_off, intent=intent, grade=grade, nint=nint,
-                cuts=cuts, out=out)
+    args = dict(off=off, jo=jo, jpos=jpos, jrow=jrow, row_off=row_off, int_off=int_off, intent=intent,
+                grade=grade, nint=nint, cuts=cuts, out=out)
 
     def call(**kw):
         a = {**args, **kw}
-        _diversity.diversity(a["rel"], a["off"], a["row_off"], a["int_off"], a["intent"], a["grade"], a["nint"],
-                             1, 0.5, 0.5, a["cuts"], True, True, a["out"])
+        _diversity.diversity(a["off"], a["jo"], a["jpos"], a["jrow"], a["row_off"], a["int_off"], a["intent"],
+                             a["grade"], a["nint"], 1, 0.5, 0.5, a["cuts"], True, True, a["out"])
     call()
     assert out[0, 1] > 0
-    for kw in [dict(rel=np.array([0, 2, -1], dtype=np.int32)),          # row beyond the query's rows
-               dict(off=np.array([0, 4], dtype=np.int64)),               # beyond rel
-               dict(row_off=np.array([0, 3], dtype=np.int64)),           # beyond int_off
-               dict(int_off=np.array([0, 1, 4], dtype=np.int64)),        # beyond intent
-               dict(int_off=np.array([0, 2, 1], dtype=np.int64)),        # decreasing
-               dict(intent=np.array([0, 0, 2], dtype=np.int32)),         # intent beyond n_intents
+    for kw in [dict(jrow=np.array([0, 2], dtype=np.int32)),            # row beyond the query's rows
+               dict(jo=np.array([0, 3], dtype=np.int64)),               # beyond judged_pos
+               dict(jpos=np.array([0], dtype=np.int64)),                # judged_pos, judged_row differ
+               dict(jo=np.array([1, 2], dtype=np.int64)),               # not starting at 0
+               dict(off=np.array([0, 3, 2], dtype=np.int64)),           # more queries than the others
+               dict(row_off=np.array([0, 3], dtype=np.int64)),          # beyond int_off
+               dict(int_off=np.array([0, 1, 4], dtype=np.int64)),       # beyond intent
+               dict(int_off=np.array([0, 2, 1], dtype=np.int64)),       # decreasing
+               dict(intent=np.array([0, 0, 2], dtype=np.int32)),        # intent beyond n_intents
+               dict(intent=np.array([0, -1, 0], dtype=np.int32)),       # negative intent
                dict(nint=np.array([2, 2], dtype=np.int64)),
                dict(cuts=np.array([5, 2], dtype=np.int64)),
                dict(cuts=np.array([0], dtype=np.int64)),
@@ -177,6 +183,52 @@ def test_irscore_evaluate_shares_the_join():
     res = irscore.evaluate(dq, run, ["alpha_nDCG@10", "NRBP"], per_query=True, complete=True)
     missing = [q for q in dq.query_ids if q not in run]
     assert missing and all(res["alpha_nDCG@10"][q] == 0 and res["NRBP"][q] == 0 for q in missing)
+
+
+def test_one_join_under_the_join_options():
+    """The one join of a DiversityQrels (grades and the rows of the judged
+    ranked documents together) under ``judged_only`` and ``max_docs``: the
+    classic measures equal those of the same judgments without intents
+    (negative grades included: judged_only drops those documents from both),
+    and the diversity measures equal those of the run filtered or cut by hand."""
+    import irscore
+
+    rng = np.random.default_rng(11)
+    judgments, run = random_case(rng, 150, ties=True)
+    judgments = [(q, t, d, -1 if rng.random() < 0.15 else g) for q, t, d, g in judgments]
+    dq = diversity.as_diversity_qrels(judgments)
+    best = {}
+    for q, t, d, g in judgments:
+        best.setdefault(q, {})[d] = max(g, best.get(q, {}).get(d, g))
+    classic = ["map", "P_10", "num_ret", "num_rel_ret", "ERR@10", "bpref"]
+    div = ["alpha_nDCG@5", "ERR_IA@10", "NRBP", "AP_IA", "P_IA@3"]
+
+    def order(r):           # rank order: score descending, equal scores by document id descending
+        return sorted(sorted(r, reverse=True), key=lambda d: -r[d])
+
+    kept = {q: {d: s for d, s in r.items() if best.get(q, {}).get(d, -1) >= 0} for q, r in run.items()}
+    top = {q: {d: r[d] for d in order(r)[:4]} for q, r in run.items()}
+    for opts, same_run in [({"judged_only": True}, kept), ({"max_docs": 4}, top)]:
+        ours = irscore.evaluate(dq, run, classic + div, per_query=True, **opts)
+        plain = irscore.evaluate(best, run, classic, per_query=True, **opts)
+        for name in classic:
+            assert ours[name] == plain[name], (opts, name)
+        by_hand = diversity.evaluate(dq, {q: r for q, r in same_run.items() if r}, div, per_query=True)
+        for name in div:
+            assert all(ours[name][q] == v for q, v in by_hand[name].items()), (opts, name)
+            assert all(v == 0 for q, v in ours[name].items() if q not in by_hand[name]), (opts, name)
+
+
+def test_threads_do_not_change_the_values():
+    """The kernel runs on query ranges in threads (n_jobs): same values."""
+    import irscore
+
+    judgments, run = random_case(np.random.default_rng(12), 300, ties=True)
+    dq = diversity.as_diversity_qrels(judgments)
+    names = ["alpha_nDCG@20", "ERR_IA@5", "NRBP", "AP_IA", "ERR@10"]
+    one = irscore.evaluate(dq, run, names, per_query=True, n_jobs=1)
+    for n_jobs in (2, 3, 7):
+        assert irscore.evaluate(dq, run, names, per_query=True, n_jobs=n_jobs) == one
 
 
 def test_cli_intents(tmp_path, capsys):

@@ -105,7 +105,7 @@ import subprocess
 import sys
 import textwrap
 
-from irscore import _batch, _crp, _dicts, _organization, _prefs, _rocchio, _trec_io, _xml
+from irscore import _batch, _crp, _dicts, _diversity, _organization, _prefs, _rocchio, _trec_io, _usermodel, _xml
 
 MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_organization": _organization, "_xml": _xml,
            "_batch": _batch, "_ranking": _ranking, "_join": _join, "_prefs": _prefs}
@@ -544,7 +544,9 @@ def test_trec_io_entry_points():
 
 # ------------------------------------------------------------- random garbage
 
-_COUNT_ARGS = {"levels"}   # counts drive the ideal-DCG loops of _ranking/_crp: time, not memory
+# counts drive the ideal-DCG loops of _ranking/_crp, cutoffs and intent counts the
+# loops of _diversity: time, not memory
+_COUNT_ARGS = {"levels", "cutoffs", "n_intents"}
 
 
 def _garbage_value(rng, value, name):
@@ -601,6 +603,11 @@ def run_garbage(seed, iterations):
                                   ["rel", "ret_off", "levels", "op_kind", "op_level", "op_col", "par_off",
                                    "params", "out"]),
              "_join.join": (_join_args(), [f"a{i}" for i in range(17)]),
+             "_join_tagged.join": (_join_args() + [True, False, np.array([5, 7], i32)], [f"a{i}" for i in range(20)]),
+             "_diversity.diversity": _diversity_args(),
+             "_usermodel.err": ([np.array([1, 0, -1, 3], i32), np.array([0, 3, 4], i64),
+                                 np.array([[1, 1, 0, 0], [0, 0, 0, 1]], i64), 2, 4, np.zeros(2), np.zeros(2)],
+                                ["rel", "offsets", "levels", "cutoff", "max_rel", "out_err", "out_nerr"]),
              "_join.group_sort": (list(_gs_args().values()),
                                   ["qidx", "qrank", "nq", "doc_off", "doc_hash", "scores", "doc_buf", "mode"])}
     for it in range(iterations):
@@ -647,6 +654,38 @@ def run_garbage(seed, iterations):
 MODULES["_join"] = _join
 # the dict encoder (``_dicts``)
 ENCODERS = [_dicts.encode_sorted]
+
+
+def _tagged_join(*args):
+    """The join with tags, to its sparse (position, tag) lists."""
+    j = _join.Join(*args)
+    j.run(0, j.ne)
+    j.result()
+    return j.tags()
+
+
+def _diversity_args():
+    args = [np.array([0, 3], i64), np.array([0, 2], i64), np.array([0, 1], i64), np.array([0, 1], i32),
+            np.array([0, 2], i64), np.array([0, 1, 3], i64), np.array([0, 0, 1], i32), np.array([1, 1, 1], i32),
+            np.array([2], i64), 1, 0.5, 0.5, np.array([2, 5], i64), True, True, np.zeros((1, 15))]
+    names = ["offsets", "judged_off", "judged_pos", "judged_row", "row_off", "int_off", "intent", "grade",
+             "n_intents", "level", "alpha", "beta", "cutoffs", "need_nrbp", "whole", "out"]
+    return args, names
+
+
+MODULES["_join_tagged"] = type(sys)("_join_tagged")
+MODULES["_join_tagged"].join = _tagged_join
+MODULES["_diversity"] = _diversity
+MODULES["_usermodel"] = _usermodel
+
+
+def test_tagged_join_and_new_kernels_accept_their_valid_arguments():
+    toff, tpos, tag = _tagged_join(*(_join_args() + [True, False, np.array([5, 7], i32)]))
+    # the run ranks a (tag 5), b (tag 7), then an unjudged document
+    assert toff.tolist() == [0, 2] and tpos.tolist() == [0, 1] and tag.tolist() == [5, 7]
+    args, _ = _diversity_args()
+    _diversity.diversity(*args)
+    assert args[-1][0, 1] > 0
 
 
 def test_garbage_in_process():

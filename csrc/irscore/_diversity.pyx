@@ -6,9 +6,11 @@ Input: the judged documents of each query ("rows", CSR ``row_off`` over
 queries; within a query in document-id descending order, the order that
 breaks ties of the ideal ranking), the intents each row is judged for (CSR
 ``int_off`` over rows: ``intent`` index within the query, ``grade``), the
-number of intents of each query, and each ranking as row codes in rank order
-(``rel``: the row index within the query, -1 unjudged; CSR ``offsets``).  A
-document is relevant to an intent when its grade there is >= ``level``.
+number of intents of each query, and each ranking: its length (CSR
+``offsets``) and its judged documents in rank order (CSR ``judged_off``:
+position in the ranking ``judged_pos``, row index within the query
+``judged_row``; every other position is unjudged).  A document is relevant to
+an intent when its grade there is >= ``level``.
 
 One pass over each ranking computes every measure; the ideal ranking is
 ndeval's greedy one (at each rank the document adding the most novelty-
@@ -48,14 +50,17 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] in
     increasing order; the group offers its first unused row, the lowest, as
     ties require); at each rank the group of the largest gain (ties: the
     lowest row) gives its row.  Once no candidate adds gain the rest of the
-    ideal adds nothing."""
-    cdef int64_t pos, r, a, g, best_g, ng = 0
+    ideal adds nothing.  With one intent every candidate is in the one
+    group: its rows are taken in order, found as they are needed (the rows
+    past the ideal's depth are not read)."""
+    cdef int64_t pos, r, a, g, best_g, ng = 0, cursor = 0
     cdef uint64_t mask
     cdef double s, best_s, dcg = 0.0, err = 0.0, decay = 1.0
     cdef Py_ssize_t ci = 0
     cdef bint merge = M <= 64
+    cdef bint single = M == 1
     nrbp[0] = 0.0
-    for r in range(nrows):
+    for r in range(0 if single else nrows):
         mask = 0
         s = 0.0
         for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
@@ -79,23 +84,40 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] in
             nxt[gtail[g]] = r
         gtail[g] = r
     for pos in range(depth):
-        best_g = -1
-        best_s = -1.0
-        for g in range(ng):
-            r = ghead[g]
+        if single:                  # the next candidate row, its gain
+            r = -1
+            while cursor < nrows and r < 0:
+                for a in range(int_off[r0 + cursor], int_off[r0 + cursor + 1]):
+                    if grade[a] >= level:
+                        r = cursor
+                        break
+                cursor += 1
             if r < 0:
-                continue
-            s = 0.0
+                break
+            best_s = 0.0
             for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
                 if grade[a] >= level:
-                    s += gain[intent[a]]
-            if s > best_s or (s == best_s and r < ghead[best_g]):
-                best_s = s
-                best_g = g
-        if best_g < 0 or best_s <= 0.0:
-            break
-        r = ghead[best_g]
-        ghead[best_g] = nxt[r]
+                    best_s += gain[intent[a]]
+            if best_s <= 0.0:
+                break
+        else:
+            best_g = -1
+            best_s = -1.0
+            for g in range(ng):
+                r = ghead[g]
+                if r < 0:
+                    continue
+                s = 0.0
+                for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
+                    if grade[a] >= level:
+                        s += gain[intent[a]]
+                if s > best_s or (s == best_s and r < ghead[best_g]):
+                    best_s = s
+                    best_g = g
+            if best_g < 0 or best_s <= 0.0:
+                break
+            r = ghead[best_g]
+            ghead[best_g] = nxt[r]
         for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
             if grade[a] >= level:
                 gain[intent[a]] *= 1.0 - alpha
@@ -113,11 +135,14 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] in
         ci += 1
 
 
-def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[::1] row_off,
+def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const int64_t[::1] judged_pos,
+              const int32_t[::1] judged_row, const int64_t[::1] row_off,
               const int64_t[::1] int_off, const int32_t[::1] intent, const int32_t[::1] grade,
               const int64_t[::1] n_intents, int64_t level, double alpha, double beta,
-              const int64_t[::1] cutoffs, bint need_nrbp, bint whole, double[:, ::1] out):
-    """Fill ``out[q]`` with, for each cutoff k of ``cutoffs`` (increasing):
+              const int64_t[::1] cutoffs, bint need_nrbp, bint whole, double[:, ::1] out,
+              int64_t q_lo=0, int64_t q_hi=-1):
+    """Fill ``out[q]`` (q in ``[q_lo, q_hi)``, all queries when ``q_hi < 0``;
+    disjoint ranges may run in several threads) with, for each cutoff k of ``cutoffs`` (increasing):
     alpha-DCG@k, alpha-nDCG@k, ERR-IA@k, nERR-IA@k, P-IA@k, StRecall@k; then
     NRBP, nNRBP, AP-IA.  A query without a relevant (intent, document) pair
     scores 0 everywhere.  ``need_nrbp``: build the ideal ranking deep enough
@@ -126,8 +151,8 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     at the largest cutoff)."""
     cdef Py_ssize_t nq, q, i, ci
     cdef Py_ssize_t ncut = cutoffs.shape[0]
-    cdef int64_t nrows_all, nints_all, r0, nrows, M, Ma, lo, n, row, a, j, k, depth, nrbp_depth
-    cdef int64_t maxM = 1, maxR = 1, bad = 0, pairs, covered
+    cdef int64_t nrows_all, nints_all, r0, nrows, M, Ma, lo, n, row, a, j, k, p, pend, depth, nrbp_depth
+    cdef int64_t maxM = 1, maxR = 1, bad = -1, bad_intent = -1, pairs, covered
     cdef double s, dcg, err, decay, nrbp, ideal_nrbp, ii_dcg, ii_err, ii_gain, norm, disc
     cdef int64_t kmax
     cdef double *gain
@@ -141,43 +166,44 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     cdef int64_t *nxt
     cdef uint64_t *gmask
     cdef double *base
-    if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0]:
-        raise ValueError("offsets and row_off must both hold n_queries + 1 entries")
+    if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0] or judged_off.shape[0] != offsets.shape[0]:
+        raise ValueError("offsets, judged_off and row_off must all hold n_queries + 1 entries")
     nq = offsets.shape[0] - 1
     if n_intents.shape[0] != nq:
         raise ValueError(f"n_intents must have n_queries={nq} entries")
     if out.shape[0] != nq or out.shape[1] != PER_CUTOFF * ncut + N_WHOLE:
         raise ValueError(f"out must have shape ({nq}, {PER_CUTOFF * ncut + N_WHOLE})")
-    if offsets[0] != 0 or offsets[nq] > rel.shape[0] or row_off[0] != 0 or row_off[nq] + 1 > int_off.shape[0]:
-        raise ValueError("offsets must start at 0 and end within rel; row_off within int_off")
+    if offsets[0] != 0 or row_off[0] != 0 or row_off[nq] + 1 > int_off.shape[0]:
+        raise ValueError("offsets must start at 0; row_off must start at 0 and end within int_off")
+    if judged_off[0] != 0 or judged_off[nq] > judged_pos.shape[0] or judged_pos.shape[0] != judged_row.shape[0]:
+        raise ValueError("judged_off must start at 0 and end within judged_pos (and judged_row, of equal length)")
     nrows_all = row_off[nq]
     if int_off[0] != 0 or int_off[nrows_all] > intent.shape[0] or intent.shape[0] != grade.shape[0]:
         raise ValueError("int_off must start at 0 and end within intent (and grade, of equal length)")
-    for i in range(nrows_all):
-        if int_off[i + 1] < int_off[i]:
-            raise ValueError("int_off must be non-decreasing")
+    if q_hi < 0:
+        q_hi = nq
+    if q_lo < 0 or q_lo > q_hi or q_hi > nq:
+        raise ValueError(f"bad query range [{q_lo}, {q_hi}) of {nq} queries")
     for ci in range(ncut):
         if cutoffs[ci] < 1 or (ci > 0 and cutoffs[ci] <= cutoffs[ci - 1]):
             raise ValueError("cutoffs must be positive and increasing")
     if not (0.0 <= alpha <= 1.0) or not (0.0 <= beta < 1.0):
         raise ValueError(f"alpha must be in [0, 1] and beta in [0, 1); got {alpha}, {beta}")
     for q in range(nq):
-        if offsets[q + 1] < offsets[q] or row_off[q + 1] < row_off[q]:
-            raise ValueError("offsets and row_off must be non-decreasing")
+        if offsets[q + 1] < offsets[q] or row_off[q + 1] < row_off[q] or judged_off[q + 1] < judged_off[q]:
+            raise ValueError("offsets, judged_off and row_off must be non-decreasing")
         M = n_intents[q]
         nrows = row_off[q + 1] - row_off[q]
-        if M < 0:
-            raise ValueError("n_intents must be non-negative")
-        for a in range(int_off[row_off[q]], int_off[row_off[q + 1]]):
-            if intent[a] < 0 or intent[a] >= M:
-                raise ValueError(f"intent {intent[a]} of query {q} outside 0..{M - 1}")
-        for i in range(offsets[q], offsets[q + 1]):
-            if rel[i] >= nrows:
-                raise ValueError(f"row code {rel[i]} of query {q} beyond its {nrows} judged documents")
+        if M < 0 or M > 2147483647:       # intents are int32 indices
+            raise ValueError("n_intents must be in 0..2**31 - 1")
         if M > maxM:
             maxM = M
         if nrows > maxR:
             maxR = nrows
+    # the intents of the rows of the range (row_off is non-decreasing and ends within int_off)
+    for i in range(row_off[q_lo], row_off[q_hi]):
+        if int_off[i + 1] < int_off[i] or int_off[i] < 0 or int_off[i + 1] > intent.shape[0]:
+            raise ValueError("int_off must be non-decreasing and within intent")
     nrbp_depth = 1
     if need_nrbp and beta > 0.0:
         nrbp_depth = <int64_t> ceil(log(1e-20) / log(beta)) + 1
@@ -197,7 +223,7 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
     gmask = <uint64_t *> (nxt + maxR)
     try:
         with nogil:
-            for q in range(nq):
+            for q in range(q_lo, q_hi):
                 r0 = row_off[q]
                 nrows = row_off[q + 1] - r0
                 M = n_intents[q]
@@ -207,8 +233,13 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                     ap[j] = 0.0
                     gain[j] = 1.0
                 for a in range(int_off[r0], int_off[r0 + nrows]):
-                    if grade[a] >= level:
-                        nrel[intent[a]] += 1
+                    j = intent[a]
+                    if j < 0 or j >= M:         # checked where read
+                        bad_intent = a
+                        break
+                    nrel[j] += grade[a] >= level
+                if bad_intent >= 0:
+                    break
                 Ma = 0
                 for j in range(M):
                     if nrel[j] > 0:
@@ -242,12 +273,18 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                 ii_gain = <double> Ma
                 ci = 0
                 k = 0
+                p = judged_off[q]
+                pend = judged_off[q + 1]
                 kmax = cutoffs[ncut - 1] if ncut else 0
                 while (k < n and (whole or k < kmax)) or (ci < ncut and k < kmax):
                     s = 0.0
-                    if k < n:
-                        row = rel[lo + k]
+                    if k < n and p < pend and judged_pos[p] == k:
+                        row = judged_row[p]
+                        p += 1
                         if row >= 0:
+                            if row >= nrows:        # checked where read (the scan may stop early)
+                                bad = p - 1
+                                break
                             for a in range(int_off[r0 + row], int_off[r0 + row + 1]):
                                 if grade[a] >= level:
                                     j = intent[a]
@@ -276,6 +313,8 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                         out[q, PER_CUTOFF * ci + K_PIA] = <double> pairs / (<double> k * <double> Ma)
                         out[q, PER_CUTOFF * ci + K_STREC] = <double> covered / <double> Ma
                         ci += 1
+                if bad >= 0:
+                    break
                 if not whole:
                     for ci in range(N_WHOLE):
                         out[q, PER_CUTOFF * ncut + ci] = NAN
@@ -293,39 +332,9 @@ def diversity(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[
                 out[q, PER_CUTOFF * ncut + W_APIA] = s / <double> Ma
     finally:
         free(base)
-
-
-def row_grades(const int32_t[::1] rows, const int64_t[::1] offsets, const int64_t[::1] row_start,
-               const int64_t[::1] row_count, const int32_t[::1] row_code, int32_t[::1] out):
-    """``out[i]`` = the relevance code (``row_code``) of the row ``rows[i]`` of
-    query q (global row ``row_start[q] + rows[i]``), -1 for an unjudged
-    document (``rows[i] < 0``): the grades of the ranked documents."""
-    cdef Py_ssize_t nq, q, i
-    cdef int64_t r
-    if offsets.shape[0] < 1:
-        raise ValueError("offsets must hold n_queries + 1 entries")
-    nq = offsets.shape[0] - 1
-    if row_start.shape[0] != nq or row_count.shape[0] != nq:
-        raise ValueError(f"row_start and row_count must have n_queries={nq} entries")
-    if offsets[0] != 0 or offsets[nq] > rows.shape[0] or out.shape[0] < offsets[nq]:
-        raise ValueError("offsets must start at 0 and end within rows and out")
-    for q in range(nq):
-        if offsets[q + 1] < offsets[q]:
-            raise ValueError("offsets must be non-decreasing")
-        if row_start[q] < 0 or row_count[q] < 0 or row_start[q] + row_count[q] > row_code.shape[0]:
-            raise ValueError(f"rows of query {q} outside row_code")
-    cdef int64_t bad = -1
-    with nogil:
-        for q in range(nq):
-            for i in range(offsets[q], offsets[q + 1]):
-                r = rows[i]
-                if r < 0:
-                    out[i] = -1
-                elif r < row_count[q]:
-                    out[i] = row_code[row_start[q] + r]
-                else:
-                    out[i] = -1
-                    if bad < 0:
-                        bad = i
+    if bad_intent >= 0:
+        raise ValueError(f"intent {intent[bad_intent]} (judgment {bad_intent}) outside its query's "
+                         f"0..n_intents - 1")
     if bad >= 0:
-        raise ValueError(f"row {rows[bad]} at position {bad} beyond its query's rows")
+        raise ValueError(f"row {judged_row[bad]} (judged entry {bad}) beyond its query's judged documents")
+

@@ -10,7 +10,11 @@
   (>= 0), ``-1`` for a document not in the qrels, ``-2`` for one judged with a
   negative grade (in the pool, unjudged).  Later duplicates of a retrieved doc
   id are dropped (counted), ``max_docs`` cuts the ranking, ``judged_only`` drops
-  unjudged documents (trec_eval -J).  Also counts judgments per grade.
+  unjudged documents (trec_eval -J).  Also counts judgments per grade, and
+  optionally lists, per query, the judged ranked documents with the tag of
+  their judgment (an int32 per qrels entry, e.g. its row in richer tables):
+  sparse (position, tag) pairs, so one pass serves every measure family at
+  the cost of the judged documents only.
 
 All kernels run without the GIL on validated arrays.
 """
@@ -241,9 +245,14 @@ cdef class Join:
     ``rel_levels`` of shape (n_eval, max_grade + 1) counting judgments per grade.
     ``run_unique``: the run is known to hold no repeated (query, doc) pair (it
     came from dicts), so the duplicate check is skipped.
+    With ``q_tag`` (one int32 per qrels entry), ``tags()`` (after ``result()``)
+    gives ``(tag_off, tag_pos, tag)``: per evaluated query (CSR ``tag_off``)
+    its ranked documents that are in the qrels, in rank order, as their
+    position in the query's list (``tag_pos``, int64) and their judgment's
+    tag.
     """
     cdef const int64_t[::1] q_off, q_start, r_off, r_start, pair_q, pair_r
-    cdef const int32_t[::1] q_len, q_grade, r_len
+    cdef const int32_t[::1] q_len, q_grade, r_len, q_tag
     cdef const uint64_t[::1] q_hash, r_hash
     cdef const double[::1] r_score
     cdef const char *qdocs
@@ -251,10 +260,10 @@ cdef class Join:
     cdef object refs
     cdef int64_t G, max_docs, cap_q, cap_r
     cdef readonly int64_t ne
-    cdef bint judged_only, bogus_missing, run_unique
-    cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a
-    cdef int64_t[::1] bound, cnt, ndup
-    cdef int32_t[::1] rel
+    cdef bint judged_only, bogus_missing, run_unique, has_tag, compacted
+    cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a, tag_a, tpos_a, tbound_a, tcnt_a, toff_a
+    cdef int64_t[::1] bound, cnt, ndup, tpos, tbound, tcnt
+    cdef int32_t[::1] rel, tag
     cdef double[::1] sc
     cdef int64_t[:, ::1] levels
 
@@ -264,9 +273,9 @@ cdef class Join:
                  const uint64_t[::1] r_hash, const double[::1] r_score, const uint8_t[::1] r_buf,
                  const int64_t[::1] pair_q, const int64_t[::1] pair_r,
                  int64_t max_grade, int64_t max_docs, bint judged_only, bint bogus_missing=False,
-                 bint run_unique=False):
+                 bint run_unique=False, const int32_t[::1] q_tag=None):
         cdef int64_t ne = pair_q.shape[0]
-        cdef int64_t e, qq, rq, nqr, nret, total = 0, cap_q = 0, cap_r = 0
+        cdef int64_t e, qq, rq, nqr, nret, total = 0, cap_q = 0, cap_r = 0, ttotal = 0
         if pair_r.shape[0] != ne or max_grade < 0:
             raise ValueError("join: bad arguments")
         check_offsets(q_off, q_start.shape[0], "join (qrels)")
@@ -277,8 +286,14 @@ cdef class Join:
             raise ValueError("join: qrels arrays differ in length")
         if r_hash.shape[0] != r_start.shape[0] or r_score.shape[0] != r_start.shape[0]:
             raise ValueError("join: run arrays differ in length")
+        self.has_tag = q_tag is not None
+        if self.has_tag and q_tag.shape[0] != q_start.shape[0]:
+            raise ValueError("join: q_tag must hold one tag per qrels entry")
         self.bound_a = np.zeros(ne + 1, dtype=np.int64)
         self.bound = self.bound_a
+        # tagged pairs: at most min(ranked, judged) per query
+        self.tbound_a = np.zeros(ne + 1, dtype=np.int64)
+        self.tbound = self.tbound_a
         for e in range(ne):
             qq = pair_q[e]
             if qq < 0 or qq >= q_off.shape[0] - 1:
@@ -300,7 +315,10 @@ cdef class Join:
                 nret = 1
             self.bound[e] = total
             total += nret
+            self.tbound[e] = ttotal
+            ttotal += nret if nret < nqr else nqr
         self.bound[ne] = total
+        self.tbound[ne] = ttotal
         self.q_off, self.q_start, self.q_len, self.q_hash, self.q_grade = q_off, q_start, q_len, q_hash, q_grade
         self.r_off, self.r_start, self.r_len, self.r_hash, self.r_score = r_off, r_start, r_len, r_hash, r_score
         self.pair_q, self.pair_r = pair_q, pair_r
@@ -321,6 +339,13 @@ cdef class Join:
         self.sc_a = empty(total, np.float64)
         self.levels_a = np.zeros((ne, self.G), dtype=np.int64)
         self.cnt, self.ndup, self.rel, self.sc, self.levels = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a, self.levels_a
+        if self.has_tag:
+            self.q_tag = q_tag
+            self.tag_a = empty(ttotal, np.int32)
+            self.tpos_a = empty(ttotal, np.int64)
+            self.tcnt_a = np.zeros(ne, dtype=np.int64)
+            self.tag, self.tpos, self.tcnt = self.tag_a, self.tpos_a, self.tcnt_a
+        self.compacted = False
 
     def run(self, int64_t lo, int64_t hi):
         """Build the lists of evaluated queries [lo, hi)."""
@@ -338,8 +363,9 @@ cdef class Join:
         free(rtab)
 
     cdef void _run(self, int64_t lo, int64_t hi, int64_t *qtab, int64_t *rtab) noexcept nogil:
-        cdef int64_t e, qq, rq, i, j, k, t, slot, mask, rmask, nqr, nret, nout, dups
+        cdef int64_t e, qq, rq, i, j, jm, k, t, slot, mask, rmask, nqr, nret, nout, dups, tn
         cdef int32_t g
+        cdef bint has_tag = self.has_tag
         cdef uint64_t h
         cdef const char *qdocs = self.qdocs
         cdef const char *rdocs = self.rdocs
@@ -374,6 +400,7 @@ cdef class Join:
                     rtab[t] = -1
             k = 0
             dups = 0
+            tn = self.tbound[e] if has_tag else 0
             for i in range(self.r_off[rq], self.r_off[rq + 1]):
                 if self.max_docs >= 0 and k >= self.max_docs:
                     break
@@ -393,6 +420,7 @@ cdef class Join:
                     rtab[slot] = i
                 # judged?
                 g = -1
+                jm = -1
                 slot = <int64_t> (h & <uint64_t> mask)
                 while qtab[slot] >= 0:
                     j = qtab[slot]
@@ -401,6 +429,7 @@ cdef class Join:
                         g = self.q_grade[j]
                         if g < 0:
                             g = -2
+                        jm = j
                         break
                     slot = (slot + 1) & mask
                 k += 1
@@ -408,13 +437,23 @@ cdef class Join:
                     continue
                 self.rel[nout] = g
                 self.sc[nout] = self.r_score[i]
+                if has_tag and jm >= 0 and tn < self.tbound[e + 1]:
+                    self.tpos[tn] = nout - self.bound[e]
+                    self.tag[tn] = self.q_tag[jm]
+                    tn += 1
                 nout += 1
             self.cnt[e] = nout - self.bound[e]
             self.ndup[e] = dups
+            if has_tag:
+                self.tcnt[e] = tn - self.tbound[e]
 
     def result(self):
         """Compact the lists (when duplicates or -J dropped entries) and return them."""
-        cdef int64_t e, k, src, dst = 0
+        cdef int64_t e, k, src, dst = 0, tdst = 0
+        cdef bint has_tag = self.has_tag
+        cdef int64_t[::1] toff
+        if self.compacted:
+            raise RuntimeError("join: result() was already taken")
         ret_off_a = np.zeros(self.ne + 1, dtype=np.int64)
         cdef int64_t[::1] ret_off = ret_off_a
         with nogil:
@@ -427,7 +466,32 @@ cdef class Join:
                         self.sc[dst + k] = self.sc[src + k]
                 dst += self.cnt[e]
             ret_off[self.ne] = dst
+        if has_tag:
+            self.toff_a = np.zeros(self.ne + 1, dtype=np.int64)
+            toff = self.toff_a
+            with nogil:
+                for e in range(self.ne):
+                    toff[e] = tdst
+                    src = self.tbound[e]
+                    if src != tdst:
+                        for k in range(self.tcnt[e]):
+                            self.tpos[tdst + k] = self.tpos[src + k]
+                            self.tag[tdst + k] = self.tag[src + k]
+                    tdst += self.tcnt[e]
+                toff[self.ne] = tdst
+        self.compacted = True
         return (self.rel_a[:dst], self.sc_a[:dst], ret_off_a, self.levels_a, int(self.ndup_a.sum()))
+
+    def tags(self):
+        """``(tag_off, tag_pos, tag)``: per evaluated query its ranked documents
+        that are in the qrels (position in its list, tag of the judgment), in
+        rank order; call after ``result()``."""
+        if not self.has_tag:
+            raise ValueError("join: no q_tag was given")
+        if not self.compacted:
+            raise RuntimeError("join: call result() before tags()")
+        n = int(self.toff_a[self.ne])
+        return self.toff_a, self.tpos_a[:n], self.tag_a[:n]
 
 
 def join(*args, **kwargs):

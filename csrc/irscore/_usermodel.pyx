@@ -26,10 +26,11 @@ cdef enum:
 
 
 cdef int check_lists(const int32_t[::1] rel, const int64_t[::1] offsets,
-                     const int64_t[:, ::1] levels, Py_ssize_t n_out) except -1:
+                     const int64_t[:, ::1] levels, Py_ssize_t n_out, int64_t depth=-1) except -1:
     """The CSR layout, the per-grade pool and the output length agree; every
-    grade indexes ``levels``."""
-    cdef Py_ssize_t nq, q, i, g
+    grade indexes ``levels`` (with ``depth >= 0``: every grade among the first
+    ``depth`` of each list, the only ones the caller reads)."""
+    cdef Py_ssize_t nq, q, i, g, hi
     cdef Py_ssize_t G = levels.shape[1]
     if offsets.shape[0] < 1:
         raise ValueError("offsets must hold at least one entry")
@@ -48,9 +49,18 @@ cdef int check_lists(const int32_t[::1] rel, const int64_t[::1] offsets,
         for g in range(G):
             if levels[q, g] < 0:
                 raise ValueError("levels must be non-negative")
-    for i in range(offsets[nq]):
-        if rel[i] >= G:
-            raise ValueError(f"grade {rel[i]} at position {i} is beyond levels (n_grades={G})")
+    if depth < 0:
+        for i in range(offsets[nq]):
+            if rel[i] >= G:
+                raise ValueError(f"grade {rel[i]} at position {i} is beyond levels (n_grades={G})")
+        return 0
+    for q in range(nq):
+        hi = offsets[q + 1]
+        if hi - offsets[q] > depth:
+            hi = offsets[q] + depth
+        for i in range(offsets[q], hi):
+            if rel[i] >= G:
+                raise ValueError(f"grade {rel[i]} at position {i} is beyond levels (n_grades={G})")
     return 0
 
 
@@ -67,7 +77,7 @@ def err(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1
     cdef Py_ssize_t q, i, lo, hi, pos
     cdef int64_t g, c, k
     cdef double scale, r, decay, s, ideal
-    check_lists(rel, offsets, levels, out_err.shape[0])
+    check_lists(rel, offsets, levels, out_err.shape[0], cutoff)
     if out_nerr.shape[0] != nq:
         raise ValueError(f"out_nerr must have n_queries={nq} entries")
     if max_rel < 1 or max_rel > 1000:

@@ -1,4 +1,4 @@
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,9 +38,11 @@ class Join:
         r_hash: NDArray[np.uint64], r_score: NDArray[np.float64], r_buf: NDArray[np.uint8],
         pair_q: NDArray[np.int64], pair_r: NDArray[np.int64],
         max_grade: int, max_docs: int, judged_only: bool, bogus_missing: bool = ..., run_unique: bool = ...,
+        q_tag: Optional[NDArray[np.int32]] = ...,
     ) -> None: ...
     def run(self, lo: int, hi: int) -> None: ...
     def result(self) -> _Joined: ...
+    def tags(self) -> Tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int32]]: ...
 
 def join(
     q_off: NDArray[np.int64], q_start: NDArray[np.int64], q_len: NDArray[np.int32],
@@ -49,4 +51,5 @@ def join(
     r_hash: NDArray[np.uint64], r_score: NDArray[np.float64], r_buf: NDArray[np.uint8],
     pair_q: NDArray[np.int64], pair_r: NDArray[np.int64],
     max_grade: int, max_docs: int, judged_only: bool, bogus_missing: bool = ...,
+    q_tag: Optional[NDArray[np.int32]] = ...,
 ) -> _Joined: ...

@@ -2,7 +2,8 @@
 
 :class:`Joined` holds the relevance lists of the evaluated queries (CSR layout,
 rank order); :func:`join` builds it from a :class:`~irscore.core.data.Qrels` and
-a :class:`~irscore.core.data.Run` (trec_eval's form_res_rels);
+a :class:`~irscore.core.data.Run` (trec_eval's form_res_rels), :func:`join_tagged`
+also lists the judged ranked documents with a tag of their judgment (for richer qrels);
 :func:`sort_arrays` builds rank-ordered lists from score/label arrays (the
 array entry points of the families); :func:`ranked_lists` gives a Joined's
 lists with the stand-in rankings of ``complete=True`` emptied;
@@ -20,10 +21,14 @@ from irscore.core import parallel as _parallel
 from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run
 
-__all__ = ["MAX_GRADE", "Joined", "join", "ranked_lists", "TIES", "sort_arrays", "rank_order", "relevance_codes",
-           "judged_counts", "ResultCache"]
+__all__ = ["MAX_GRADE", "Joined", "join", "join_tagged", "Tagged", "ranked_lists", "TIES", "sort_arrays",
+           "rank_order", "relevance_codes", "judged_counts", "ResultCache"]
 
 MAX_GRADE = 1_000_000
+
+#: judged ranked documents with the tags of their judgments (:func:`join_tagged`):
+#: (tag_off, tag_pos, tag)
+Tagged = Tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,6 +57,9 @@ class Joined:
     # Data a richer qrels attaches for its own families (e.g. the intent tables
     # of irscore.diversity's DiversityQrels), read by those families only.
     extra: Optional[Any] = None
+    # Threads the families' kernels may use (the evaluation's n_jobs: None or -1
+    # all cores for large inputs; :func:`join` records it; 1 unless told).
+    n_jobs: Optional[int] = 1
 
 
 def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = False,
@@ -68,6 +76,46 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
     if hook is not None:
         joined: Joined = hook(run, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
         return joined
+    return _join_lists(qrels, run, None, complete, judged_only, max_docs, n_jobs)[0]
+
+
+def join_tagged(qrels: Qrels, run: Run, tags: np.ndarray, *, complete: bool = False, judged_only: bool = False,
+                max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Tuple[Joined, Tagged]:
+    """:func:`join` (without the ``join_run`` hook) that also lists, in the same
+    pass, the ranked documents that are in the qrels with the tag of their
+    judgment (sparse: the judged documents only).
+
+    Parameters
+    ----------
+    qrels : Qrels
+        The judgments (its grades make the relevance lists).
+    run : Run
+        The run.
+    tags : ndarray
+        One int32 per judgment of ``qrels`` (in its stored order), e.g. the
+        judgment's row in a richer qrels' own tables.
+    complete, judged_only, max_docs, n_jobs
+        As for :func:`join`.
+
+    Returns
+    -------
+    (Joined, (tag_off, tag_pos, tag))
+        The Joined, and per query of it (CSR ``tag_off``, int64) its ranked
+        documents found in the qrels, in rank order: their position in the
+        query's list (``tag_pos``, int64) and their judgment's tag (int32).
+    """
+    t = np.ascontiguousarray(tags, dtype=np.int32)
+    if t.shape != qrels.grades.shape:
+        raise ValueError(f"tags must hold one entry per judgment ({qrels.grades.shape[0]}), got shape {t.shape}")
+    return _join_lists(qrels, run, t, complete, judged_only, max_docs, n_jobs)
+
+
+_NO_TAGS: Tagged = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32))
+
+
+def _join_lists(qrels: Qrels, run: Run, tags: Optional[np.ndarray], complete: bool, judged_only: bool,
+                max_docs: Optional[int], n_jobs: Optional[int]) -> Tuple[Joined, Tagged]:
+    """The Joined, and its tagged judged documents (empty without ``tags``)."""
     if max_docs is not None and (not isinstance(max_docs, (int, np.integer)) or max_docs < 0):
         raise ValueError(f"max_docs must be a non-negative integer, got {max_docs!r}")
     if max_docs is not None and max_docs > MAX_CUTOFF:
@@ -95,12 +143,13 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
         run.offsets, run.doc_start, run.doc_len, run.doc_hash, run.scores, run.doc_buf,
         np.asarray(pair_q, dtype=np.int64), np.asarray(pair_r, dtype=np.int64),
         max(max_grade, 0), -1 if max_docs is None else int(max_docs), judged_only, complete,
-        bool(getattr(run, "unique", False)))
+        bool(getattr(run, "unique", False)), tags)
     threads = _parallel.n_threads(n_jobs, run.n_entries)
     _parallel.run(j.run, _parallel.ranges(len(pair_q), threads))
     rel, sc, off, levels, n_dup = j.result()
     qids = [qrels.query_ids[q] for q in pair_q]
-    return Joined(qids, rel, sc, off, levels, missing, np.asarray(pair_r) < 0, int(n_dup))
+    return (Joined(qids, rel, sc, off, levels, missing, np.asarray(pair_r) < 0, int(n_dup), n_jobs=n_jobs),
+            _NO_TAGS if tags is None else j.tags())
 
 
 TIES: Tuple[str, ...] = ("trec", "input")

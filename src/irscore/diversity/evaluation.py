@@ -1,15 +1,15 @@
 """Names and evaluation of the intent-aware measures (docs/web_diversity.md)."""
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Dict, Optional, Tuple, Sequence, Union
 
 import numpy as np
 
 from irscore import _diversity
+from irscore.core import parallel as _parallel
 from irscore.core.checks import check_level
-from irscore.core.joined import Joined, ResultCache, ranked_lists
+from irscore.core.joined import Joined, ResultCache
 from irscore.core.registry import Param
 from irscore.diversity.qrels import IntentTables, as_diversity_qrels
 
@@ -71,11 +71,21 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
     whole = cut is None
 
     def compute() -> np.ndarray:
-        rows, _, offsets = ranked_lists(dataclasses.replace(joined, rel=t.rows))
+        offsets = joined.offsets
+        if np.any(joined.bogus):        # complete=True's stand-in rankings: empty (they hold no judged document)
+            lengths = np.where(joined.bogus, 0, np.diff(offsets))
+            offsets = np.zeros_like(offsets)
+            np.cumsum(lengths, out=offsets[1:])
         cutoffs = np.asarray([] if cut is None else [cut], dtype=np.int64)
         out = np.zeros((offsets.shape[0] - 1, _PER_CUTOFF * cutoffs.shape[0] + 3), dtype=np.float64)
-        _diversity.diversity(rows, offsets, t.row_off, t.int_off, t.intent, t.grade, t.n_intents, int(level),
-                             float(alpha), float(beta), cutoffs, whole, whole, out)
+
+        def part(lo: int, hi: int) -> None:
+            _diversity.diversity(offsets, t.judged_off, t.judged_pos, t.judged_row, t.row_off, t.int_off, t.intent,
+                                 t.grade, t.n_intents, int(level), float(alpha), float(beta), cutoffs, whole, whole,
+                                 out, lo, hi)
+        # queries split by their judged rows (the work of the kernel)
+        threads = _parallel.n_threads(joined.n_jobs, int(t.int_off[-1]) + int(t.judged_off[-1]))
+        _parallel.run(part, _parallel.ranges_by_offsets(t.row_off, threads))
         return out
 
     key = ("diversity", level, alpha, beta, cut)

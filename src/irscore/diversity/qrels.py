@@ -2,17 +2,17 @@
 query, ``query intent document grade``, and their pairing with a run."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from irscore import _diversity
 from irscore.core.data import Qrels, Run
 from irscore.core.files import open_text
 from irscore.core.io import as_run
-from irscore.core.joined import Joined, join
+from irscore.core.joined import Joined, join_tagged
 
 __all__ = ["DiversityQrels", "IntentTables", "read_diversity_qrels", "as_diversity_qrels"]
 
@@ -22,12 +22,16 @@ Judgments = Dict[str, Dict[str, Dict[str, int]]]     # {query: {intent: {doc: gr
 @dataclass(frozen=True)
 class IntentTables:
     """What the diversity kernel needs beside the grades, for the queries of a
-    Joined (``Joined.extra``): each ranked document's row (``rows``, -1
-    unjudged; same layout as ``Joined.rel``), the judged rows of each query
-    (CSR ``row_off``), the intents of each row (CSR ``int_off``: ``intent``,
-    ``grade``) and the number of intents of each query."""
+    Joined (``Joined.extra``): the judged ranked documents of each query in
+    rank order (CSR ``judged_off``: their position in the query's ranking,
+    ``judged_pos``, and their row, ``judged_row``; the other ranked documents
+    are unjudged), the judged rows of each query (CSR ``row_off``), the
+    intents of each row (CSR ``int_off``: ``intent``, ``grade``) and the
+    number of intents of each query."""
 
-    rows: np.ndarray
+    judged_off: np.ndarray
+    judged_pos: np.ndarray
+    judged_row: np.ndarray
     row_off: np.ndarray
     int_off: np.ndarray
     intent: np.ndarray
@@ -89,42 +93,39 @@ class DiversityQrels(Qrels):
         self.__dict__.update(vars(classic))
         self.source = source
         self.intents = intents
-        # the same documents coded by their row (the join then gives each ranked row)
+        # the same documents coded by their row: in the stored order of this
+        # Qrels (both sort the same documents), so its grades tag each judgment
+        # with its row and the one join lists the judged ranked rows
         self.rows = Qrels.from_dict({q: {doc: r for r, doc in enumerate(docs)} for q, docs in table.items()})
+        if (self.rows.query_ids != self.query_ids or not np.array_equal(self.rows.offsets, self.offsets)
+                or not np.array_equal(self.rows.doc_hash, self.doc_hash)):
+            raise RuntimeError(f"{source}: the row table is not aligned with the judgments")
+        self.row_tags = self.rows.grades
         row_off = [0]
         int_off = [0]
         intent_of: List[int] = []
         grade_of: List[int] = []
-        best: List[int] = []
         for q in self.rows.query_ids:
             for doc in table[q]:
                 for j, g in by_doc[q][doc]:
                     intent_of.append(j)
                     grade_of.append(g)
                 int_off.append(len(intent_of))
-                best.append(max(g for _, g in by_doc[q][doc]))
             row_off.append(row_off[-1] + len(table[q]))
         self.row_off = np.asarray(row_off, dtype=np.int64)
         self.int_off = np.asarray(int_off, dtype=np.int64)
         self.intent = np.asarray(intent_of, dtype=np.int32)
         self.grade = np.asarray(grade_of, dtype=np.int32)
         self.n_intents = np.asarray([len(intents[q]) for q in self.rows.query_ids], dtype=np.int64)
-        # per row: its classic relevance code (grade, -2 when negative)
-        b = np.asarray(best, dtype=np.int64)
-        self.row_code = np.where(b < 0, -2, b).astype(np.int32)
-        # the judged pool per grade of each query (Joined.levels)
-        nq, G = len(self.rows.query_ids), max(self.max_grade, 0) + 1
-        owner = np.repeat(np.arange(nq, dtype=np.int64), np.diff(self.row_off))
-        ok = self.row_code >= 0
-        self.levels = np.bincount(owner[ok] * G + self.row_code[ok], minlength=nq * G).reshape(nq, G).astype(np.int64)
 
     def __repr__(self) -> str:
         return f"DiversityQrels({len(self.query_ids)} queries, {self.intent.shape[0]} judgments)"
 
     def join_run(self, run: Any, *, complete: bool = False, judged_only: bool = False,
                  max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
-        """The Joined of ``run`` with these judgments (the core's join, through
-        the rows): grades as for every measure, :class:`IntentTables` as
+        """The Joined of ``run`` with these judgments (the core's join, one
+        pass): grades as for every measure, :class:`IntentTables` (with the
+        rows of the judged ranked documents, listed by the same join) as
         ``extra``.
 
         Parameters
@@ -139,14 +140,17 @@ class DiversityQrels(Qrels):
         Joined
         """
         r: Run = as_run(run)
-        rj = join(self.rows, r, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
-        index = {q: i for i, q in enumerate(self.rows.query_ids)}
-        sel = np.asarray([index[q] for q in rj.query_ids], dtype=np.int64)
-        counts = self.row_off[sel + 1] - self.row_off[sel]
-        if sel.shape[0] == len(self.rows.query_ids):         # every judged query is ranked (sel is 0..n-1)
+        rj, (judged_off, judged_pos, judged_row) = join_tagged(
+            self, r, self.row_tags, complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs)
+        nq = len(self.query_ids)
+        if len(rj.query_ids) == nq:      # every judged query is evaluated (the join keeps their order)
+            sel = np.arange(nq, dtype=np.int64)
             row_off, int_off = self.row_off, self.int_off
             intent, grade = self.intent, self.grade
-        else:                                                # the tables of the evaluated queries
+        else:                            # the tables of the evaluated queries
+            index = {q: i for i, q in enumerate(self.query_ids)}
+            sel = np.asarray([index[q] for q in rj.query_ids], dtype=np.int64)
+            counts = self.row_off[sel + 1] - self.row_off[sel]
             row_off = np.zeros(sel.shape[0] + 1, dtype=np.int64)
             np.cumsum(counts, out=row_off[1:])
             picked = _ranges(self.row_off[sel], counts)
@@ -155,15 +159,9 @@ class DiversityQrels(Qrels):
             np.cumsum(lengths, out=int_off[1:])
             take = _ranges(self.int_off[picked], lengths)
             intent, grade = self.intent[take], self.grade[take]
-        # grades of the ranked documents, and the judged pool per grade of each query
-        rel = np.empty(rj.rel.shape[0], dtype=np.int32)
-        _diversity.row_grades(rj.rel, rj.offsets, np.ascontiguousarray(self.row_off[sel]), counts,
-                              self.row_code, rel)
-        levels = np.ascontiguousarray(self.levels[sel])
-        extra = IntentTables(rj.rel, row_off, int_off, np.ascontiguousarray(intent), np.ascontiguousarray(grade),
-                             np.ascontiguousarray(self.n_intents[sel]))
-        return Joined(rj.query_ids, rel, rj.scores, rj.offsets, levels, rj.missing, rj.bogus, rj.n_duplicates,
-                      extra=extra)
+        extra = IntentTables(judged_off, judged_pos, judged_row, row_off, int_off, np.ascontiguousarray(intent),
+                             np.ascontiguousarray(grade), np.ascontiguousarray(self.n_intents[sel]))
+        return dataclasses.replace(rj, extra=extra)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
