@@ -248,3 +248,23 @@ def test_evaluator_reuses_its_buffers_across_shapes_and_threads():
         got = list(pool.map(lambda b: ev(*b), batches * 5))
     for i, g in enumerate(got):
         _same(g, want[i % len(batches)], ev.measures)
+
+
+def test_outside_measures_alone_check_n_relevant_like_the_kernel():
+    s, lab = np.array([[0.9, 0.1]]), np.array([[1, 1]])
+    for names in (["bpref"], ["bpref", "AP"]):
+        with pytest.raises(ValueError, match=r"n_relevant\[0\] = 1 is less"):
+            batch.evaluate(s, lab, names, n_relevant=[1])
+    # R = 3, both retrieved relevant documents with no judged non-relevant above: bpref = 2/3
+    assert batch.evaluate(s, lab, ["bpref"], n_relevant=[3])["bpref"][0] == pytest.approx(2 / 3)
+
+
+def test_evaluator_pickles_and_copies():
+    import copy
+    import pickle
+    s, lab = np.array([[0.3, 0.2, 0.9]]), np.array([[0, 1, 2]])
+    for opts in (dict(), dict(ties="input", empty=1.0), dict(relevance_level=2, n_jobs=1)):
+        ev = batch.Evaluator(["nDCG@10", "AP"], **opts)
+        for other in (pickle.loads(pickle.dumps(ev)), copy.deepcopy(ev), copy.copy(ev)):
+            assert repr(other) == repr(ev)
+            _same(other(s, lab), ev(s, lab), ["nDCG@10", "AP"])

@@ -291,10 +291,15 @@ static inline uint64_t *bk_sort(uint64_t *a, int64_t n, const double *sv, double
         bk[i] = (int32_t)b;
         hist[b + 1]++;
     }
-    for (i = 0; i < nb; i++) {      /* the running sum in a register: no store-load chain */
-        run += hist[i + 1];
-        hist[i + 1] = run;
+    for (i = 1; i + 4 <= nb + 1; i += 4) {   /* the running sum in a register: no store-load chain */
+        int32_t c0 = hist[i], c1 = hist[i + 1], c2 = hist[i + 2], c3 = hist[i + 3];
+        hist[i] = run += c0;
+        hist[i + 1] = run += c1;
+        hist[i + 2] = run += c2;
+        hist[i + 3] = run += c3;
     }
+    for (; i <= nb; i++)
+        hist[i] = run += hist[i];
     for (i = 0; i < n; i++)         /* hist[b]: start of bucket b */
         tmp[hist[bk[i]]++] = a[i];
     if (!bk_insertion_budget(tmp, n, 8 * n))
@@ -327,40 +332,6 @@ static inline int64_t bk_topk(const uint64_t *a, int64_t n, int64_t k, uint64_t 
     return m;
 }
 
-/* A superset of the first k keys of a[0..n) (in no order) into g (n slots);
- * returns its size m >= min(k, n).  The bucket pass of bk_sort without the
- * scatter: the buckets up to the one where the count reaches k hold them all
- * (a bucket holds strictly higher scores than every later bucket).  The same
- * lo/hi/sv contract as bk_sort; bk: n int32, hist: n + 1 int32. */
-static inline int64_t bk_top_candidates(const uint64_t *a, int64_t n, int64_t k, const double *sv, double lo,
-                                        double hi, uint64_t *g, int32_t *bk, int32_t *hist)
-{
-    int64_t i, m = 0, nb = n, b, cum = 0;
-    double inv = (double)nb / (hi - lo);
-    if (k >= n || !(hi > lo) || !isfinite(lo) || !isfinite(hi) || !isfinite(inv) || !(inv > 0.0)) {
-        memcpy(g, a, (size_t)n * sizeof(uint64_t));
-        return n;
-    }
-    memset(hist, 0, (size_t)nb * sizeof(int32_t));
-    for (i = 0; i < n; i++) {
-        int64_t x = (int64_t)((hi - sv[i]) * inv);
-        if (x >= nb) x = nb - 1;
-        if (x < 0) x = 0;
-        bk[i] = (int32_t)x;
-        hist[x]++;
-    }
-    for (b = 0; b < nb; b++) {
-        cum += hist[b];
-        if (cum >= k)
-            break;
-    }
-    for (i = 0; i < n; i++) {      /* branch-free: about k of n are kept */
-        g[m] = a[i];
-        m += bk[i] <= b;
-    }
-    return m;
-}
-
 /* Coarse keys sorted ascending: re-sort every run of equal codes whose scores
  * differ by (score descending, tie code ascending), exactly.  scr: n items. */
 static inline void bk_fix_runs(uint64_t *a, int64_t n, const double *sv, int trec, bs_item *scr)
@@ -368,13 +339,14 @@ static inline void bk_fix_runs(uint64_t *a, int64_t n, const double *sv, int tre
     int64_t i = 0, j, x;
     while (i < n) {
         uint64_t h = a[i] >> 32;
-        double s0 = sv[bk_t(a[i], trec)];
         int differ = 0;
         j = i + 1;
-        while (j < n && (a[j] >> 32) == h) {
-            if (sv[bk_t(a[j], trec)] != s0)
-                differ = 1;
+        while (j < n && (a[j] >> 32) == h)
             j++;
+        if (j - i > 1) {
+            double s0 = sv[bk_t(a[i], trec)];
+            for (x = i + 1; x < j; x++)
+                differ |= sv[bk_t(a[x], trec)] != s0;
         }
         if (differ) {
             for (x = i; x < j; x++) {
@@ -391,18 +363,26 @@ static inline void bk_fix_runs(uint64_t *a, int64_t n, const double *sv, int tre
 }
 
 /* bk_topk for coarse keys, exact: the candidates sharing the code of the k-th
- * key may belong before it, so they are gathered and sorted exactly.
+ * key may belong before it; when the (k+1)-th key has another code none is
+ * left out, else they are gathered and sorted exactly.  out: k + 1 slots,
  * scr: n items. */
 static inline int64_t bk_topk_exact(const uint64_t *a, int64_t n, int64_t k, uint64_t *out, const double *sv,
                                     int trec, bs_item *scr)
 {
-    int64_t m = bk_topk(a, n, k, out), c = 0, g = 0, i;
+    int64_t m, c = 0, g = 0, i;
     uint64_t h;
-    if (m < k || n == k) {
+    if (k <= 0)
+        return 0;
+    m = bk_topk(a, n, k + 1, out);
+    if (m <= k) {                   /* every candidate is in */
         bk_fix_runs(out, m, sv, trec, scr);
         return m;
     }
     h = out[k - 1] >> 32;
+    if ((out[k] >> 32) != h) {      /* nothing outside the top k shares its last code */
+        bk_fix_runs(out, k, sv, trec, scr);
+        return k;
+    }
     while (c < k && (out[c] >> 32) < h)
         c++;
     for (i = 0; i < n; i++) {

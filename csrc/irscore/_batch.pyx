@@ -65,9 +65,6 @@ cdef extern from "batch_sort.h" nogil:
     uint64_t *bk_sort(uint64_t *a, int64_t n, const double *sv, double lo, double hi, uint64_t *tmp,
                       int32_t *bk, int32_t *hist)
     int64_t bk_topk(const uint64_t *a, int64_t n, int64_t k, uint64_t *out)
-    int64_t bk_top_candidates(const uint64_t *a, int64_t n, int64_t k, const double *sv, double lo, double hi,
-                              uint64_t *g, int32_t *bk, int32_t *hist)
-    void bk_introsort_insertion(uint64_t *a, int64_t n)
     void bk_fix_runs(uint64_t *a, int64_t n, const double *sv, int trec, bs_item *scr)
     void bk_minmax(const double *a, int64_t n, double *lo, double *hi)
     int64_t bk_topk_exact(const uint64_t *a, int64_t n, int64_t k, uint64_t *out, const double *sv, int trec,
@@ -350,9 +347,14 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
     cdef const double *inv = w.inv
     if kind == K_NDCG or kind == K_DCG:
         m = r.ns if (k < 0 or r.ns < k) else k
-        for i in range(m):
-            if rl[i] > 0.0:
-                s += gain_of(rl[i], gk) * idisc_of(w, i, dk)
+        if gk == GAIN_LINEAR and dk == DISCOUNT_LOG2 and m <= w.ndisc:
+            # branch-free: a label <= 0 adds +0.0, which leaves s (>= +0) as it is
+            for i in range(m):
+                s += (rl[i] if rl[i] > 0.0 else 0.0) * w.idisc[i]
+        else:
+            for i in range(m):
+                if rl[i] > 0.0:
+                    s += gain_of(rl[i], gk) * idisc_of(w, i, dk)
         if kind == K_DCG:
             return s
         if r.nruns < 0:
@@ -373,8 +375,7 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
     if kind == K_P or kind == K_R or kind == K_SUCCESS:
         m = r.ns if r.ns < k else k
         for i in range(m):
-            if rl[i] >= thr:
-                c += 1
+            c += rl[i] >= thr
         if kind == K_P:
             return <double> c / <double> k
         if kind == K_SUCCESS:
@@ -570,12 +571,12 @@ cdef enum:
 
 
 cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int64_t n, int want_hist,
-                      int want_max, int64_t *bad) noexcept nogil:
+                      int want_max, int want_col, int64_t *bad) noexcept nogil:
     """Valid candidates (score not NaN) into w.keys / w.sv / w.vl / w.col; returns
     their number.  With want_hist, also counts the grades of the valid candidates
     (ideal DCG) in w.ghist (four interleaved counters per grade) while every label
     is a small non-negative integer or non-positive; with want_max, the highest
-    label into r.maxlab."""
+    label into r.maxlab; with want_col, each candidate's column into w.col."""
     cdef int64_t j, t = 0, iv, maxg = 0
     cdef double v, mx = -INFINITY
     cdef score_t s
@@ -597,8 +598,8 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
         if label_t is float or label_t is double:
             if not (v - v == 0.0):
                 bad[0] = 1
-        if small:
-            if label_t is float or label_t is double:
+        if label_t is float or label_t is double:
+            if small:
                 if v >= 0.0 and v < 256.0:
                     iv = <int64_t> v
                     if <double> iv == v:
@@ -609,15 +610,18 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
                         small = 0
                 elif v > 0.0:
                     small = 0
-            else:
-                iv = <int64_t> lb[j]
-                if iv >= 0 and iv < 256:
+            neg |= v < 0.0
+        else:
+            iv = <int64_t> lb[j]
+            if <uint64_t> iv < 256:
+                if small:
                     hist[(iv << 2) | (t & 3)] += 1
                     if iv > maxg:
                         maxg = iv
-                elif iv > 0:
-                    small = 0
-        neg |= v < 0.0
+            elif iv < 0:
+                neg = 1
+            else:
+                small = 0
         if want_max and v > mx:
             mx = v
         if score_t is float:
@@ -626,7 +630,8 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
             code = bk_code_f64(s)
         keys[t] = ((<uint64_t> code) << 32) | tb
         sv[t] = <double> s
-        col[t] = j
+        if want_col:
+            col[t] = j
         vl[t] = v
         t += 1
         tb += tstep
@@ -638,37 +643,37 @@ cdef int64_t load_row(Work *w, Row *r, const score_t *sc, const label_t *lb, int
 
 
 cdef int64_t load_any(Work *w, Row *r, const void *sc, int sk, const void *lb, int lk, int64_t st, int64_t n,
-                      int want_hist, int want_max, int64_t *bad) noexcept nogil:
+                      int want_hist, int want_max, int want_col, int64_t *bad) noexcept nogil:
     """load_row for the score kind sk and the label kind lk (row start st)."""
     if sk == S_F32:
         r.coarse = 0
         if lk == L_I8:
-            return load_row(w, r, <const float *> sc + st, <const int8_t *> lb + st, n, want_hist, want_max, bad)
+            return load_row(w, r, <const float *> sc + st, <const int8_t *> lb + st, n, want_hist, want_max, want_col, bad)
         if lk == L_I16:
-            return load_row(w, r, <const float *> sc + st, <const int16_t *> lb + st, n, want_hist, want_max, bad)
+            return load_row(w, r, <const float *> sc + st, <const int16_t *> lb + st, n, want_hist, want_max, want_col, bad)
         if lk == L_I32:
-            return load_row(w, r, <const float *> sc + st, <const int32_t *> lb + st, n, want_hist, want_max, bad)
+            return load_row(w, r, <const float *> sc + st, <const int32_t *> lb + st, n, want_hist, want_max, want_col, bad)
         if lk == L_I64:
-            return load_row(w, r, <const float *> sc + st, <const int64_t *> lb + st, n, want_hist, want_max, bad)
+            return load_row(w, r, <const float *> sc + st, <const int64_t *> lb + st, n, want_hist, want_max, want_col, bad)
         if lk == L_U8:
-            return load_row(w, r, <const float *> sc + st, <const uint8_t *> lb + st, n, want_hist, want_max, bad)
+            return load_row(w, r, <const float *> sc + st, <const uint8_t *> lb + st, n, want_hist, want_max, want_col, bad)
         if lk == L_F32:
-            return load_row(w, r, <const float *> sc + st, <const float *> lb + st, n, want_hist, want_max, bad)
-        return load_row(w, r, <const float *> sc + st, <const double *> lb + st, n, want_hist, want_max, bad)
+            return load_row(w, r, <const float *> sc + st, <const float *> lb + st, n, want_hist, want_max, want_col, bad)
+        return load_row(w, r, <const float *> sc + st, <const double *> lb + st, n, want_hist, want_max, want_col, bad)
     r.coarse = 1
     if lk == L_I8:
-        return load_row(w, r, <const double *> sc + st, <const int8_t *> lb + st, n, want_hist, want_max, bad)
+        return load_row(w, r, <const double *> sc + st, <const int8_t *> lb + st, n, want_hist, want_max, want_col, bad)
     if lk == L_I16:
-        return load_row(w, r, <const double *> sc + st, <const int16_t *> lb + st, n, want_hist, want_max, bad)
+        return load_row(w, r, <const double *> sc + st, <const int16_t *> lb + st, n, want_hist, want_max, want_col, bad)
     if lk == L_I32:
-        return load_row(w, r, <const double *> sc + st, <const int32_t *> lb + st, n, want_hist, want_max, bad)
+        return load_row(w, r, <const double *> sc + st, <const int32_t *> lb + st, n, want_hist, want_max, want_col, bad)
     if lk == L_I64:
-        return load_row(w, r, <const double *> sc + st, <const int64_t *> lb + st, n, want_hist, want_max, bad)
+        return load_row(w, r, <const double *> sc + st, <const int64_t *> lb + st, n, want_hist, want_max, want_col, bad)
     if lk == L_U8:
-        return load_row(w, r, <const double *> sc + st, <const uint8_t *> lb + st, n, want_hist, want_max, bad)
+        return load_row(w, r, <const double *> sc + st, <const uint8_t *> lb + st, n, want_hist, want_max, want_col, bad)
     if lk == L_F32:
-        return load_row(w, r, <const double *> sc + st, <const float *> lb + st, n, want_hist, want_max, bad)
-    return load_row(w, r, <const double *> sc + st, <const double *> lb + st, n, want_hist, want_max, bad)
+        return load_row(w, r, <const double *> sc + st, <const float *> lb + st, n, want_hist, want_max, want_col, bad)
+    return load_row(w, r, <const double *> sc + st, <const double *> lb + st, n, want_hist, want_max, want_col, bad)
 
 
 cdef struct Plan:
@@ -749,7 +754,7 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
     writes each row's valid candidates in rank order (flat indices) at
     order[order_off[q]:].  Everything was bounds-checked by the caller.  Returns
     an error code (err_row: its row)."""
-    cdef int64_t q, o, i, n, m, bad, st, ln, oo
+    cdef int64_t q, o, i, n, bad, st, ln, oo
     cdef int64_t n1 = 0
     cdef const int64_t *n2 = NULL
     cdef uint64_t *srt
@@ -765,7 +770,7 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
         else:
             st = starts[q]
             ln = lens[q]
-        n = load_any(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, &bad)
+        n = load_any(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, order != NULL, &bad)
         if bad:
             err_row[0] = q
             return E_LABEL
@@ -789,23 +794,11 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
             err_row[0] = q
             return E_ORDER
         if partial:
-            # a superset of the top kmax (a bucket pass), then its exact top kmax
-            m = n
-            srt = w.keys
-            if n > 32:
-                bk_minmax(w.sv, n, &lo, &hi)
-                m = bk_top_candidates(w.keys, n, p.kmax, w.sv, lo, hi, w.ktmp, w.bk, w.hist)
-                srt = w.ktmp
             if r.coarse:
-                r.ns = bk_topk_exact(srt, m, p.kmax, w.ktop, w.sv, r.trec, w.scr)
-                srt = w.ktop
-            elif m <= 32:
-                # the row's top m (every candidate left out ranks after them), all in order
-                bk_introsort_insertion(srt, m)
-                r.ns = m
+                r.ns = bk_topk_exact(w.keys, n, p.kmax, w.ktop, w.sv, r.trec, w.scr)
             else:
-                r.ns = bk_topk(srt, m, p.kmax, w.ktop)
-                srt = w.ktop
+                r.ns = bk_topk(w.keys, n, p.kmax, w.ktop)
+            srt = w.ktop
         else:
             lo = 0.0
             hi = 0.0

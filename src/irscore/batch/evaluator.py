@@ -86,6 +86,11 @@ class Evaluator:
                                tuple(p.keys))
                           for fl, p in plans.items()}
 
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # rebuilt from the options (the native kernel holds buffers, not state)
+        return (_rebuild, (self.measures, self.ties, self.relevance_level, self.empty, self.nan_scores,
+                           self.n_jobs))
+
     def __repr__(self) -> str:
         return (f"Evaluator({self.measures!r}, ties={self.ties!r}, relevance_level={self.relevance_level!r}, "
                 f"empty={self.empty!r}, nan_scores={self.nan_scores!r}, n_jobs={self.n_jobs!r})")
@@ -135,3 +140,9 @@ class Evaluator:
                           nan_scores=self.nan_scores, check_inputs=check_inputs)
         return run(self._plans[lay.float_labels], lay, n_relevant, self.ties, self.relevance_level,
                    self.empty, check_inputs, self.n_jobs)
+
+
+def _rebuild(measures: Any, ties: str, relevance_level: Optional[float], empty: float,
+             nan_scores: Optional[str], n_jobs: Optional[int]) -> Evaluator:
+    return Evaluator(measures, ties=ties, relevance_level=relevance_level, empty=empty, nan_scores=nan_scores,
+                     n_jobs=n_jobs)
