@@ -1,17 +1,27 @@
 """Per-call cost of irscore.batch.Evaluator (the hot-loop validator), one process.
 
 Workload: 32 queries x 100 candidates, graded labels 0..4 (60% zeros), float32
-scores, nDCG@10 + AP + P@10 + RR.  Timed per call (mean over ``--calls`` calls
-after a warm-up): ``batch.Evaluator`` (plain, and with ``check_inputs=False``),
-``batch.evaluate`` (parses and plans on every call), the kernel alone
-(``irscore._batch.evaluate_rows`` with a prepared plan: the floor), and
-pytrec_eval's ``evaluate`` on the same batch (the run dict built on every call,
-as a training loop must; its evaluator built once).
+scores (``--dtype``), nDCG@10 + AP + P@10 + RR.  Timed per call (the best mean
+over ``--rounds`` rounds of ``--calls`` calls, after a warm-up):
 
-The machine's load (os.getloadavg) is printed before and after: other processes
-share the cores, and the figures are only comparable within one run.
+- ``batch.Evaluator`` (numpy arrays; CPU torch tensors; ``check_inputs=False``);
+- the dense kernel alone (``irscore._batch.Kernel.dense`` with the Evaluator's
+  plan and buffers: the floor of the Evaluator) and the general kernel
+  (``irscore._batch.evaluate_rows``, what ``batch.evaluate`` calls);
+- ``batch.evaluate`` (parses and plans on every call);
+- pytrec_eval's ``evaluate`` on the same batch (its run dict built on every
+  call, as a training loop must; its evaluator built once), and the ratio.
 
-    PYTHONPATH=src python benchmarks/bench_evaluator.py [--calls 20000]
+A second table shows one sort per query whatever the mix of measures:
+``batch.evaluate`` with ``bpref`` (computed outside the batch kernel, from the
+kernel's rank order) next to nDCG@10, on 1,000 x 100.
+
+Times are CPU time of this process (``time.process_time``), so other processes
+on a shared machine inflate them less than wall time would; the load average
+(os.getloadavg) is printed before and after, and the figures are only
+comparable within one run on an idle machine.
+
+    PYTHONPATH=src python benchmarks/bench_evaluator.py [--calls 5000] [--rounds 5]
 """
 from __future__ import annotations
 
@@ -27,23 +37,34 @@ from irscore.batch import engine
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
 
 
-def per_call(f, n):
+def per_call(f, n, rounds):
     for _ in range(min(200, n)):
         f()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        f()
-    return (time.perf_counter() - t0) / n
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.process_time()
+        for _ in range(n):
+            f()
+        best = min(best, (time.process_time() - t0) / n)
+    return best
+
+
+def data(nq, nc, dtype, seed=1):
+    rng = np.random.default_rng(seed)
+    s = rng.standard_normal((nq, nc)).astype(dtype)
+    lab = rng.choice(5, size=(nq, nc), p=[0.6, 0.2, 0.1, 0.07, 0.03]).astype(np.int64)
+    return s, lab
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--calls", type=int, default=20000)
+    ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     args = ap.parse_args()
+    n, rounds = args.calls, args.rounds
     print(f"load average before: {os.getloadavg()}")
-    rng = np.random.default_rng(1)
-    s = rng.standard_normal((32, 100)).astype(np.float32)
-    lab = rng.choice(5, size=(32, 100), p=[0.6, 0.2, 0.1, 0.07, 0.03]).astype(np.int64)
+    s, lab = data(32, 100, args.dtype)
 
     ev = batch.Evaluator(MEASURES)
     want = batch.evaluate(s, lab, MEASURES)
@@ -51,29 +72,41 @@ def main():
     assert all(np.array_equal(want[k], got[k]) for k in MEASURES)
 
     plan = engine.plan_for(tuple(MEASURES), False, None)
+    kernel = _batch.Kernel(plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc,
+                           engine.TIE_CODES["trec"])
+    out_t = np.empty((len(plan.native), 32))
     starts, lens = np.arange(32, dtype=np.int64) * 100, np.full(32, 100, dtype=np.int64)
     out = np.empty((32, len(plan.native)))
     sf, lf = s.reshape(-1), lab.reshape(-1)
     e1, e2 = np.zeros(0, dtype=np.int64), np.zeros((0, 1), dtype=np.int64)
 
-    def kernel():
+    def rows():
         return _batch.evaluate_rows(sf, lf, starts, lens, 0, 32, plan.op_kind, plan.op_k, plan.op_thr,
                                     plan.op_gain, plan.op_disc, 0, 1.0, 0.0, 0, e1, e2, out)
 
-    n = args.calls
-    t_kernel = per_call(kernel, n)
-    t_ev = per_call(lambda: ev(s, lab), n)
-    t_ev_nc = per_call(lambda: ev(s, lab, check_inputs=False), n)
-    t_eval = per_call(lambda: batch.evaluate(s, lab, MEASURES), n)
-    print("32 x 100, nDCG@10 + AP + P@10 + RR, per call:")
-    print(f"  kernel alone (the floor)              {t_kernel * 1e6:8.1f} us")
-    print(f"  batch.Evaluator                       {t_ev * 1e6:8.1f} us   (target <= 10 us)")
-    print(f"  batch.Evaluator, check_inputs=False   {t_ev_nc * 1e6:8.1f} us")
-    print(f"  batch.evaluate                        {t_eval * 1e6:8.1f} us")
+    t_dense = per_call(lambda: kernel.dense(s, lab, 1.0, out_t), n, rounds)
+    t_rows = per_call(rows, n, rounds)
+    t_ev = per_call(lambda: ev(s, lab), n, rounds)
+    t_ev_nc = per_call(lambda: ev(s, lab, check_inputs=False), n, rounds)
+    t_eval = per_call(lambda: batch.evaluate(s, lab, MEASURES), n, rounds)
+    print(f"32 x 100 ({args.dtype} scores), nDCG@10 + AP + P@10 + RR, CPU time per call:")
+    print(f"  dense kernel alone (Evaluator's floor)  {t_dense * 1e6:8.1f} us")
+    print(f"  general kernel (evaluate_rows)          {t_rows * 1e6:8.1f} us")
+    print(f"  batch.Evaluator                         {t_ev * 1e6:8.1f} us   (target <= 10 us)")
+    print(f"  batch.Evaluator, check_inputs=False     {t_ev_nc * 1e6:8.1f} us")
+    try:
+        import torch
+    except ImportError:
+        print("  torch not installed: the tensor case skipped")
+    else:
+        ts, tl = torch.from_numpy(s), torch.from_numpy(lab)
+        t_torch = per_call(lambda: ev(ts, tl), n, rounds)
+        print(f"  batch.Evaluator, CPU torch tensors      {t_torch * 1e6:8.1f} us")
+    print(f"  batch.evaluate                          {t_eval * 1e6:8.1f} us")
     try:
         import pytrec_eval
     except ImportError:
-        print("pytrec_eval not installed: skipped")
+        print("  pytrec_eval not installed: skipped")
     else:
         qrels = {f"q{q}": {f"d{j}": int(lab[q, j]) for j in range(100)} for q in range(32)}
         pev = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_10", "map", "P_10", "recip_rank"})
@@ -82,9 +115,20 @@ def main():
             run = {f"q{q}": {f"d{j}": float(s[q, j]) for j in range(100)} for q in range(32)}
             return pev.evaluate(run)
 
-        t_pt = per_call(pcall, max(100, n // 50))
-        print(f"  pytrec_eval (run dict built per call) {t_pt * 1e6:8.1f} us = {t_pt / t_ev:.0f} x Evaluator "
+        t_pt = per_call(pcall, max(50, n // 50), rounds)
+        print(f"  pytrec_eval (run dict built per call)   {t_pt * 1e6:8.1f} us = {t_pt / t_ev:.0f} x Evaluator "
               "(target >= 80 x)")
+
+    # one sort per query: bpref from the kernel's order
+    s2, lab2 = data(1000, 100, args.dtype, seed=2)
+    m = max(20, n // 100)
+    t_n = per_call(lambda: batch.evaluate(s2, lab2, ["nDCG@10"]), m, rounds)
+    t_b = per_call(lambda: batch.evaluate(s2, lab2, ["bpref"]), m, rounds)
+    t_nb = per_call(lambda: batch.evaluate(s2, lab2, ["nDCG@10", "bpref"]), m, rounds)
+    print("1,000 x 100, batch.evaluate, CPU time per call (one sort per query, in the kernel):")
+    print(f"  nDCG@10                                 {t_n * 1e3:8.2f} ms")
+    print(f"  bpref                                   {t_b * 1e3:8.2f} ms")
+    print(f"  nDCG@10 + bpref                         {t_nb * 1e3:8.2f} ms")
     print(f"load average after: {os.getloadavg()}")
 
 

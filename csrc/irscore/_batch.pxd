@@ -24,3 +24,5 @@ cpdef enum Error:
     E_OK = 0
     E_LABEL = 1       # NaN/inf label at a valid position
     E_NREL = 2        # n_relevant below the relevant candidates
+    E_EXPGAIN = 3     # gain=exp on a label of 1024 or more (raised by the kernel's entry points)
+    E_ORDER = 4       # order_off does not match a row's valid candidates (raised likewise)

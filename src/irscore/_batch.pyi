@@ -1,5 +1,5 @@
 import enum
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,6 +30,8 @@ class Error(enum.IntEnum):
     E_OK = 0
     E_LABEL = 1
     E_NREL = 2
+    E_EXPGAIN = 3
+    E_ORDER = 4
 
 def evaluate_rows(
     scores: NDArray[np.float32] | NDArray[np.float64],
@@ -41,4 +43,11 @@ def evaluate_rows(
     tie_mode: int, default_thr: float, extra_label: float,
     nrel_mode: int, nrel1: NDArray[np.int64], nrel2: NDArray[np.int64],
     out: NDArray[np.float64],
+    order_off: Optional[NDArray[np.int64]] = None, order: Optional[NDArray[np.int64]] = None,
 ) -> Tuple[int, int]: ...
+
+class Kernel:
+    def __init__(self, op_kind: NDArray[np.int32], op_k: NDArray[np.int64], op_thr: NDArray[np.float64],
+                 op_gain: NDArray[np.int32], op_disc: NDArray[np.int32], tie_mode: int) -> None: ...
+    def dense(self, scores: NDArray[np.float32] | NDArray[np.float64], labels: np.ndarray, default_thr: float,
+              out: NDArray[np.float64]) -> Tuple[int, int, bool]: ...

@@ -33,9 +33,19 @@ def as_array(x: Any, name: str) -> np.ndarray:
                              "irscore computes on the CPU, copy it to the host first")
     detach = getattr(x, "detach", None)
     if callable(detach):
-        x = detach()
+        if getattr(x, "requires_grad", True) is not False:
+            x = detach()
         if str(getattr(x, "dtype", "")) == "torch.bfloat16":     # numpy has no bfloat16: one copy
             x = x.float()
+        to_numpy = getattr(x, "numpy", None)
+        if callable(to_numpy) and dev_type == "cpu":
+            try:                    # a CPU tensor's own view: cheaper than the array protocol
+                a = to_numpy()
+            except Exception:  # noqa: BLE001 - e.g. a conjugate view; the array protocol decides below
+                pass
+            else:
+                if isinstance(a, np.ndarray):
+                    return a
     if not hasattr(x, "__array__") and hasattr(x, "__dlpack__"):
         try:
             return np.from_dlpack(x)

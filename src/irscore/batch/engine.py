@@ -12,7 +12,7 @@ from irscore import _batch, _ranking
 from irscore.core import parallel as _parallel
 from irscore.batch.arrays import as_array, int_vector
 from irscore.batch.layout import Layout, read_layout
-from irscore.core.joined import Joined, MAX_GRADE, ResultCache, rank_order, relevance_codes
+from irscore.core.joined import Joined, MAX_GRADE, ResultCache, relevance_codes
 from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
 from irscore.core.registry import EXTERNAL, family_values
 
@@ -20,7 +20,7 @@ from irscore.core.registry import EXTERNAL, family_values
 TIES = ("trec", "input", "average")
 # tie modes, op kinds and error codes of irscore._batch.evaluate_rows: the
 # kernel's own (cpdef enums of csrc/irscore/_batch.pxd)
-_TIE_CODE = {"trec": int(_batch.Ties.TIES_TREC), "input": int(_batch.Ties.TIES_INPUT),
+TIE_CODES = _TIE_CODE = {"trec": int(_batch.Ties.TIES_TREC), "input": int(_batch.Ties.TIES_INPUT),
              "average": int(_batch.Ties.TIES_AVERAGE)}
 _Op = _batch.Op
 _NDCG, _DCG, _AP, _P, _R, _RR, _RPREC, _SUCCESS, _NUM_RET, _NUM_REL, _NUM_REL_RET = (
@@ -28,8 +28,8 @@ _NDCG, _DCG, _AP, _P, _R, _RR, _RPREC, _SUCCESS, _NUM_RET, _NUM_REL, _NUM_REL_RE
     _Op.K_NUM_RET, _Op.K_NUM_REL, _Op.K_NUM_REL_RET)
 _USES_R = {_AP, _R, _RPREC, _NUM_REL}
 
-_FLOAT_DEFAULT_THR = 5e-324          # "label > 0" as label >= the smallest positive double
-_PARALLEL_MIN_CELLS = 200_000        # default n_jobs: one thread below this many cells
+FLOAT_DEFAULT_THR = _FLOAT_DEFAULT_THR = 5e-324     # "label > 0" as label >= the smallest positive double
+PARALLEL_MIN_CELLS = _PARALLEL_MIN_CELLS = 200_000  # default n_jobs: one thread below this many cells
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _EMPTY_I64_2D = np.zeros((0, 1), dtype=np.int64)
 
@@ -309,12 +309,26 @@ def run(plan: _Plan, lay: Layout, n_relevant: Any, ties: str, relevance_level: O
             raise ValueError(f"n_relevant: expected a 1-D or 2-D array, got shape {nr.shape}")
 
     out: Dict[str, np.ndarray] = {}
-    if plan.native:
+    if plan.other and ties == "average":
+        names = ", ".join(n for _, n, _ in plan.other)
+        raise ValueError(f"ties='average' is available for AP, nDCG/DCG, P, R, R-prec, RR and Success; "
+                         f"not for {names}")
+    # the measures outside the batch kernel take the kernel's rank order: each
+    # query is sorted once, whatever the mix of measures
+    ranked: Optional[Tuple[np.ndarray, np.ndarray]] = None
+    order_args: Tuple[Any, ...] = ()
+    if plan.other:
+        q_valid, idx_valid = _valid_cells(sc_flat, starts, lens)
+        order_off = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(np.bincount(q_valid, minlength=nq), out=order_off[1:])
+        ranked = (q_valid, np.empty(idx_valid.shape[0], dtype=np.int64))
+        order_args = (order_off, ranked[1])
+    if plan.native or plan.other:
         res = np.empty((nq, len(plan.native)), dtype=np.float64)
         cells = int(sc_flat.shape[0])
         nt = 1 if (n_jobs is None and cells < _PARALLEL_MIN_CELLS) or n_jobs == 1 else _n_threads(n_jobs, nq, cells)
         args = (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, _TIE_CODE[ties],
-                level_default, extra_label, nrel_mode, nrel1, nrel2, res)
+                level_default, extra_label, nrel_mode, nrel1, nrel2, res) + order_args
         if nt == 1:
             results = [_batch.evaluate_rows(sc_flat, lb_flat, starts, lens, 0, nq, *args)]
         else:
@@ -329,14 +343,9 @@ def run(plan: _Plan, lay: Layout, n_relevant: Any, ties: str, relevance_level: O
                                  f"number of relevant candidates of query {row}")
         for j, i in enumerate(plan.native):
             out[plan.keys[i]] = res[:, j]
-    if plan.other:
-        if ties == "average":
-            names = ", ".join(n for _, n, _ in plan.other)
-            raise ValueError(f"ties='average' is available for AP, nDCG/DCG, P, R, R-prec, RR and Success; "
-                             f"not for {names}")
-        vals = _other_measures(plan, sc_flat, lb_flat, starts, lens, nq, ties, relevance_level,
-                               float_labels, nrel_mode, nrel1, nrel2)
-        out.update(vals)
+    if ranked is not None:
+        out.update(_other_measures(plan, sc_flat, lb_flat, ranked, nq, relevance_level, float_labels, nrel_mode,
+                                   nrel1, nrel2))
     if empty != 0.0 and plan.empties:
         _apply_empty(out, plan, lay, empty, level_default, nrel_mode, nrel1, nrel2)
     return {k: out[k] for k in plan.keys}
@@ -407,16 +416,18 @@ def _valid_cells(sc: np.ndarray, starts: np.ndarray, lens: np.ndarray) -> Tuple[
     return q[keep], idx[keep]
 
 
-def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndarray, lens: np.ndarray,
-                    nq: int, ties: str, relevance_level: Optional[float], float_labels: bool,
+def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, ranked: Tuple[np.ndarray, np.ndarray],
+                    nq: int, relevance_level: Optional[float], float_labels: bool,
                     nrel_mode: int, nrel1: np.ndarray, nrel2: np.ndarray) -> Dict[str, np.ndarray]:
     """trec_eval families without a batch kernel and registered families: ranked
-    relevance lists (irscore.core.joined.Joined) through the same code as evaluate()."""
+    relevance lists (irscore.core.joined.Joined) through the same code as evaluate().
+    ``ranked``: the query of every valid candidate (ascending) and the flat
+    indices of the candidates in the batch kernel's rank order."""
     level = 1 if relevance_level is None else relevance_level
     if float(level) != int(level):
         raise ValueError(f"relevance_level: {plan.other[0][1]} needs an integer level, got {level}")
     level = int(level)
-    q, idx = _valid_cells(sc, starts, lens)
+    q, idx = ranked
     lab = lb[idx]
     if float_labels:
         if not np.all(np.isfinite(lab)):
@@ -427,10 +438,7 @@ def _other_measures(plan: _Plan, sc: np.ndarray, lb: np.ndarray, starts: np.ndar
     lab = lab.astype(np.int64)
     if lab.size and lab.max() > MAX_GRADE:
         raise ValueError(f"labels: grade {int(lab.max())} is too large (at most {MAX_GRADE})")
-    col = idx - np.repeat(starts, np.bincount(q, minlength=nq))
     s = sc[idx].astype(np.float64)
-    order = rank_order(q, s, col, ties)
-    q, lab, s = q[order], lab[order], s[order]
     rel = relevance_codes(lab)
     counts = np.bincount(q, minlength=nq).astype(np.int64)
     off = np.zeros(nq + 1, dtype=np.int64)

@@ -1,17 +1,22 @@
 """A reusable batch evaluator for hot loops: the measure names are parsed and planned
-once, so a call costs the native kernel plus a few microseconds of Python."""
+once, and a plain dense batch goes straight to a native kernel that keeps its plan and
+scratch buffers across calls, so a call costs the kernel plus about a microsecond of
+Python."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Sequence, Union
+import warnings
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore.batch.engine import check_empty, check_options, plan_for, run
-from irscore.batch.layout import NAN_SCORES, Layout, dense_rows, read_layout, warn_negative
+from irscore import _batch
+from irscore.batch.arrays import as_array
+from irscore.batch.engine import (FLOAT_DEFAULT_THR, PARALLEL_MIN_CELLS, TIE_CODES, check_empty, check_options,
+                                  plan_for, run)
+from irscore.batch.layout import NAN_SCORES, NEGATIVE_LABELS, read_layout
 
-_SCORE_OK = (np.dtype(np.float32), np.dtype(np.float64))
-_LABEL_OK = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                        np.float32, np.float64))
+# (kernel, relevance threshold, measure names) of a plan the dense kernel runs alone
+_Fast = Tuple[Any, float, Tuple[str, ...]]
 
 
 class Evaluator:
@@ -49,7 +54,8 @@ class Evaluator:
     array([0.5])
     """
 
-    __slots__ = ("measures", "ties", "relevance_level", "empty", "nan_scores", "n_jobs", "_plans")
+    __slots__ = ("measures", "ties", "relevance_level", "empty", "nan_scores", "n_jobs", "_plans", "_fast",
+                 "_fast_cells")
 
     def __init__(self, measures: Union[str, Sequence[str]], *, ties: str = "trec",
                  relevance_level: Optional[float] = None, empty: float = 0.0,
@@ -67,6 +73,23 @@ class Evaluator:
         # both plans now: an unknown name fails here, and a call never parses
         self._plans = {False: plan_for(self.measures, False, relevance_level),
                        True: plan_for(self.measures, True, relevance_level)}
+        # the dense fast path: every measure in the batch kernel, no empty= rewrite,
+        # NaN scores as padding, one thread (n_jobs=None: below the parallel threshold)
+        self._fast: Optional[Dict[bool, _Fast]] = None
+        self._fast_cells = PARALLEL_MIN_CELLS if n_jobs is None else (1 << 62 if n_jobs == 1 else 0)
+        plans = self._plans
+        if (all(p.native and not p.other and not (self.empty != 0.0 and p.empties) for p in plans.values())
+                and nan_scores in (None, "padding") and self._fast_cells > 0):
+            self._fast = {fl: (_batch.Kernel(p.op_kind, p.op_k, p.op_thr, p.op_gain, p.op_disc, TIE_CODES[ties]),
+                               float(relevance_level) if relevance_level is not None
+                               else (FLOAT_DEFAULT_THR if fl else 1.0),
+                               tuple(p.keys))
+                          for fl, p in plans.items()}
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # rebuilt from the options (the native kernel holds buffers, not state)
+        return (_rebuild, (self.measures, self.ties, self.relevance_level, self.empty, self.nan_scores,
+                           self.n_jobs))
 
     def __repr__(self) -> str:
         return (f"Evaluator({self.measures!r}, ties={self.ties!r}, relevance_level={self.relevance_level!r}, "
@@ -93,20 +116,33 @@ class Evaluator:
         dict of str to ndarray
             ``{name as asked: float64 array (n_queries,)}``.
         """
-        lay = None
-        # the common case, plain contiguous 2-D numpy arrays, without the general reader
-        if (lengths is None and offsets is None and group is None and mask is None
-                and type(scores) is np.ndarray and type(labels) is np.ndarray and scores.ndim == 2
-                and scores.shape == labels.shape and scores.shape[0] > 0
-                and scores.dtype in _SCORE_OK and labels.dtype in _LABEL_OK
-                and scores.flags.c_contiguous and labels.flags.c_contiguous
-                and self.nan_scores in (None, "padding")):
-            starts, full = dense_rows(scores.shape[0], scores.shape[1])
-            lay = Layout(scores.reshape(-1), labels.reshape(-1), starts, full)
-            if check_inputs and labels.dtype.kind != "u":
-                warn_negative(lay, 3)
-        if lay is None:
-            lay = read_layout(scores, labels, lengths=lengths, offsets=offsets, group=group, mask=mask,
-                              nan_scores=self.nan_scores, check_inputs=check_inputs)
+        fast = self._fast
+        if (fast is not None and lengths is None and offsets is None and group is None and mask is None
+                and n_relevant is None):
+            # a plain dense batch: straight to the kernel, which checks the arrays
+            # itself (code -1: not a plain dense batch, the general path reads it)
+            if type(scores) is not np.ndarray:
+                scores = as_array(scores, "scores")
+            if type(labels) is not np.ndarray:
+                labels = as_array(labels, "labels")
+            shape = scores.shape
+            if len(shape) == 2 and 0 < shape[0] and shape[0] * shape[1] < self._fast_cells:
+                kernel, thr, keys = fast[labels.dtype.kind == "f"]
+                out = np.empty((len(keys), shape[0]))
+                code, row, neg = kernel.dense(scores, labels, thr, out)
+                if code == 0:
+                    if neg and check_inputs:
+                        warnings.warn(NEGATIVE_LABELS, UserWarning, stacklevel=2)
+                    return dict(zip(keys, out))
+                if code > 0:
+                    raise ValueError(f"labels: NaN or infinite label at a scored position of query {row}")
+        lay = read_layout(scores, labels, lengths=lengths, offsets=offsets, group=group, mask=mask,
+                          nan_scores=self.nan_scores, check_inputs=check_inputs)
         return run(self._plans[lay.float_labels], lay, n_relevant, self.ties, self.relevance_level,
                    self.empty, check_inputs, self.n_jobs)
+
+
+def _rebuild(measures: Any, ties: str, relevance_level: Optional[float], empty: float,
+             nan_scores: Optional[str], n_jobs: Optional[int]) -> Evaluator:
+    return Evaluator(measures, ties=ties, relevance_level=relevance_level, empty=empty, nan_scores=nan_scores,
+                     n_jobs=n_jobs)

@@ -12,6 +12,10 @@ import numpy as np
 from irscore.batch.arrays import as_array, int_vector, label_array, score_array
 
 NAN_SCORES = ("error", "padding", "last")
+#: the warning of plain 2-D labels with a negative value on a scored cell
+NEGATIVE_LABELS = ("labels: negative labels on scored cells and neither lengths nor mask given; "
+                   "if they mark padding, pass lengths= or mask= (or NaN scores), else they count "
+                   "as non-relevant candidates")
 
 
 class Layout:
@@ -236,6 +240,4 @@ def warn_negative(lay: Layout, stacklevel: int = 4) -> None:
         return
     neg = (lb < 0) & ~np.isnan(lay.sc)
     if neg.any():
-        warnings.warn("labels: negative labels on scored cells and neither lengths nor mask given; "
-                      "if they mark padding, pass lengths= or mask= (or NaN scores), else they count "
-                      "as non-relevant candidates", UserWarning, stacklevel=stacklevel + 1)
+        warnings.warn(NEGATIVE_LABELS, UserWarning, stacklevel=stacklevel + 1)
