@@ -9,12 +9,68 @@
 #define IRS_LINES_H
 
 #include <stdint.h>
+#include <string.h>
 #include "irs_tokenize.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
+
+/* Iterator over the newlines of [s, end): 64 bytes classified at a time into a
+ * bit mask (SSE2), so that short lines cost a bit scan, not a memchr call. */
+typedef struct {
+    const char *blk;    /* start of the current block */
+    const char *end;
+    uint64_t mask;      /* newlines of the block not yet returned */
+} irs_nl_iter;
+
+static inline uint64_t irs_nl_mask(const char *p, int64_t n)
+{
+    uint64_t m = 0;
+#ifdef IRS_HAVE_SSE2
+    if (n >= 64) {
+        const __m128i nl = _mm_set1_epi8('\n');
+        int k;
+        for (k = 0; k < 4; k++)
+            m |= (uint64_t)(uint32_t)_mm_movemask_epi8(
+                     _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * k)), nl)) << (16 * k);
+        return m;
+    }
+#endif
+    {
+        int64_t i, w = n < 64 ? n : 64;
+        for (i = 0; i < w; i++)
+            if (p[i] == '\n')
+                m |= ((uint64_t)1) << i;
+    }
+    return m;
+}
+
+static inline void irs_nl_init(irs_nl_iter *it, const char *s, const char *end)
+{
+    it->blk = s;
+    it->end = end;
+    it->mask = s < end ? irs_nl_mask(s, end - s) : 0;
+}
+
+/* The next newline, or end when there is none. */
+static inline const char *irs_nl_next(irs_nl_iter *it)
+{
+    while (!it->mask) {
+        it->blk += 64;
+        if (it->blk >= it->end) {
+            it->blk = it->end;
+            return it->end;
+        }
+        it->mask = irs_nl_mask(it->blk, it->end - it->blk);
+    }
+    {
+        const char *nl = it->blk + irs_ctz64(it->mask);
+        it->mask &= it->mask - 1;
+        return nl;
+    }
+}
 
 /* The first token of line [s, eol): 1 with the token (tok, len) set, 0 for a blank line. */
 static inline int irs_first_token(const char *s, const char *eol, const char **tok, int64_t *len)
@@ -50,6 +106,61 @@ static inline void irs_release_pages(const char *lo, const char *hi)
     (void)lo;
     (void)hi;
 #endif
+}
+
+/* Fault in the pages of [p, p + n) for writing in one call (MADV_POPULATE_WRITE,
+ * Linux 5.14+): cheaper than a page fault per page.  Where it is unknown or
+ * fails, the pages are faulted in as they are first written. */
+static inline void irs_populate(void *p, int64_t n)
+{
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    long page = sysconf(_SC_PAGESIZE);
+    uintptr_t a, b;
+    if (page <= 0 || n <= 0)
+        return;
+    a = (uintptr_t)p & ~((uintptr_t)page - 1);
+    b = ((uintptr_t)p + (uintptr_t)n + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    (void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
+/* a[0..n) == b[0..n), inline (ids are short: a libc call costs more than the compare) */
+static inline int irs_same_bytes(const char *a, const char *b, int64_t n)
+{
+    while (n >= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+        a += 8;
+        b += 8;
+        n -= 8;
+    }
+    while (n > 0) {
+        if (*a != *b)
+            return 0;
+        a++;
+        b++;
+        n--;
+    }
+    return 1;
+}
+
+/* Copy n bytes to dst; when 16 bytes from dst are writable (room >= 16) a
+ * short id is copied in one 16-byte move (the bytes past n are scratch). */
+static inline void irs_copy_short(char *dst, const char *src, int64_t n, int64_t room, int64_t avail)
+{
+    if (n <= 16 && room >= 16 && avail >= 16)
+        memcpy(dst, src, 16);
+    else
+        memcpy(dst, src, (size_t)n);
 }
 
 #endif

@@ -541,6 +541,7 @@ cdef class Join:
                 dst += self.cnt[e]
         if view:
             scores = np.asarray(self.r_score)[:dst]
+            scores.flags.writeable = False
             self.sc_a = None
         else:
             scores = self.sc_a[:dst]

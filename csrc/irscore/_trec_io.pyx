@@ -18,13 +18,16 @@ one ``UserWarning``.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy, memchr, memmove
+from libc.string cimport memcpy, memchr, memmove, memcmp
 
 import numpy as np
 
 cdef extern from "irs_tokenize.h" nogil:
     int irs_tokens(const char *s, const char *eol, const char *bufend,
                    const char **tok, int64_t *tlen, int maxtok)
+
+cdef extern from "irs_lines.h" nogil:
+    int irs_same_bytes(const char *a, const char *b, int64_t n)
 
 cdef extern from "irs_common.h" nogil:
     uint64_t irs_hash_bytes(const char *p, int64_t n)
@@ -205,7 +208,7 @@ cdef class TrecParser:
         # fast path: same query as the previous line
         if self.last_q >= 0:
             q = self.last_q
-            if irs_bytes_cmp(self.qbuf.data + qoff[q], qoff[q + 1] - qoff[q], p, n) == 0:
+            if qoff[q + 1] - qoff[q] == n and irs_same_bytes(self.qbuf.data + qoff[q], p, n):
                 return q
         h = irs_hash_bytes(p, n)
         mask = <uint64_t> (self.qtab_cap - 1)
@@ -756,8 +759,14 @@ cdef class KeyIndex:
 # Parallel reading of a whole file in memory (a memory map of a plain file)
 
 cdef extern from "irs_lines.h" nogil:
+    ctypedef struct irs_nl_iter:
+        pass
+    void irs_nl_init(irs_nl_iter *it, const char *s, const char *end)
+    const char *irs_nl_next(irs_nl_iter *it)
     int irs_first_token(const char *s, const char *eol, const char **tok, int64_t *len)
     void irs_release_pages(const char *lo, const char *hi)
+    void irs_populate(void *p, int64_t n)
+    void irs_copy_short(char *dst, const char *src, int64_t n, int64_t room, int64_t avail)
 
 cdef extern from "irs_common.h" nogil:
     void irs_no_hugepages(void *p, size_t n)
@@ -908,15 +917,21 @@ cdef class SplitParser:
         cdef const char *end = self.base + self.bounds[k + 1]
         cdef const char *eol
         cdef const char *tok
+        cdef const char *prev = NULL     # the previous data line's query id
+        cdef int64_t plen = 0, pq = -1
         cdef int64_t tlen, q, lines = 0
         cdef int64_t zero = 0
         cdef Vec *cnt = &self.counts[k]
+        cdef irs_nl_iter it
+        irs_nl_init(&it, s, end)
         while s < end:
-            eol = <const char *> memchr(s, b'\n', end - s)
-            if eol == NULL:
-                eol = end
+            eol = irs_nl_next(&it)
             lines += 1
-            if irs_first_token(s, eol, &tok, &tlen) and tok[0] != b'#':
+            # fast path: the line starts with the previous line's query id
+            if (pq >= 0 and eol - s > plen and is_space(s[plen]) and s[0] == prev[0]
+                    and memcmp(s, prev, plen) == 0):
+                (<int64_t *> cnt.data)[pq] += 1
+            elif irs_first_token(s, eol, &tok, &tlen) and tok[0] != b'#':
                 q = tp.intern_query(tok, tlen)
                 if q < 0:
                     return 9
@@ -924,6 +939,7 @@ cdef class SplitParser:
                     if vec_push(cnt, &zero, sizeof(int64_t)):
                         return 9
                 (<int64_t *> cnt.data)[q] += 1
+                prev, plen, pq = tok, tlen, q
             s = eol + 1
         self.nlines[k] = lines
         self.nq_counted[k] = tp.nq
@@ -1003,6 +1019,7 @@ cdef class SplitParser:
         tp = self.parsers[k]
         tp.rid = NULL
         with nogil:
+            self.populate_share(k)
             rc = self.parse_part(k, tp)
         if tp.rid != NULL:
             tp.run_id = tp.rid[:tp.rid_len]
@@ -1010,6 +1027,15 @@ cdef class SplitParser:
         if rc:
             tp.raise_pending()
             raise RuntimeError(f"{self.name}: internal error {rc} while parsing")
+
+    cdef void populate_share(self, int64_t k) noexcept nogil:
+        """Fault in the k-th share of each row column in one call per column
+        (the parts write rows all over the columns: each part takes a share)."""
+        cdef int64_t lo = self.n * k // self.nparts, hi = self.n * (k + 1) // self.nparts
+        irs_populate(self.start.data + lo * sizeof(int64_t), (hi - lo) * sizeof(int64_t))
+        irs_populate(self.length.data + lo * sizeof(int32_t), (hi - lo) * sizeof(int32_t))
+        irs_populate(self.hashes.data + lo * sizeof(uint64_t), (hi - lo) * sizeof(uint64_t))
+        irs_populate(self.values.data + lo * sizeof(double), (hi - lo) * sizeof(double))
 
     cdef int parse_part(self, int64_t k, TrecParser tp) noexcept nogil:
         cdef const char *s = self.base + self.bounds[k]
@@ -1031,10 +1057,10 @@ cdef class SplitParser:
         cdef char *docs = self.docbuf.data
         cdef int32_t grade = 0
         cdef double score = 0.0
+        cdef irs_nl_iter it
+        irs_nl_init(&it, s, end)
         while s < end:
-            eol = <const char *> memchr(s, b'\n', end - s)
-            if eol == NULL:
-                eol = end
+            eol = irs_nl_next(&it)
             tp.lineno += 1
             line = s
             s = eol + 1
@@ -1056,7 +1082,10 @@ cdef class SplitParser:
             ln[pos] = <int32_t> tlen[2]
             hv[pos] = irs_hash_bytes(tok[2], tlen[2])
             val[pos] = score if self.is_run else <double> grade
-            memcpy(docs + cursor, tok[2], tlen[2])
+            # the source is the id's line (16 bytes on when the part goes on so
+            # far); the destination's bytes past the id are scratch up to the
+            # part's limit (the next id overwrites them)
+            irs_copy_short(docs + cursor, tok[2], tlen[2], limit - cursor, end - tok[2])
             cursor += tlen[2]
             if self.release and s - released >= RELEASE_EVERY:
                 irs_release_pages(released, s)

@@ -31,15 +31,22 @@ def _parse_split(name: str, kind: str, parts: int) -> Dict[str, Any]:
     """A plain file parsed in ``parts`` pieces on the package's threads, from a
     memory map whose parsed pages are released as it goes, straight into
     columns grouped by query."""
+    spans = [(k, k + 1) for k in range(parts)]
+
+    def parse(data: Any, release: bool) -> Dict[str, Any]:
+        sp = _trec_io.SplitParser(kind, name, data, parts, release=release)
+        _parallel.run(lambda k, _: sp.count(k), spans)
+        sp.layout()
+        _parallel.run(lambda k, _: sp.parse(k), spans)
+        out: Dict[str, Any] = sp.finish()
+        return out
+
+    if os.path.getsize(name) == 0:
+        return parse(b"", False)          # an empty file cannot be mapped
     with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
         mview = memoryview(mm)
         try:
-            sp = _trec_io.SplitParser(kind, name, mview, parts, release=True)
-            spans = [(k, k + 1) for k in range(parts)]
-            _parallel.run(lambda k, _: sp.count(k), spans)
-            sp.layout()
-            _parallel.run(lambda k, _: sp.parse(k), spans)
-            return sp.finish()
+            return parse(mview, True)
         finally:
             mview.release()
 
