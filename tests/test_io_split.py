@@ -218,3 +218,29 @@ def test_random_bytes_split_and_streaming_agree(tmp_path_factory, data, kind, pa
             assert str(got.value) == str(exc)
             return
         _same(_build(_split(p, kind, parts), kind, p), ref)
+
+
+def test_gzip_pipeline_chunks_errors_and_truncation(tmp_path, monkeypatch):
+    import gzip
+    monkeypatch.setattr(_io, "_CHUNK", 997)           # many chunks, lines across their ends
+    lines = [f"q{i // 50} Q0 d{i} {i} {1 / (i + 1)!r} run" for i in range(3000)]
+    text = "\n".join(lines) + "\n"
+    plain, gz = tmp_path / "r.txt", tmp_path / "r.gz"
+    plain.write_text(text)
+    gz.write_bytes(gzip.compress(text.encode()))
+    _same(irscore.read_run(gz), _build(_stream(plain, "run"), "run", plain))
+    bad = lines[:]
+    bad[2500] = "q1 Q0 d1 1 x run"
+    gz.write_bytes(gzip.compress(("\n".join(bad) + "\n").encode()))
+    with pytest.raises(ValueError, match=f"{gz}:2501: score 'x' is not a number"):
+        irscore.read_run(gz)
+    data = gzip.compress(text.encode())
+    gz.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="truncated or corrupt gzip"):
+        irscore.read_run(gz)
+    bad[2500] = lines[2500]
+    bad[100] = "q1 Q0 d1 1 x run"                         # an error before the truncation wins
+    data = gzip.compress(("\n".join(bad) + "\n").encode())
+    gz.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match=f"{gz}:101: score"):
+        irscore.read_run(gz)

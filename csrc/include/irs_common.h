@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include "irs_float.h"
 
 /* 1 in a build with Cython bounds checks (IRSCORE_DEBUG=1 at build time) */
 #ifndef IRSCORE_BOUNDSCHECK
@@ -91,8 +92,11 @@ static const double irs_pow10_exact[23] = {
 /* Parse the token p[0..n) as a finite decimal number.
  * Returns 0 on success, -1 if the token is not a number, -2 if NaN/inf.
  * Exact: simple decimals take Clinger's fast path (mantissa < 2^53, |exp| <= 22,
- * one correctly rounded operation); everything else goes through strtod, so the
- * result is always the correctly rounded double, as trec_eval's atof gives. */
+ * one correctly rounded operation), other decimals of up to 19 significant
+ * digits Eisel-Lemire (irs_float.h); everything else (longer significands, the
+ * cases Eisel-Lemire declines, hexadecimal, inf/nan spellings) goes through
+ * strtod, so the result is always the correctly rounded double, as trec_eval's
+ * atof gives. */
 static inline int irs_parse_double(const char *p, int64_t n, double *out)
 {
     const char *s = p, *end = p + n;
@@ -159,6 +163,10 @@ static inline int irs_parse_double(const char *p, int64_t n, double *out)
             *out = neg ? -v : v;
             return 0;
         }
+        /* up to 19 significant digits (the significand exact): Eisel-Lemire,
+         * which declines the rare cases it cannot decide */
+        if (ndig <= 19 && irs_eisel_lemire(mant, e, neg, out))
+            return 0;
     }
     {
         /* general path: strtod on a NUL-terminated copy */

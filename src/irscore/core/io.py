@@ -5,10 +5,11 @@ no Python object is created per line.  Errors name the file and line.
 """
 from __future__ import annotations
 
-import gzip
 import mmap
 import os
+import queue
 import sys
+import threading
 from typing import IO, Any, Dict, List, Mapping, Union
 
 import numpy as np
@@ -67,35 +68,65 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     size = os.path.getsize(name)
     if size >= _SPLIT_MIN and not is_gzip(name):
         return _finish_split(_parse_split(name, kind, _parallel.cpu_count()), name, kind)
-    if size >= _CHUNK and not is_gzip(name):
-        # plain file: parse straight from a memory map (no read copies); the first
-        # megabyte sizes the columns for the rest
-        with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            mview = memoryview(mm)
-            try:
-                parser.feed(mview[:1 << 20])
-                parser.reserve(size)
-                parser.feed(mview[1 << 20:])
-            finally:
-                mview.release()
+    if is_gzip(name):
+        with open_binary(name, kind) as f:
+            _feed_pipelined(f, parser, name)
         return _finish(parser, name, kind)
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     first = True
     with open_binary(name, kind) as f:
         while True:
-            try:
-                n = f.readinto(buf)  # type: ignore[attr-defined]
-            except GZIP_ERRORS as exc:
-                raise gzip_error(name, exc) from None
+            n = f.readinto(buf)  # type: ignore[attr-defined]
             if not n:
                 break
             parser.feed(view[:n])
             if first:
                 first = False
-                if n == _CHUNK and not isinstance(f, gzip.GzipFile):
+                if n == _CHUNK:
                     parser.reserve(size)
     return _finish(parser, name, kind)
+
+
+def _feed_pipelined(f: IO[bytes], parser: Any, name: str) -> None:
+    """Feed a gzip stream to the parser, the next chunk decompressed in a thread
+    of its own while this one is parsed (zlib and the parser both release the
+    GIL; not the package's pool, whose workers a caller may be waiting on).  Chunks are parsed in file order, so the first error in the file
+    is the one raised; a truncated or corrupt stream is reported when the parse
+    reaches it."""
+    chunks: "queue.Queue[Any]" = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def produce() -> None:
+        while not stop.is_set():
+            try:
+                item: Any = f.read(_CHUNK)
+            except GZIP_ERRORS as exc:
+                item = gzip_error(name, exc)
+            except BaseException as exc:  # noqa: BLE001 (handed to the consumer)
+                item = exc
+            while not stop.is_set():
+                try:
+                    chunks.put(item, timeout=0.05)
+                    break
+                except queue.Full:
+                    continue
+            if not isinstance(item, bytes) or not item:
+                return
+
+    producer = threading.Thread(target=produce, name="irscore-gunzip", daemon=True)
+    producer.start()
+    try:
+        while True:
+            item = chunks.get()
+            if isinstance(item, BaseException):
+                raise item
+            if not item:
+                break
+            parser.feed(item)
+    finally:
+        stop.set()
+        producer.join()     # the producer has stopped before the file is closed
 
 
 def _finish(parser: Any, name: str, kind: str) -> Dict[str, Any]:
