@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "irs_tokenize.h"
+#include "irs_common.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -161,6 +162,75 @@ static inline void irs_copy_short(char *dst, const char *src, int64_t n, int64_t
         memcpy(dst, src, 16);
     else
         memcpy(dst, src, (size_t)n);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || defined(_M_X64) || defined(_M_IX86) \
+    || defined(_M_ARM64)
+#define IRS_LITTLE_ENDIAN 1
+#endif
+
+/* irs_hash_bytes(p, n) (same value), the last partial word read in one 8-byte
+ * load when avail >= 8 bytes from p may be read. */
+static inline uint64_t irs_hash_bytes_padded(const char *p, int64_t n, int64_t avail)
+{
+#ifdef IRS_LITTLE_ENDIAN
+    if (avail >= 8 && avail >= n) {
+        uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
+        int64_t r;
+        while (n >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+            h ^= h >> 31;
+            p += 8;
+            n -= 8;
+            avail -= 8;
+        }
+        r = n;
+        if (r > 0) {
+            uint64_t w;
+            if (avail >= 8) {
+                memcpy(&w, p, 8);
+                w &= ~(uint64_t)0 >> (64 - 8 * r);
+            } else {
+                int64_t i;
+                w = 0;
+                for (i = 0; i < r; i++)
+                    w |= ((uint64_t)(unsigned char)p[i]) << (8 * i);
+            }
+            h = (h ^ w) * 0x94d049bb133111ebULL;
+        }
+        return irs_mix64(h);
+    }
+#endif
+    (void)avail;
+    return irs_hash_bytes(p, n);
+}
+
+/* 1 when line [s, eol) is all ASCII without a NUL byte (so it is text), 0 when
+ * it may not be (the caller then checks its tokens exactly).  bufend bounds
+ * what may be read. */
+static inline int irs_plain_ascii(const char *s, const char *eol, const char *bufend)
+{
+#ifdef IRS_HAVE_SSE2
+    if (eol - s <= 64 && bufend - s >= 64) {
+        const __m128i zero = _mm_setzero_si128();
+        uint64_t bad = 0;
+        int k;
+        for (k = 0; k < 4; k++) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(s + 16 * k));
+            uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(x, zero)));
+            bad |= (uint64_t)m << (16 * k);
+        }
+        if (eol - s < 64)
+            bad &= (((uint64_t)1) << (eol - s)) - 1;
+        return bad == 0;
+    }
+#endif
+    (void)s;
+    (void)eol;
+    (void)bufend;
+    return 0;
 }
 
 #endif

@@ -28,6 +28,8 @@ cdef extern from "irs_tokenize.h" nogil:
 
 cdef extern from "irs_lines.h" nogil:
     int irs_same_bytes(const char *a, const char *b, int64_t n)
+    int irs_plain_ascii(const char *s, const char *eol, const char *bufend)
+    uint64_t irs_hash_bytes_padded(const char *p, int64_t n, int64_t avail)
 
 cdef extern from "irs_common.h" nogil:
     uint64_t irs_hash_bytes(const char *p, int64_t n)
@@ -322,7 +324,8 @@ cdef class TrecParser:
             if rc != 0:
                 return self.line_error(6 if rc == -2 else 5, ntok, tok[3], tlen[3], line, eol)
         # ids must be text (binary input is reported as such, not as odd ids)
-        if irs_not_text(tok[0], tlen[0]) or irs_not_text(tok[2], tlen[2]):
+        if not irs_plain_ascii(line, eol, end) and (irs_not_text(tok[0], tlen[0])
+                                                   or irs_not_text(tok[2], tlen[2])):
             self.set_error(7, ntok, NULL, 0)
             return 7
         return 0
@@ -1080,7 +1083,7 @@ cdef class SplitParser:
             fl[q] = pos + 1
             st[pos] = cursor
             ln[pos] = <int32_t> tlen[2]
-            hv[pos] = irs_hash_bytes(tok[2], tlen[2])
+            hv[pos] = irs_hash_bytes_padded(tok[2], tlen[2], end - tok[2])
             val[pos] = score if self.is_run else <double> grade
             # the source is the id's line (16 bytes on when the part goes on so
             # far); the destination's bytes past the id are scratch up to the
