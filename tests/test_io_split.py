@@ -244,3 +244,37 @@ def test_gzip_pipeline_chunks_errors_and_truncation(tmp_path, monkeypatch):
     gz.write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match=f"{gz}:101: score"):
         irscore.read_run(gz)
+
+
+def test_peak_memory_of_reading_a_big_run_is_the_columns_kept(tmp_path):
+    """Reading a 2M-line run raises the peak resident set by about the columns
+    the Run keeps: the file's mapped pages are released as they are parsed and
+    no second copy of the columns is made (it was file + 2 x columns)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not Path("/proc/self/status").exists():
+        pytest.skip("needs /proc (Linux)")
+    p = tmp_path / "big.run"
+    rng = np.random.default_rng(0)
+    docs = rng.integers(0, 10**7, size=2_000_000)
+    with open(p, "w") as f:
+        for q in range(2000):
+            f.write("".join(f"q{q} Q0 D{d} {r + 1} {9.9999 - r / 1000:.4f} bench\n"
+                            for r, d in enumerate(docs[q * 1000:(q + 1) * 1000])))
+    code = (
+        "import irscore, sys\n"
+        "def hwm():\n"
+        "    return int([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]) * 1024\n"
+        "before = hwm()\n"
+        f"run = irscore.read_run({str(p)!r})\n"
+        "kept = run.doc_buf.nbytes + run.doc_start.nbytes + run.doc_len.nbytes + run.doc_hash.nbytes"
+        " + run.scores.nbytes + run.offsets.nbytes\n"
+        "print(hwm() - before, kept)\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(irscore.__file__).resolve().parents[1]))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    grew, kept = map(int, out.stdout.split())
+    size = p.stat().st_size
+    assert grew < kept + 3 * size // 4, (grew, kept, size)     # the streaming reader: kept + 0.95 x size

@@ -925,6 +925,7 @@ cdef class SplitParser:
         cdef int64_t tlen, q, lines = 0
         cdef int64_t zero = 0
         cdef Vec *cnt = &self.counts[k]
+        cdef const char *released = s
         cdef irs_nl_iter it
         irs_nl_init(&it, s, end)
         while s < end:
@@ -944,6 +945,11 @@ cdef class SplitParser:
                 (<int64_t *> cnt.data)[q] += 1
                 prev, plen, pq = tok, tlen, q
             s = eol + 1
+            if self.release and s - released >= RELEASE_EVERY:
+                irs_release_pages(released, s)
+                released = s
+        if self.release:
+            irs_release_pages(released, end)
         self.nlines[k] = lines
         self.nq_counted[k] = tp.nq
         return 0
