@@ -108,7 +108,7 @@ except OSError:
 
 
 def peak_rss_mb(cmd: List[str]) -> float:
-    """Peak resident memory (MB) of a command.  Linux: VmHWM of the exec'd process
+    """Peak resident memory (MiB) of a command.  Linux: VmHWM of the exec'd process
     (ru_maxrss would include the size of this process at fork time)."""
     if cmd[0] == sys.executable:
         out = subprocess.run(cmd[:-1] + [cmd[-1] + "\n" + _HWM], check=True, capture_output=True, text=True)
@@ -225,7 +225,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(f"  {name:58s} {t:7.3f} s")
     if args.breakdown_only:
         for name, mb in mem.items():
-            print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MB")
+            print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MiB")
         print(f"load average now {os.getloadavg()[0]:.2f}")
         return
 
@@ -339,7 +339,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(f"trec_eval binary / irscore files path: {rows['trec_eval binary: files'] / base_f:.1f}x")
     print()
     for name, mb in mem.items():
-        print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MB "
+        print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MiB "
               f"(run file {rpath.stat().st_size / 2**20:.0f} MiB)")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
