@@ -824,6 +824,7 @@ cdef class SplitParser:
     cdef int64_t *nlines           # physical lines of each part
     cdef int64_t *doc_end          # end of the document-id bytes each part wrote
     cdef int64_t *nq_counted       # queries each part saw when counting
+    cdef uint8_t *done             # per part: 1 counted, 2 parsed
     cdef Vec *counts               # per part: entries of each local query (int64)
     cdef Vec *fill                 # per part: next row of each local query (int64)
     cdef Vec *lim                  # per part: end of those rows (int64)
@@ -848,11 +849,12 @@ cdef class SplitParser:
         self.nlines = <int64_t *> calloc(parts, sizeof(int64_t))
         self.doc_end = <int64_t *> calloc(parts, sizeof(int64_t))
         self.nq_counted = <int64_t *> calloc(parts, sizeof(int64_t))
+        self.done = <uint8_t *> calloc(parts, sizeof(uint8_t))
         self.counts = <Vec *> calloc(parts, sizeof(Vec))
         self.fill = <Vec *> calloc(parts, sizeof(Vec))
         self.lim = <Vec *> calloc(parts, sizeof(Vec))
         if (self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
-                or self.counts == NULL or self.fill == NULL or self.lim == NULL):
+                or self.counts == NULL or self.fill == NULL or self.lim == NULL or self.done == NULL):
             raise MemoryError()
         if self.size >= 3 and <unsigned char> self.base[0] == 0xEF and <unsigned char> self.base[1] == 0xBB \
                 and <unsigned char> self.base[2] == 0xBF:
@@ -891,6 +893,7 @@ cdef class SplitParser:
         free(self.nlines)
         free(self.doc_end)
         free(self.nq_counted)
+        free(self.done)
         free(self.docbuf.data)
         free(self.start.data)
         free(self.length.data)
@@ -898,10 +901,13 @@ cdef class SplitParser:
         free(self.values.data)
 
     cdef int check_part(self, int64_t k, int stage) except -1:
+        """Part k exists, the parser is at ``stage`` and the part not yet through it."""
         if k < 0 or k >= self.nparts:
             raise ValueError(f"part {k} out of range (0 .. {self.nparts - 1})")
-        if self.stage != stage:
-            raise RuntimeError("SplitParser: count every part, then layout(), then parse every part, then finish()")
+        if self.stage != stage or self.done[k] != stage:
+            raise RuntimeError("SplitParser: count every part once, then layout(), then parse every part once, "
+                               "then finish()")
+        self.done[k] = stage + 1
         return 0
 
     def count(self, int64_t k):
@@ -965,6 +971,9 @@ cdef class SplitParser:
         cdef int64_t *lm
         if self.stage != 0:
             raise RuntimeError("SplitParser.layout: called twice")
+        for k in range(self.nparts):
+            if self.done[k] != 1:
+                raise RuntimeError(f"SplitParser.layout: part {k} not counted")
         gids = {}
         local_gid = []
         for k in range(self.nparts):
@@ -1117,6 +1126,9 @@ cdef class SplitParser:
         cdef TrecParser tp
         if self.stage != 1:
             raise RuntimeError("SplitParser.finish: parse every part first")
+        for k in range(self.nparts):
+            if self.done[k] != 2:
+                raise RuntimeError(f"SplitParser.finish: part {k} not parsed")
         for k in range(self.nparts):
             fl = <int64_t *> self.fill[k].data
             lm = <int64_t *> self.lim[k].data
