@@ -19,7 +19,15 @@ kernels) follows.  ``--only-new-measures`` skips everything else; ``--n-jobs``
 sets the threads of that comparison (default: irscore's, all cores).
 
 Install the peers with `pip install -e ".[bench]"`.  Set TREC_EVAL=/path/to/trec_eval
-to include the C binary (timed as a subprocess, parse + evaluate).
+to include the C binary (timed as a subprocess, parse + evaluate; the ratio to
+irscore's files path is printed).
+
+Also printed: the breakdown of the files path (reading the run: split/count
+pass, layout, tokenize-and-write pass, finish; sorting the queries; reading the
+qrels; the join; the measures), the floor it is measured against (reading the
+run file from the page cache, one pass over its bytes in memory), the peak
+resident memory of the files path in a fresh process, and the load average
+before and after (timings on a loaded machine are not comparable).
 """
 from __future__ import annotations
 
@@ -105,7 +113,7 @@ except OSError:
 
 
 def peak_rss_mb(cmd: List[str]) -> float:
-    """Peak resident memory (MB) of a command.  Linux: VmHWM of the exec'd process
+    """Peak resident memory (MiB) of a command.  Linux: VmHWM of the exec'd process
     (ru_maxrss would include the size of this process at fork time)."""
     if cmd[0] == sys.executable:
         out = subprocess.run(cmd[:-1] + [cmd[-1] + "\n" + _HWM], check=True, capture_output=True, text=True)
@@ -187,6 +195,66 @@ def new_measures_report(qpath: Path, rpath: Path, repeat: int, qr: Any = None, r
           f"(target: at most 1.20x)")
 
 
+def breakdown(qpath: Path, rpath: Path, names: List[str], repeat: int) -> Dict[str, float]:
+    """Best-of-``repeat`` time of each stage of the files path, and the floor."""
+    import mmap
+
+    from irscore.core import data as _data
+    from irscore.core import io as _io
+    from irscore.core import joined as _joined
+    from irscore.core import parallel as _parallel
+    from irscore import _trec_io
+
+    best: Dict[str, float] = {}
+
+    def stage(name: str, t0: float) -> float:
+        t1 = time.perf_counter()
+        best[name] = min(best.get(name, float("inf")), t1 - t0)
+        return t1
+
+    size = rpath.stat().st_size
+    buf = bytearray(size)
+    parts = _parallel.cpu_count()
+    spans = [(k, k + 1) for k in range(parts)]
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        with open(rpath, "rb", buffering=0) as f:
+            f.readinto(buf)  # type: ignore[attr-defined]
+        t = stage("floor: read() the run file from the page cache", t)
+        np.frombuffer(buf, dtype=np.uint64, count=size // 8).sum()
+        stage("floor: one pass over its bytes in memory (numpy sum)", t)
+        gc.collect()
+        t = time.perf_counter()
+        with open(rpath, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            mv = memoryview(mm)
+            sp = _trec_io.SplitParser("run", str(rpath), mv, parts, release=True)
+            _parallel.run(lambda k, _: sp.count(k), spans)
+            t = stage(f"run: count pass ({parts} parts: lines, query ids)", t)
+            sp.layout()
+            t = stage("run: layout (query order, rows, allocation)", t)
+            _parallel.run(lambda k, _: sp.parse(k), spans)
+            t = stage("run: tokenize + check + write at final rows", t)
+            parsed = sp.finish()
+            t = stage("run: finish (close gaps between parts)", t)
+            del sp
+            mv.release()
+        run = _data.Run(parsed, source=str(rpath))
+        del parsed
+        t = stage("run: sort each query (in place)", t)
+        qrels = _io.read_qrels(qpath)
+        t = stage("qrels: read (parse + sort)", t)
+        joined = _joined.join(qrels, run)
+        t = stage("join", t)
+        del joined
+        irscore_eval = __import__("irscore").evaluate
+        irscore_eval(qrels, run, names)
+        stage("evaluate (join + measures)", t)
+        del run, qrels
+    best["measures (evaluate - join)"] = best["evaluate (join + measures)"] - best["join"]
+    return best
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", type=int, default=10000)
@@ -197,6 +265,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     ap.add_argument("--new-repeat", type=int, default=9)
     ap.add_argument("--only-new-measures", action="store_true")
     ap.add_argument("--n-jobs", type=int, default=None)
+    ap.add_argument("--files-only", action="store_true",
+                    help="the files path and the trec_eval binary only (no dicts, no peers)")
+    ap.add_argument("--breakdown-only", action="store_true",
+                    help="only the breakdown of the files path and its peak memory")
     args = ap.parse_args(argv)
     if args.only_new_measures:
         new_measures_report(*make_workload(args.queries, args.docs), args.new_repeat, n_jobs=args.n_jobs)
@@ -221,11 +293,33 @@ def main(argv: Optional[List[str]] = None) -> None:
         mem["trec_eval binary"] = peak_rss_mb(te_cmd)
     rows: Dict[str, float] = {}
 
+    stages = breakdown(qpath, rpath, te_names, args.repeat)
+    print(f"\nbreakdown of the files path (best of {args.repeat} each; stages run one after the other):")
+    for name, t in stages.items():
+        print(f"  {name:58s} {t:7.3f} s")
+    if args.breakdown_only:
+        for name, mb in mem.items():
+            print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MiB")
+        print(f"load average now {os.getloadavg()[0]:.2f}")
+        return
+
     def ir_files():
         return irscore.evaluate(irscore.read_qrels(qpath), irscore.read_run(rpath), te_names)
 
-    rows["irscore: files (parse + evaluate)"], ref = timeit(ir_files, args.repeat)
-    first_files = FIRST[id(ir_files)]
+    if te_cmd:
+        # interleaved: irscore, the binary, irscore, ... (the load changes over time)
+        best_ir, best_te, first_files = float("inf"), float("inf"), float("nan")
+        for k in range(args.repeat):
+            t_ir, ref = timeit(ir_files, 1)
+            first_files = t_ir if k == 0 else first_files
+            best_ir = min(best_ir, t_ir)
+            t_te, _ = timeit(lambda: subprocess.run(te_cmd, capture_output=True, check=True), 1)
+            best_te = min(best_te, t_te)
+        rows["irscore: files (parse + evaluate)"] = best_ir
+        rows["trec_eval binary: files"] = best_te
+    else:
+        rows["irscore: files (parse + evaluate)"], ref = timeit(ir_files, args.repeat)
+        first_files = FIRST[id(ir_files)]
     t_read, (qr, rn) = timeit(lambda: (irscore.read_qrels(qpath), irscore.read_run(rpath)), args.repeat)
     rows["irscore: parse only"] = t_read
     rows["irscore: evaluate loaded Run"], _ = timeit(lambda: irscore.evaluate(qr, rn, te_names), args.repeat)
@@ -233,20 +327,19 @@ def main(argv: Optional[List[str]] = None) -> None:
     if args.new_measures:
         new_measures_report(qpath, rpath, args.new_repeat, qr, rn, n_jobs=args.n_jobs)
 
-    qrels_d, run_d = load_dicts(qpath, rpath)
+    first_dicts = float("nan")
+    if not args.files_only:
+        qrels_d, run_d = load_dicts(qpath, rpath)
 
-    def ir_dicts():
-        return irscore.evaluate(qrels_d, run_d, te_names)
+        def ir_dicts():
+            return irscore.evaluate(qrels_d, run_d, te_names)
 
-    rows["irscore: dicts (convert + evaluate)"], ref_d = timeit(ir_dicts, args.repeat)
-    first_dicts = FIRST[id(ir_dicts)]
-    assert all(abs(ref[k] - ref_d[k]) < 1e-12 for k in te_names)
+        rows["irscore: dicts (convert + evaluate)"], ref_d = timeit(ir_dicts, args.repeat)
+        first_dicts = FIRST[id(ir_dicts)]
+        assert all(abs(ref[k] - ref_d[k]) < 1e-12 for k in te_names)
 
-    if te_cmd:
-        rows["trec_eval binary: files"], _ = timeit(
-            lambda: subprocess.run(te_cmd, capture_output=True, check=True), 1)
 
-    if not args.skip_peers:
+    if not (args.skip_peers or args.files_only):
         try:
             import pytrec_eval
 
@@ -292,7 +385,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             print("  (ranx not installed)")
 
     base_f = rows["irscore: files (parse + evaluate)"]
-    base_d = rows["irscore: dicts (convert + evaluate)"]
+    base_d = rows.get("irscore: dicts (convert + evaluate)", float("nan"))
     print(f"\n{'':40s} {'seconds':>9s}  {'ratio to irscore':>16s}")
     for name, t in rows.items():
         base = base_d if ": dicts" in name else base_f
@@ -300,10 +393,15 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(f"{name:40s} {t:9.3f}  {ratio:>16s}")
 
     print(f"\nirscore first run (the table shows the best of {args.repeat}): files {first_files:.3f} s, "
-          f"dicts {first_dicts:.3f} s; peers are timed once")
+          f"dicts {first_dicts:.3f} s; the trec_eval binary alternates with irscore's files path "
+          f"(best of {args.repeat}); other peers are timed once")
+    if "trec_eval binary: files" in rows:
+        print(f"trec_eval binary / irscore files path: {rows['trec_eval binary: files'] / base_f:.1f}x")
     print()
     for name, mb in mem.items():
-        print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MB")
+        print(f"peak memory, {name} (fresh process, parse + evaluate): {mb:.0f} MiB "
+              f"(run file {rpath.stat().st_size / 2**20:.0f} MiB)")
+    print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

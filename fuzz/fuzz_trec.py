@@ -2,6 +2,7 @@
 
 Invariants on success: the file parsed in one piece and the same bytes fed to
 the native tokenizer in two chunks split anywhere give the same columns; the
+parallel reader (the file cut into 1-8 parts) gives the same object; the
 object converts back to a dict; evaluating the file as its own qrels/run gives
 values in [0, 1] for the bounded measures.
 """
@@ -21,6 +22,8 @@ with atheris.instrument_imports(include=["irscore"]):
 
     import irscore
     from irscore import _trec_io
+    from irscore.core import io as _io
+    from irscore.core.data import Qrels, Run
 
 BOUNDED = ["AP", "nDCG@5", "P@3", "RR", "Rprec", "Bpref", "SetF", "R@5"]
 
@@ -55,6 +58,15 @@ def test_one_input(data: bytes) -> None:
     parts.feed(body[cut:])
     a, b = _columns(whole.finish()), _columns(parts.finish())
     check(a == b, f"chunk split at {cut} changes the parse")
+    # the parallel reader, in 1-8 parts: the same object
+    split_obj = guarded(lambda: (Run if kind == "run" else Qrels)(
+        _io._parse_split(path, kind, split % 8 + 1), source=path))
+    check(split_obj is not None and split_obj.query_ids == obj.query_ids
+          and np.array_equal(split_obj.offsets, obj.offsets) and np.array_equal(split_obj.doc_hash, obj.doc_hash)
+          and all(split_obj.doc_ids(q) == obj.doc_ids(q) for q in obj.query_ids)
+          and np.array_equal(getattr(split_obj, "scores", split_obj.doc_len), getattr(obj, "scores", obj.doc_len))
+          and np.array_equal(getattr(split_obj, "grades", split_obj.doc_len), getattr(obj, "grades", obj.doc_len)),
+          f"the parallel reader ({split % 8 + 1} parts) differs from the streaming reader")
     d = guarded(obj.to_dict)
     if d is None:
         return

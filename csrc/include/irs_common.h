@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include "irs_float.h"
 
 /* 1 in a build with Cython bounds checks (IRSCORE_DEBUG=1 at build time) */
 #ifndef IRSCORE_BOUNDSCHECK
@@ -74,13 +75,37 @@ static inline uint64_t irs_hash_bytes(const char *p, int64_t n)
     return irs_mix64(h);
 }
 
-/* strcmp order on unsigned bytes; a proper prefix sorts first. */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <stdlib.h>
+#define IRS_BSWAP64(x) _byteswap_uint64(x)
+#else
+#define IRS_BSWAP64(x) __builtin_bswap64(x)
+#endif
+
+/* strcmp order on unsigned bytes (the sign of the result); a proper prefix sorts
+ * first.  Inline, eight bytes at a time: ids are short, and a libc memcmp call
+ * costs more than the compare. */
 static inline int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
 {
-    int64_t n = na < nb ? na : nb;
-    int c = n > 0 ? memcmp(a, b, (size_t)n) : 0;
-    if (c)
-        return c;
+    int64_t n = na < nb ? na : nb, i = 0;
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64) || \
+    defined(_M_IX86) || defined(_M_ARM64)
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+            x = IRS_BSWAP64(x);
+            y = IRS_BSWAP64(y);
+            return x < y ? -1 : 1;
+        }
+    }
+#endif
+    for (; i < n; i++) {
+        unsigned char ca = (unsigned char)a[i], cb = (unsigned char)b[i];
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+    }
     return (na > nb) - (na < nb);
 }
 
@@ -91,8 +116,11 @@ static const double irs_pow10_exact[23] = {
 /* Parse the token p[0..n) as a finite decimal number.
  * Returns 0 on success, -1 if the token is not a number, -2 if NaN/inf.
  * Exact: simple decimals take Clinger's fast path (mantissa < 2^53, |exp| <= 22,
- * one correctly rounded operation); everything else goes through strtod, so the
- * result is always the correctly rounded double, as trec_eval's atof gives. */
+ * one correctly rounded operation), other decimals of up to 19 significant
+ * digits Eisel-Lemire (irs_float.h); everything else (longer significands, the
+ * cases Eisel-Lemire declines, hexadecimal, inf/nan spellings) goes through
+ * strtod, so the result is always the correctly rounded double, as trec_eval's
+ * atof gives. */
 static inline int irs_parse_double(const char *p, int64_t n, double *out)
 {
     const char *s = p, *end = p + n;
@@ -159,6 +187,10 @@ static inline int irs_parse_double(const char *p, int64_t n, double *out)
             *out = neg ? -v : v;
             return 0;
         }
+        /* up to 19 significant digits (the significand exact): Eisel-Lemire,
+         * which declines the rare cases it cannot decide */
+        if (ndig <= 19 && irs_eisel_lemire(mant, e, neg, out))
+            return 0;
     }
     {
         /* general path: strtod on a NUL-terminated copy */

@@ -202,6 +202,84 @@ def group_sort(const int32_t[::1] qidx, const int64_t[::1] qrank, int64_t nq,
     return gs.result()
 
 
+cdef inline bint in_order(const double *v, const int64_t *st, const int32_t *ln, const char *docs,
+                          int64_t a, int64_t b, int mode) noexcept nogil:
+    """Entries a and b (a before b) are in ``irs_entry_cmp`` order (ties in input order)."""
+    cdef int c
+    if mode != 2:
+        if v[a] > v[b]:
+            return True
+        if v[a] < v[b]:
+            return False
+        if mode == 1:
+            return True
+    c = irs_bytes_cmp(docs + st[a], ln[a], docs + st[b], ln[b])
+    return c >= 0
+
+
+def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1] doc_len,
+                 uint64_t[::1] doc_hash, double[::1] values, const uint8_t[::1] doc_buf,
+                 int mode, int64_t lo, int64_t hi):
+    """Sort in place the entries of queries [lo, hi) of columns already grouped by
+    query (CSR ``offsets``), in :class:`GroupSort`'s ``mode`` 0, 1 or 2 (ties in
+    stored order).  A query already in order (run files are written in rank
+    order) costs one linear check and no copy.  Releases the GIL; calls for
+    disjoint query ranges may run on several threads."""
+    cdef int64_t nq = offsets.shape[0] - 1
+    cdef int64_t n = doc_start.shape[0]
+    cdef int64_t q, k, i, s, cnt, maxcnt = 0
+    cdef irs_entry *buf
+    cdef const char *docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
+    cdef const double *v
+    cdef const int64_t *st
+    cdef const int32_t *ln
+    if doc_len.shape[0] != n or doc_hash.shape[0] != n or values.shape[0] != n:
+        raise ValueError("sort_grouped: inconsistent array lengths")
+    if mode < 0 or mode > 2:
+        raise ValueError("sort_grouped: mode must be 0, 1 or 2")
+    if lo < 0 or hi > nq or lo > hi:
+        raise ValueError("sort_grouped: bad query range")
+    check_offsets(offsets, n, "sort_grouped")
+    for i in range(offsets[lo], offsets[hi]):
+        if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > doc_buf.shape[0]:
+            raise ValueError(f"sort_grouped: doc id span {i} out of the buffer")
+    for q in range(lo, hi):
+        if offsets[q + 1] - offsets[q] > maxcnt:
+            maxcnt = offsets[q + 1] - offsets[q]
+    if maxcnt > 2147483647:
+        raise ValueError("sort_grouped: more than 2**31 - 1 entries in one query")
+    if n == 0 or lo == hi:
+        return
+    v = &values[0]
+    st = &doc_start[0]
+    ln = &doc_len[0]
+    buf = <irs_entry *> malloc((maxcnt + 1) * sizeof(irs_entry))
+    if buf == NULL:
+        raise MemoryError()
+    with nogil:
+        for q in range(lo, hi):
+            s = offsets[q]
+            cnt = offsets[q + 1] - s
+            for k in range(1, cnt):
+                if not in_order(v, st, ln, docs, s + k - 1, s + k, mode):
+                    break
+            else:
+                continue        # already in order
+            for k in range(cnt):
+                buf[k].score = values[s + k]
+                buf[k].start = doc_start[s + k]
+                buf[k].len = doc_len[s + k]
+                buf[k].hash = doc_hash[s + k]
+                buf[k].pos = <int32_t> k
+            irs_sort_entries(buf, cnt, docs, mode)
+            for k in range(cnt):
+                doc_start[s + k] = buf[k].start
+                doc_len[s + k] = buf[k].len
+                doc_hash[s + k] = buf[k].hash
+                values[s + k] = buf[k].score
+    free(buf)
+
+
 def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
                  const int32_t[::1] doc_len, const uint8_t[::1] doc_buf):
     """Mark entries whose doc id equals the next entry's in the same query.
@@ -250,6 +328,12 @@ cdef class Join:
     its ranked documents that are in the qrels, in rank order, as their
     position in the query's list (``tag_pos``, int64) and their judgment's
     tag.
+
+    A query's scores are the run's own rows as long as no entry is dropped
+    (repeated document, ``judged_only``): they are copied only once one is, and
+    when every evaluated query keeps its rows in the run's order and place (the
+    usual case: every run query evaluated, no repeats) ``scores`` is a read-only
+    view of the run's scores, so the copy is never made nor its pages touched.
     """
     cdef const int64_t[::1] q_off, q_start, r_off, r_start, pair_q, pair_r
     cdef const int32_t[::1] q_len, q_grade, r_len, q_tag
@@ -261,8 +345,9 @@ cdef class Join:
     cdef int64_t G, max_docs, cap_q, cap_r
     cdef readonly int64_t ne
     cdef bint judged_only, bogus_missing, run_unique, has_tag, compacted
-    cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a, tag_a, tpos_a, tbound_a, tcnt_a, toff_a
+    cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a, tag_a, tpos_a, tbound_a, tcnt_a, toff_a, exact_a
     cdef int64_t[::1] bound, cnt, ndup, tpos, tbound, tcnt
+    cdef uint8_t[::1] exact
     cdef int32_t[::1] rel, tag
     cdef double[::1] sc
     cdef int64_t[:, ::1] levels
@@ -338,6 +423,8 @@ cdef class Join:
         self.rel_a = empty(total, np.int32)
         self.sc_a = empty(total, np.float64)
         self.levels_a = np.zeros((ne, self.G), dtype=np.int64)
+        self.exact_a = np.ones(ne, dtype=np.uint8)
+        self.exact = self.exact_a
         self.cnt, self.ndup, self.rel, self.sc, self.levels = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a, self.levels_a
         if self.has_tag:
             self.q_tag = q_tag
@@ -363,7 +450,8 @@ cdef class Join:
         free(rtab)
 
     cdef void _run(self, int64_t lo, int64_t hi, int64_t *qtab, int64_t *rtab) noexcept nogil:
-        cdef int64_t e, qq, rq, i, j, jm, k, t, slot, mask, rmask, nqr, nret, nout, dups, tn
+        cdef int64_t e, qq, rq, i, j, jm, k, t, slot, mask, rmask, nqr, nret, nout, dups, tn, r0
+        cdef bint exact
         cdef int32_t g
         cdef bint has_tag = self.has_tag
         cdef uint64_t h
@@ -390,6 +478,7 @@ cdef class Join:
                 if self.bogus_missing and not (self.judged_only or self.max_docs == 0):
                     self.rel[nout] = -1
                     self.sc[nout] = 1.0
+                    self.exact[e] = 0
                     nout += 1
                 self.cnt[e] = nout - self.bound[e]
                 continue
@@ -401,6 +490,8 @@ cdef class Join:
             k = 0
             dups = 0
             tn = self.tbound[e] if has_tag else 0
+            exact = True    # outputs so far are the run's rows r0, r0 + 1, ...: scores not copied
+            r0 = self.r_off[rq]
             for i in range(self.r_off[rq], self.r_off[rq + 1]):
                 if self.max_docs >= 0 and k >= self.max_docs:
                     break
@@ -416,6 +507,8 @@ cdef class Join:
                         slot = (slot + 1) & rmask
                     if rtab[slot] >= 0:
                         dups += 1
+                        if exact:
+                            exact = self.copy_scores(e, r0, nout)
                         continue
                     rtab[slot] = i
                 # judged?
@@ -434,9 +527,12 @@ cdef class Join:
                     slot = (slot + 1) & mask
                 k += 1
                 if self.judged_only and g < 0:
+                    if exact:
+                        exact = self.copy_scores(e, r0, nout)
                     continue
                 self.rel[nout] = g
-                self.sc[nout] = self.r_score[i]
+                if not exact:
+                    self.sc[nout] = self.r_score[i]
                 if has_tag and jm >= 0 and tn < self.tbound[e + 1]:
                     self.tpos[tn] = nout - self.bound[e]
                     self.tag[tn] = self.q_tag[jm]
@@ -444,12 +540,22 @@ cdef class Join:
                 nout += 1
             self.cnt[e] = nout - self.bound[e]
             self.ndup[e] = dups
+            self.exact[e] = exact
             if has_tag:
                 self.tcnt[e] = tn - self.tbound[e]
 
+    cdef bint copy_scores(self, int64_t e, int64_t r0, int64_t nout) noexcept nogil:
+        """Copy the scores of query e's outputs so far (the run's rows r0, ...);
+        returns False (the query's scores are no longer the run's rows)."""
+        cdef int64_t k
+        for k in range(self.bound[e], nout):
+            self.sc[k] = self.r_score[r0 + k - self.bound[e]]
+        return False
+
     def result(self):
         """Compact the lists (when duplicates or -J dropped entries) and return them."""
-        cdef int64_t e, k, src, dst = 0, tdst = 0
+        cdef int64_t e, k, src, rq, dst = 0, tdst = 0
+        cdef bint view = True
         cdef bint has_tag = self.has_tag
         cdef int64_t[::1] toff
         if self.compacted:
@@ -459,13 +565,25 @@ cdef class Join:
         with nogil:
             for e in range(self.ne):
                 ret_off[e] = dst
+                if self.cnt[e] and not (self.exact[e] and self.r_off[self.pair_r[e]] == dst):
+                    view = False
+                dst += self.cnt[e]
+            ret_off[self.ne] = dst
+            dst = 0
+            for e in range(self.ne):
                 src = self.bound[e]
                 if src != dst:
                     for k in range(self.cnt[e]):
                         self.rel[dst + k] = self.rel[src + k]
-                        self.sc[dst + k] = self.sc[src + k]
+                if not view:
+                    if self.exact[e] and self.cnt[e]:
+                        rq = self.pair_r[e]
+                        for k in range(self.cnt[e]):
+                            self.sc[dst + k] = self.r_score[self.r_off[rq] + k]
+                    elif src != dst:
+                        for k in range(self.cnt[e]):
+                            self.sc[dst + k] = self.sc[src + k]
                 dst += self.cnt[e]
-            ret_off[self.ne] = dst
         if has_tag:
             self.toff_a = np.zeros(self.ne + 1, dtype=np.int64)
             toff = self.toff_a
@@ -480,7 +598,13 @@ cdef class Join:
                     tdst += self.tcnt[e]
                 toff[self.ne] = tdst
         self.compacted = True
-        return (self.rel_a[:dst], self.sc_a[:dst], ret_off_a, self.levels_a, int(self.ndup_a.sum()))
+        if view:
+            scores = np.asarray(self.r_score)[:dst]
+            scores.flags.writeable = False
+            self.sc_a = None
+        else:
+            scores = self.sc_a[:dst]
+        return (self.rel_a[:dst], scores, ret_off_a, self.levels_a, int(self.ndup_a.sum()))
 
     def tags(self):
         """``(tag_off, tag_pos, tag)``: per evaluated query its ranked documents

@@ -17,14 +17,19 @@ excerpts.  A UTF-8 byte-order mark at the start of the input is skipped with
 one ``UserWarning``.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
-from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcpy, memchr
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memchr, memmove, memcmp
 
 import numpy as np
 
 cdef extern from "irs_tokenize.h" nogil:
     int irs_tokens(const char *s, const char *eol, const char *bufend,
                    const char **tok, int64_t *tlen, int maxtok)
+
+cdef extern from "irs_lines.h" nogil:
+    int irs_same_bytes(const char *a, const char *b, int64_t n)
+    int irs_plain_ascii(const char *s, const char *eol, const char *bufend)
+    uint64_t irs_hash_bytes_padded(const char *p, int64_t n, int64_t avail)
 
 cdef extern from "irs_common.h" nogil:
     uint64_t irs_hash_bytes(const char *p, int64_t n)
@@ -205,7 +210,7 @@ cdef class TrecParser:
         # fast path: same query as the previous line
         if self.last_q >= 0:
             q = self.last_q
-            if irs_bytes_cmp(self.qbuf.data + qoff[q], qoff[q + 1] - qoff[q], p, n) == 0:
+            if qoff[q + 1] - qoff[q] == n and irs_same_bytes(self.qbuf.data + qoff[q], p, n):
                 return q
         h = irs_hash_bytes(p, n)
         mask = <uint64_t> (self.qtab_cap - 1)
@@ -296,6 +301,35 @@ cdef class TrecParser:
         self.set_error(code, ntok, tok, tlen)
         return code
 
+    cdef int check_line(self, const char *line, const char *eol, const char *end,
+                        const char **tok, int64_t *tlen, double *score, int32_t *grade) noexcept nogil:
+        """Tokenize and validate one line: -1 for a blank or comment line, 0 for a
+        data line (tokens, score or grade set), else an error code (state set)."""
+        cdef int ntok, rc
+        ntok = irs_tokens(line, eol, end, tok, tlen, 6)
+        if ntok == 0 or tok[0][0] == b'#':
+            return -1       # blank line or comment
+        if self.is_run:
+            if ntok < 6:
+                return self.line_error(1, ntok, NULL, 0, line, eol)
+            rc = irs_parse_double(tok[4], tlen[4], score)
+            if rc != 0:
+                return self.line_error(3 if rc == -2 else 2, ntok, tok[4], tlen[4], line, eol)
+            self.rid = tok[5]
+            self.rid_len = tlen[5]
+        else:
+            if ntok != 4:
+                return self.line_error(4, ntok, NULL, 0, line, eol)
+            rc = irs_parse_int32(tok[3], tlen[3], grade)
+            if rc != 0:
+                return self.line_error(6 if rc == -2 else 5, ntok, tok[3], tlen[3], line, eol)
+        # ids must be text (binary input is reported as such, not as odd ids)
+        if not irs_plain_ascii(line, eol, end) and (irs_not_text(tok[0], tlen[0])
+                                                   or irs_not_text(tok[2], tlen[2])):
+            self.set_error(7, ntok, NULL, 0)
+            return 7
+        return 0
+
     cdef int parse_lines(self, const char *s, const char *end) noexcept nogil:
         """Parse the complete lines in s[0..end) (end is just past a newline or the
         data end).  Returns 0, or an error code with the error state set."""
@@ -303,7 +337,7 @@ cdef class TrecParser:
         cdef const char *eol
         cdef const char *tok[6]
         cdef int64_t tlen[6]
-        cdef int ntok, rc
+        cdef int rc
         cdef int64_t q, off
         cdef int32_t q32, grade = 0
         cdef double score = 0.0
@@ -316,27 +350,11 @@ cdef class TrecParser:
             self.lineno += 1
             line = s
             s = eol + 1
-            ntok = irs_tokens(line, eol, end, tok, tlen, 6)
-            if ntok == 0 or tok[0][0] == b'#':
-                continue       # blank line or comment
-            if self.is_run:
-                if ntok < 6:
-                    return self.line_error(1, ntok, NULL, 0, line, eol)
-                rc = irs_parse_double(tok[4], tlen[4], &score)
-                if rc != 0:
-                    return self.line_error(3 if rc == -2 else 2, ntok, tok[4], tlen[4], line, eol)
-                self.rid = tok[5]
-                self.rid_len = tlen[5]
-            else:
-                if ntok != 4:
-                    return self.line_error(4, ntok, NULL, 0, line, eol)
-                rc = irs_parse_int32(tok[3], tlen[3], &grade)
-                if rc != 0:
-                    return self.line_error(6 if rc == -2 else 5, ntok, tok[3], tlen[3], line, eol)
-            # ids must be text (binary input is reported as such, not as odd ids)
-            if irs_not_text(tok[0], tlen[0]) or irs_not_text(tok[2], tlen[2]):
-                self.set_error(7, ntok, NULL, 0)
-                return 7
+            rc = self.check_line(line, eol, end, tok, tlen, &score, &grade)
+            if rc < 0:
+                continue
+            if rc > 0:
+                return rc
             q = self.intern_query(tok[0], tlen[0])
             if q < 0:
                 self.set_error(9, 0, NULL, 0)
@@ -581,3 +599,428 @@ cdef class KeyIndex:
                         break
                     slot = (slot + 1) & self.mask
         return out_a
+
+
+# ---------------------------------------------------------------------------
+# Parallel reading of a whole file in memory (a memory map of a plain file)
+
+cdef extern from "irs_lines.h" nogil:
+    ctypedef struct irs_nl_iter:
+        pass
+    void irs_nl_init(irs_nl_iter *it, const char *s, const char *end)
+    const char *irs_nl_next(irs_nl_iter *it)
+    int irs_first_token(const char *s, const char *eol, const char **tok, int64_t *len)
+    void irs_release_pages(const char *lo, const char *hi)
+    void irs_populate(void *p, int64_t n)
+    void irs_copy_short(char *dst, const char *src, int64_t n, int64_t room, int64_t avail)
+
+cdef extern from "irs_common.h" nogil:
+    void irs_no_hugepages(void *p, size_t n)
+
+cdef enum:
+    RELEASE_EVERY = 1 << 23     # bytes parsed between two releases of a mapping's pages
+
+
+cdef int vec_alloc(Vec *v, int64_t nbytes) except -1:
+    """An empty vector of exactly ``nbytes`` capacity, backed by small pages."""
+    v.data = <char *> malloc(nbytes if nbytes > 0 else 1)
+    if v.data == NULL:
+        raise MemoryError()
+    v.size = 0
+    v.cap = nbytes
+    irs_no_hugepages(v.data, nbytes)
+    return 0
+
+
+cdef class SplitParser:
+    """A whole run or qrels file in memory, parsed in parts on several threads
+    straight into columns grouped by query (no per-part columns to concatenate).
+
+    The input is cut into ``parts`` pieces at line starts.  ``count(k)`` walks the
+    lines of part k and counts the entries of each query (first tokens only);
+    once every part is counted, ``layout()`` orders the queries (by id bytes),
+    sets each query's rows and, for each part, where its entries of each query
+    go, and allocates the columns; ``parse(k)`` then tokenizes and checks part k
+    and writes each entry at its final row; ``finish()`` closes the gaps between
+    the parts' document-id bytes and returns the columns.  ``count`` and
+    ``parse`` release the GIL and may run at the same time for different parts.
+    Errors (with ``TrecParser``'s messages) name the file and the line counted
+    from the file's start.
+
+    ``release=True`` is only for a read-only memory map of a file: the pages a
+    part has parsed are dropped from the resident set as it goes (they stay in
+    the page cache).  The caller keeps ``data`` alive until ``finish``.
+    """
+    cdef object data_ref
+    cdef const char *base
+    cdef int64_t size
+    cdef int64_t nparts
+    cdef bint is_run
+    cdef bint release
+    cdef int stage                 # 0 new, 1 laid out, 2 finished
+    cdef str name
+    cdef list parsers
+    cdef list query_ids
+    cdef object offsets_a
+    cdef int64_t n
+    cdef int64_t *bounds           # nparts + 1 byte offsets (part k is [bounds[k], bounds[k+1]))
+    cdef int64_t *nlines           # physical lines of each part
+    cdef int64_t *doc_end          # end of the document-id bytes each part wrote
+    cdef int64_t *nq_counted       # queries each part saw when counting
+    cdef uint8_t *done             # per part: 1 counted, 2 parsed
+    cdef Vec *counts               # per part: entries of each local query (int64)
+    cdef Vec *fill                 # per part: next row of each local query (int64)
+    cdef Vec *lim                  # per part: end of those rows (int64)
+    cdef Vec docbuf, start, length, hashes, values
+    cdef bint counted_ok
+
+    def __cinit__(self, str kind, str name, const uint8_t[::1] data, int64_t parts, bint release=False):
+        cdef int64_t k, target, off = 0
+        cdef const char *nl
+        if kind not in ("run", "qrels"):
+            raise ValueError("kind must be 'run' or 'qrels'")
+        if parts < 1 or parts > 1024:
+            raise ValueError("parts must be in 1 .. 1024")
+        self.is_run = kind == "run"
+        self.name = name
+        self.release = release
+        self.data_ref = data.base if data.shape[0] else None
+        self.size = data.shape[0]
+        self.base = <const char *> &data[0] if self.size else NULL
+        self.nparts = parts
+        self.bounds = <int64_t *> calloc(parts + 1, sizeof(int64_t))
+        self.nlines = <int64_t *> calloc(parts, sizeof(int64_t))
+        self.doc_end = <int64_t *> calloc(parts, sizeof(int64_t))
+        self.nq_counted = <int64_t *> calloc(parts, sizeof(int64_t))
+        self.done = <uint8_t *> calloc(parts, sizeof(uint8_t))
+        self.counts = <Vec *> calloc(parts, sizeof(Vec))
+        self.fill = <Vec *> calloc(parts, sizeof(Vec))
+        self.lim = <Vec *> calloc(parts, sizeof(Vec))
+        if (self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
+                or self.counts == NULL or self.fill == NULL or self.lim == NULL or self.done == NULL):
+            raise MemoryError()
+        if self.size >= 3 and <unsigned char> self.base[0] == 0xEF and <unsigned char> self.base[1] == 0xBB \
+                and <unsigned char> self.base[2] == 0xBF:
+            off = 3
+            warnings.warn(f"{name}: UTF-8 byte-order mark at the start of the file ignored",
+                          UserWarning, stacklevel=5)
+        # parts of similar size, each starting at a line start
+        self.bounds[0] = off
+        for k in range(1, parts):
+            target = off + (self.size - off) * k // parts
+            if target < self.bounds[k - 1]:
+                target = self.bounds[k - 1]
+            if target <= off:
+                self.bounds[k] = off
+                continue
+            nl = <const char *> memchr(self.base + target - 1, b'\n', self.size - target + 1)
+            self.bounds[k] = (nl - self.base) + 1 if nl != NULL else self.size
+        self.bounds[parts] = self.size
+        self.parsers = []
+        for k in range(parts):
+            tp = TrecParser(kind, name)
+            (<TrecParser> tp).bom_checked = True
+            self.parsers.append(tp)
+
+    def __dealloc__(self):
+        cdef int64_t k
+        if self.counts != NULL:
+            for k in range(self.nparts):
+                free(self.counts[k].data)
+                free(self.fill[k].data)
+                free(self.lim[k].data)
+        free(self.counts)
+        free(self.fill)
+        free(self.lim)
+        free(self.bounds)
+        free(self.nlines)
+        free(self.doc_end)
+        free(self.nq_counted)
+        free(self.done)
+        free(self.docbuf.data)
+        free(self.start.data)
+        free(self.length.data)
+        free(self.hashes.data)
+        free(self.values.data)
+
+    cdef int check_part(self, int64_t k, int stage) except -1:
+        """Part k exists, the parser is at ``stage`` and the part not yet through it."""
+        if k < 0 or k >= self.nparts:
+            raise ValueError(f"part {k} out of range (0 .. {self.nparts - 1})")
+        if self.stage != stage or self.done[k] != stage:
+            raise RuntimeError("SplitParser: count every part once, then layout(), then parse every part once, "
+                               "then finish()")
+        self.done[k] = stage + 1
+        return 0
+
+    def count(self, int64_t k):
+        """Count the lines of part ``k`` and the entries of each of its queries."""
+        cdef TrecParser tp
+        cdef int rc
+        self.check_part(k, 0)
+        tp = self.parsers[k]
+        with nogil:
+            rc = self.count_part(k, tp)
+        if rc:
+            raise MemoryError()
+
+    cdef int count_part(self, int64_t k, TrecParser tp) noexcept nogil:
+        cdef const char *s = self.base + self.bounds[k]
+        cdef const char *end = self.base + self.bounds[k + 1]
+        cdef const char *eol
+        cdef const char *tok
+        cdef const char *prev = NULL     # the previous data line's query id
+        cdef int64_t plen = 0, pq = -1
+        cdef int64_t tlen, q, lines = 0
+        cdef int64_t zero = 0
+        cdef Vec *cnt = &self.counts[k]
+        cdef const char *released = s
+        cdef irs_nl_iter it
+        irs_nl_init(&it, s, end)
+        while s < end:
+            eol = irs_nl_next(&it)
+            lines += 1
+            # fast path: the line starts with the previous line's query id
+            if (pq >= 0 and eol - s > plen and is_space(s[plen]) and s[0] == prev[0]
+                    and memcmp(s, prev, plen) == 0):
+                (<int64_t *> cnt.data)[pq] += 1
+            elif irs_first_token(s, eol, &tok, &tlen) and tok[0] != b'#':
+                q = tp.intern_query(tok, tlen)
+                if q < 0:
+                    return 9
+                while (q + 1) * <int64_t> sizeof(int64_t) > cnt.size:
+                    if vec_push(cnt, &zero, sizeof(int64_t)):
+                        return 9
+                (<int64_t *> cnt.data)[q] += 1
+                prev, plen, pq = tok, tlen, q
+            s = eol + 1
+            if self.release and s - released >= RELEASE_EVERY:
+                irs_release_pages(released, s)
+                released = s
+        if self.release:
+            irs_release_pages(released, end)
+        self.nlines[k] = lines
+        self.nq_counted[k] = tp.nq
+        return 0
+
+    def layout(self):
+        """Order the queries, give each query its rows and each part its place in
+        them, and allocate the columns (after every part is counted)."""
+        cdef int64_t k, q, g, ng, r, nk, total = 0, line_base = 0
+        cdef TrecParser tp
+        cdef const int64_t *qoff
+        cdef int64_t *cnt
+        cdef int64_t *fl
+        cdef int64_t *lm
+        if self.stage != 0:
+            raise RuntimeError("SplitParser.layout: called twice")
+        for k in range(self.nparts):
+            if self.done[k] != 1:
+                raise RuntimeError(f"SplitParser.layout: part {k} not counted")
+        gids = {}
+        local_gid = []
+        for k in range(self.nparts):
+            tp = self.parsers[k]
+            tp.line_base = line_base
+            line_base += self.nlines[k]
+            qoff = <const int64_t *> tp.qoff.data
+            ids = []
+            for q in range(self.nq_counted[k]):
+                key = tp.qbuf.data[qoff[q]:qoff[q + 1]]
+                ids.append(gids.setdefault(key, len(gids)))
+            local_gid.append(np.asarray(ids, dtype=np.int64))
+        keys = list(gids)
+        ng = len(keys)
+        order = sorted(range(ng), key=keys.__getitem__)
+        rank_a = np.empty(ng, dtype=np.int64)
+        rank_a[np.asarray(order, dtype=np.int64)] = np.arange(ng, dtype=np.int64)
+        cdef int64_t[::1] rank = rank_a
+        tot_a = np.zeros(ng + 1, dtype=np.int64)
+        cdef int64_t[::1] tot = tot_a
+        cdef int64_t[::1] lg
+        for k in range(self.nparts):
+            lg = local_gid[k]
+            cnt = <int64_t *> self.counts[k].data
+            for q in range(lg.shape[0]):
+                tot[rank[lg[q]] + 1] += cnt[q]
+        for g in range(ng):
+            tot[g + 1] += tot[g]
+        total = tot[ng]
+        # tot now holds the offsets; run[] the next free row of each (sorted) query
+        run_a = tot_a[:ng].copy()
+        cdef int64_t[::1] run = run_a
+        for k in range(self.nparts):
+            lg = local_gid[k]
+            nk = lg.shape[0]
+            vec_alloc(&self.fill[k], nk * sizeof(int64_t))
+            vec_alloc(&self.lim[k], nk * sizeof(int64_t))
+            cnt = <int64_t *> self.counts[k].data
+            fl = <int64_t *> self.fill[k].data
+            lm = <int64_t *> self.lim[k].data
+            for q in range(nk):
+                r = rank[lg[q]]
+                fl[q] = run[r]
+                run[r] += cnt[q]
+                lm[q] = run[r]
+        self.query_ids = [keys[g] for g in order]
+        self.offsets_a = tot_a
+        self.n = total
+        vec_alloc(&self.docbuf, self.size)
+        vec_alloc(&self.start, total * sizeof(int64_t))
+        vec_alloc(&self.length, total * sizeof(int32_t))
+        vec_alloc(&self.hashes, total * sizeof(uint64_t))
+        vec_alloc(&self.values, total * sizeof(double))
+        self.stage = 1
+
+    def parse(self, int64_t k):
+        """Tokenize and check part ``k``; write its entries at their rows."""
+        cdef TrecParser tp
+        cdef int rc
+        self.check_part(k, 1)
+        tp = self.parsers[k]
+        tp.rid = NULL
+        with nogil:
+            self.populate_share(k)
+            rc = self.parse_part(k, tp)
+        if tp.rid != NULL:
+            tp.run_id = tp.rid[:tp.rid_len]
+            tp.rid = NULL
+        if rc:
+            tp.raise_pending()
+            raise RuntimeError(f"{self.name}: internal error {rc} while parsing")
+
+    cdef void populate_share(self, int64_t k) noexcept nogil:
+        """Fault in the k-th share of each row column in one call per column
+        (the parts write rows all over the columns: each part takes a share)."""
+        cdef int64_t lo = self.n * k // self.nparts, hi = self.n * (k + 1) // self.nparts
+        irs_populate(self.start.data + lo * sizeof(int64_t), (hi - lo) * sizeof(int64_t))
+        irs_populate(self.length.data + lo * sizeof(int32_t), (hi - lo) * sizeof(int32_t))
+        irs_populate(self.hashes.data + lo * sizeof(uint64_t), (hi - lo) * sizeof(uint64_t))
+        irs_populate(self.values.data + lo * sizeof(double), (hi - lo) * sizeof(double))
+
+    cdef int parse_part(self, int64_t k, TrecParser tp) noexcept nogil:
+        cdef const char *s = self.base + self.bounds[k]
+        cdef const char *end = self.base + self.bounds[k + 1]
+        cdef const char *released = s
+        cdef const char *line
+        cdef const char *eol
+        cdef const char *tok[6]
+        cdef int64_t tlen[6]
+        cdef int rc
+        cdef int64_t q, pos, cursor = self.bounds[k], limit = self.bounds[k + 1]
+        cdef int64_t nq = self.nq_counted[k]
+        cdef int64_t *fl = <int64_t *> self.fill[k].data
+        cdef const int64_t *lm = <const int64_t *> self.lim[k].data
+        cdef int64_t *st = <int64_t *> self.start.data
+        cdef int32_t *ln = <int32_t *> self.length.data
+        cdef uint64_t *hv = <uint64_t *> self.hashes.data
+        cdef double *val = <double *> self.values.data
+        cdef char *docs = self.docbuf.data
+        cdef int32_t grade = 0
+        cdef double score = 0.0
+        cdef irs_nl_iter it
+        irs_nl_init(&it, s, end)
+        while s < end:
+            eol = irs_nl_next(&it)
+            tp.lineno += 1
+            line = s
+            s = eol + 1
+            rc = tp.check_line(line, eol, end, tok, tlen, &score, &grade)
+            if rc < 0:
+                continue
+            if rc > 0:
+                return rc
+            q = tp.intern_query(tok[0], tlen[0])
+            if q < 0 or q >= nq:
+                tp.set_error(9, 0, NULL, 0)
+                return 9
+            pos = fl[q]
+            if pos >= lm[q] or cursor + tlen[2] > limit or tlen[2] > 2147483647:
+                tp.set_error(9, 0, NULL, 0)
+                return 9
+            fl[q] = pos + 1
+            st[pos] = cursor
+            ln[pos] = <int32_t> tlen[2]
+            hv[pos] = irs_hash_bytes_padded(tok[2], tlen[2], end - tok[2])
+            val[pos] = score if self.is_run else <double> grade
+            # the source is the id's line (16 bytes on when the part goes on so
+            # far); the destination's bytes past the id are scratch up to the
+            # part's limit (the next id overwrites them)
+            irs_copy_short(docs + cursor, tok[2], tlen[2], limit - cursor, end - tok[2])
+            cursor += tlen[2]
+            if self.release and s - released >= RELEASE_EVERY:
+                irs_release_pages(released, s)
+                released = s
+        if self.release:
+            irs_release_pages(released, end)
+        self.doc_end[k] = cursor
+        return 0
+
+    def finish(self):
+        """The columns, grouped by query (queries by id bytes; within a query the
+        file order): a dict with ``query_ids``, ``offsets``, ``doc_buf``,
+        ``doc_start``, ``doc_len``, ``doc_hash`` and ``scores`` (runs, with
+        ``run_id``) or ``grades`` (qrels, as float64)."""
+        cdef int64_t k, q, i, nk, lo, dst = 0, delta
+        cdef int64_t *fl
+        cdef int64_t *lm
+        cdef int64_t *cnt
+        cdef int64_t *st = <int64_t *> self.start.data
+        cdef TrecParser tp
+        if self.stage != 1:
+            raise RuntimeError("SplitParser.finish: parse every part first")
+        for k in range(self.nparts):
+            if self.done[k] != 2:
+                raise RuntimeError(f"SplitParser.finish: part {k} not parsed")
+        for k in range(self.nparts):
+            fl = <int64_t *> self.fill[k].data
+            lm = <int64_t *> self.lim[k].data
+            for q in range(self.nq_counted[k]):
+                if fl[q] != lm[q]:
+                    raise RuntimeError(f"{self.name}: internal error: part {k} wrote fewer entries than counted")
+        self.stage = 2
+        with nogil:
+            # close the gaps between the parts' document-id bytes (in order: a
+            # part moves down over space the earlier ones did not use)
+            for k in range(self.nparts):
+                delta = dst - self.bounds[k]
+                nk = self.doc_end[k] - self.bounds[k]
+                if delta != 0:
+                    memmove(self.docbuf.data + dst, self.docbuf.data + self.bounds[k], nk)
+                    fl = <int64_t *> self.fill[k].data
+                    cnt = <int64_t *> self.counts[k].data
+                    for q in range(self.nq_counted[k]):
+                        lo = fl[q] - cnt[q]
+                        for i in range(lo, fl[q]):
+                            st[i] += delta
+                dst += nk
+        self.docbuf.size = dst
+        self.start.size = self.n * sizeof(int64_t)
+        self.length.size = self.n * sizeof(int32_t)
+        self.hashes.size = self.n * sizeof(uint64_t)
+        self.values.size = self.n * sizeof(double)
+        self.base = NULL
+        self.data_ref = None
+        try:
+            query_ids = [key.decode("utf-8") for key in self.query_ids]
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{self.name}: query ids are not valid UTF-8 ({exc})") from None
+        out = {
+            "query_ids": query_ids,
+            "offsets": self.offsets_a,
+            "doc_buf": vec_to_array(&self.docbuf, np.uint8),
+            "doc_start": vec_to_array(&self.start, np.int64),
+            "doc_len": vec_to_array(&self.length, np.int32),
+            "doc_hash": vec_to_array(&self.hashes, np.uint64),
+        }
+        vals = vec_to_array(&self.values, np.float64)
+        if self.is_run:
+            out["scores"] = vals
+            run_id = b""
+            for tp in self.parsers:
+                if len(tp.run_id):
+                    run_id = tp.run_id
+            out["run_id"] = run_id.decode("utf-8", "replace")
+        else:
+            out["grades"] = vals
+        return out

@@ -23,6 +23,11 @@ def group_sort(
     qidx: NDArray[np.int32], qrank: NDArray[np.int64], nq: int, doc_off: NDArray[np.int64],
     doc_hash: NDArray[np.uint64], scores: NDArray[np.float64], doc_buf: NDArray[np.uint8], mode: int,
 ) -> _Sorted: ...
+def sort_grouped(
+    offsets: NDArray[np.int64], doc_start: NDArray[np.int64], doc_len: NDArray[np.int32],
+    doc_hash: NDArray[np.uint64], values: NDArray[np.float64], doc_buf: NDArray[np.uint8],
+    mode: int, lo: int, hi: int,
+) -> None: ...
 def dedup_sorted(
     offsets: NDArray[np.int64], doc_start: NDArray[np.int64], doc_len: NDArray[np.int32],
     doc_buf: NDArray[np.uint8],

@@ -31,6 +31,23 @@ def _group_sort(parsed: Mapping[str, Any], qrank: np.ndarray, nq: int, values: n
     return tuple(gs.result())
 
 
+def _grouped(parsed: Mapping[str, Any], values: np.ndarray, mode: int,
+             n_jobs: Optional[int] = None) -> Tuple[np.ndarray, ...]:
+    """Columns the reader already grouped by query (``offsets``; the parallel file
+    reader), each query sorted in place, over threads for big inputs."""
+    offsets, start, length, hashes = (parsed["offsets"], parsed["doc_start"], parsed["doc_len"],
+                                      parsed["doc_hash"])
+    nq = int(offsets.shape[0]) - 1
+    if mode != 3:
+        threads = _parallel.n_threads(n_jobs, int(offsets[-1]))
+
+        def sort(lo: int, hi: int) -> None:
+            _join.sort_grouped(offsets, start, length, hashes, values, parsed["doc_buf"], mode, lo, hi)
+
+        _parallel.run(sort, _parallel.ranges_by_offsets(offsets, threads) if threads > 1 else [(0, nq)])
+    return offsets, start, length, hashes, values
+
+
 def _order_queries(query_ids: List[str]) -> Tuple[List[str], np.ndarray]:
     """Sorted query ids and, for each parse-order query, its sorted position."""
     order = sorted(range(len(query_ids)), key=lambda i: query_ids[i].encode("utf-8"))
@@ -152,14 +169,20 @@ class Qrels(_Columns):
 
     def __init__(self, parsed: Mapping[str, Any], *, source: str = "qrels", unique: bool = False,
                  n_jobs: Optional[int] = None) -> None:
-        query_ids, qrank = _order_queries(list(parsed["query_ids"]))
-        n = int(parsed["qidx"].shape[0])
-        if n == 0:
-            raise ValueError(f"{source}: no judgments")
         # Judgments are sorted by doc id (repeats adjacent, to keep the last);
         # input already known to be unique (dict keys) is only grouped.
-        offsets, start, length, hashes, grades = _group_sort(
-            parsed, qrank, len(query_ids), parsed["grades"].astype(np.float64), 3 if unique else 2, n_jobs)
+        if "offsets" in parsed:
+            query_ids = list(parsed["query_ids"])
+            n = int(parsed["offsets"][-1])
+            offsets, start, length, hashes, grades = _grouped(
+                parsed, parsed["grades"].astype(np.float64), 3 if unique else 2, n_jobs)
+        else:
+            query_ids, qrank = _order_queries(list(parsed["query_ids"]))
+            n = int(parsed["qidx"].shape[0])
+            offsets, start, length, hashes, grades = _group_sort(
+                parsed, qrank, len(query_ids), parsed["grades"].astype(np.float64), 3 if unique else 2, n_jobs)
+        if n == 0:
+            raise ValueError(f"{source}: no judgments")
         n_dup = 0
         if not unique:
             keep = _join.dedup_sorted(offsets, start, length, parsed["doc_buf"])
@@ -265,11 +288,19 @@ class Run(_Columns):
 
     def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None,
                  allow_empty: bool = False) -> None:
-        query_ids, qrank = _order_queries(list(parsed["query_ids"]))
-        if int(parsed["qidx"].shape[0]) == 0 and not allow_empty:
+        if "offsets" in parsed:
+            query_ids = list(parsed["query_ids"])
+            n = int(parsed["offsets"][-1])
+        else:
+            query_ids, qrank = _order_queries(list(parsed["query_ids"]))
+            n = int(parsed["qidx"].shape[0])
+        if n == 0 and not allow_empty:
             raise ValueError(f"{source}: no ranked documents")
-        offsets, start, length, hashes, scores = _group_sort(
-            parsed, qrank, len(query_ids), parsed["scores"], 0, n_jobs)
+        if "offsets" in parsed:
+            offsets, start, length, hashes, scores = _grouped(parsed, parsed["scores"], 0, n_jobs)
+        else:
+            offsets, start, length, hashes, scores = _group_sort(
+                parsed, qrank, len(query_ids), parsed["scores"], 0, n_jobs)
         self.source = source
         self.query_ids = query_ids
         self.offsets = offsets

@@ -5,15 +5,17 @@ no Python object is created per line.  Errors name the file and line.
 """
 from __future__ import annotations
 
-import gzip
 import mmap
 import os
+import queue
 import sys
+import threading
 from typing import IO, Any, Dict, List, Mapping, Union
 
 import numpy as np
 
 from irscore import _trec_io
+from irscore.core import parallel as _parallel
 from irscore.core.data import Qrels, Run
 from irscore.core.files import GZIP_ERRORS, InputFileError, check_path, gzip_error, is_gzip, open_binary
 
@@ -22,6 +24,32 @@ __all__ = ["read_qrels", "read_run", "results_frame", "InputFileError"]
 PathLike = Union[str, "os.PathLike[str]"]
 
 _CHUNK = 1 << 24
+# plain files at least this big are parsed in parts, on all cores, from a memory map
+_SPLIT_MIN = 1 << 24
+
+
+def _parse_split(name: str, kind: str, parts: int) -> Dict[str, Any]:
+    """A plain file parsed in ``parts`` pieces on the package's threads, from a
+    memory map whose parsed pages are released as it goes, straight into
+    columns grouped by query."""
+    spans = [(k, k + 1) for k in range(parts)]
+
+    def parse(data: Any, release: bool) -> Dict[str, Any]:
+        sp = _trec_io.SplitParser(kind, name, data, parts, release=release)
+        _parallel.run(lambda k, _: sp.count(k), spans)
+        sp.layout()
+        _parallel.run(lambda k, _: sp.parse(k), spans)
+        out: Dict[str, Any] = sp.finish()
+        return out
+
+    if os.path.getsize(name) == 0:
+        return parse(b"", False)          # an empty file cannot be mapped
+    with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        mview = memoryview(mm)
+        try:
+            return parse(mview, True)
+        finally:
+            mview.release()
 
 
 def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
@@ -38,40 +66,78 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     name = check_path(name, kind)
     parser = _trec_io.TrecParser(kind, name)
     size = os.path.getsize(name)
-    if size >= _CHUNK and not is_gzip(name):
-        # plain file: parse straight from a memory map (no read copies); the first
-        # megabyte sizes the columns for the rest
-        with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            mview = memoryview(mm)
-            try:
-                parser.feed(mview[:1 << 20])
-                parser.reserve(size)
-                parser.feed(mview[1 << 20:])
-            finally:
-                mview.release()
+    if size >= _SPLIT_MIN and not is_gzip(name):
+        return _finish_split(_parse_split(name, kind, _parallel.cpu_count()), name, kind)
+    if is_gzip(name):
+        with open_binary(name, kind) as f:
+            _feed_pipelined(f, parser, name)
         return _finish(parser, name, kind)
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     first = True
     with open_binary(name, kind) as f:
         while True:
-            try:
-                n = f.readinto(buf)  # type: ignore[attr-defined]
-            except GZIP_ERRORS as exc:
-                raise gzip_error(name, exc) from None
+            n = f.readinto(buf)  # type: ignore[attr-defined]
             if not n:
                 break
             parser.feed(view[:n])
             if first:
                 first = False
-                if n == _CHUNK and not isinstance(f, gzip.GzipFile):
+                if n == _CHUNK:
                     parser.reserve(size)
     return _finish(parser, name, kind)
+
+
+def _feed_pipelined(f: IO[bytes], parser: Any, name: str) -> None:
+    """Feed a gzip stream to the parser, the next chunk decompressed in a thread
+    of its own while this one is parsed (zlib and the parser both release the
+    GIL; not the package's pool, whose workers a caller may be waiting on).  Chunks are parsed in file order, so the first error in the file
+    is the one raised; a truncated or corrupt stream is reported when the parse
+    reaches it."""
+    chunks: "queue.Queue[Any]" = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def produce() -> None:
+        while not stop.is_set():
+            try:
+                item: Any = f.read(_CHUNK)
+            except GZIP_ERRORS as exc:
+                item = gzip_error(name, exc)
+            except BaseException as exc:  # noqa: BLE001 (handed to the consumer)
+                item = exc
+            while not stop.is_set():
+                try:
+                    chunks.put(item, timeout=0.05)
+                    break
+                except queue.Full:
+                    continue
+            if not isinstance(item, bytes) or not item:
+                return
+
+    producer = threading.Thread(target=produce, name="irscore-gunzip", daemon=True)
+    producer.start()
+    try:
+        while True:
+            item = chunks.get()
+            if isinstance(item, BaseException):
+                raise item
+            if not item:
+                break
+            parser.feed(item)
+    finally:
+        stop.set()
+        producer.join()     # the producer has stopped before the file is closed
 
 
 def _finish(parser: Any, name: str, kind: str) -> Dict[str, Any]:
     parsed: Dict[str, Any] = parser.finish()
     if parsed["qidx"].shape[0] == 0:
+        raise ValueError(f"{name}: empty {kind} file (no data lines)")
+    return parsed
+
+
+def _finish_split(parsed: Dict[str, Any], name: str, kind: str) -> Dict[str, Any]:
+    if int(parsed["offsets"][-1]) == 0:
         raise ValueError(f"{name}: empty {kind} file (no data lines)")
     return parsed
 
