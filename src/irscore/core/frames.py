@@ -75,7 +75,7 @@ def _encode_ids(arr: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.zeros(0, np.uint8)
     doc_buf = np.ascontiguousarray(data)
     doc_off = np.ascontiguousarray(off - lo, dtype=np.int64)
-    doc_hash = _trec_io.hash_strings(arr.to_numpy(zero_copy_only=False).tolist())
+    doc_hash = _trec_io.hash_slices(doc_buf, doc_off)
     return doc_buf, doc_off, doc_hash
 
 
