@@ -57,6 +57,22 @@ def test_arrow_slices_chunks_and_dictionaries():
     assert r1.to_dict() == Run.from_pandas(run.iloc[5:]).to_dict()
 
 
+
+def test_pandas_columns_backed_by_chunked_arrow_arrays():
+    # a pyarrow-backed pandas column made of several chunks (e.g. a Dask partition concatenated from
+    # Parquet row groups) converts to a chunked array, which is combined like a pyarrow one
+    qrels, run = _frames(4)
+    half = len(run) // 2
+
+    def chunked(col):
+        dtype = "string[pyarrow]" if col.dtype.kind in "OT" or str(col.dtype).startswith("str") else col.dtype
+        return pd.concat([col.iloc[:half].astype(dtype), col.iloc[half:].astype(dtype)], ignore_index=True)
+
+    cols = [chunked(run[c]) for c in ("query_id", "doc_id", "score")]
+    assert isinstance(pa.array(cols[0]), pa.ChunkedArray) and pa.array(cols[0]).num_chunks == 2
+    assert run_from_columns(*cols).to_dict() == Run.from_pandas(run).to_dict()
+
+
 def test_bad_columns():
     with pytest.raises(ValueError, match="null"):
         run_from_columns(["q"], [None], [1.0])

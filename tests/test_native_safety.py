@@ -541,6 +541,16 @@ def test_trec_io_entry_points():
     with pytest.raises(ValueError):
         _trec_io.KeyIndex(buf, np.array([0, 3, 2], i64), h)
 
+    # hash_slices: the hashes of hash_strings, offsets checked against the buffer
+    text = "adóc-7" + "x" * 30
+    raw = np.frombuffer(text.encode(), np.uint8)
+    assert _trec_io.hash_slices(raw, np.array([0, 1, 7, 37], i64)).tolist() == \
+        _trec_io.hash_strings(["a", "dóc-7", "x" * 30]).tolist()
+    assert _trec_io.hash_slices(raw[:0], np.zeros(1, i64)).tolist() == []
+    for off in ([0, 38], [1, 0], [-1, 0], []):
+        with pytest.raises(ValueError):
+            _trec_io.hash_slices(raw, np.array(off, i64))
+
 
 # ------------------------------------------------------------- random garbage
 

@@ -501,6 +501,27 @@ def hash_strings(list strings):
     return out
 
 
+def hash_slices(const uint8_t[::1] buf, const int64_t[::1] off):
+    """Doc-id hashes (as ``hash_strings``) of the byte strings
+    ``buf[off[i]:off[i + 1]]`` -- e.g. an Arrow string column's data and
+    offsets -- without a Python object per string."""
+    cdef int64_t n = off.shape[0] - 1, i
+    if n < 0:
+        raise ValueError("hash_slices: offsets must hold at least one entry")
+    if n and (off[0] < 0 or off[n] > buf.shape[0]):
+        raise ValueError("hash_slices: offsets outside the buffer")
+    for i in range(n):
+        if off[i + 1] < off[i]:
+            raise ValueError("hash_slices: offsets must be non-decreasing")
+    out = np.empty(n, dtype=np.uint64)
+    cdef uint64_t[::1] o = out
+    cdef const char *base = <const char *> &buf[0] if buf.shape[0] else NULL
+    with nogil:
+        for i in range(n):
+            o[i] = irs_hash_bytes(base + off[i] if base != NULL else base, off[i + 1] - off[i])
+    return out
+
+
 def encode_keys(list keys):
     """Document ids (exact ``str`` or ``int``) as one byte column: each key is a
     type tag (``s``/``i``) plus its UTF-8 text.  Returns ``(buf, off, hashes)``."""

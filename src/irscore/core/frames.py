@@ -33,13 +33,13 @@ def _arrow(values: Any, what: str) -> Any:
     """One pyarrow Array (chunks combined) of ``values``."""
     import pyarrow as pa
 
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
-    elif not isinstance(values, pa.Array):
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
         try:
-            values = pa.array(values)
+            values = pa.array(values)   # a chunked array for a pyarrow-backed pandas column of several chunks
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as exc:
             raise TypeError(f"{what}: cannot read the column as an array ({exc})") from None
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks != 1 else values.chunk(0)
     if values.null_count:
         raise ValueError(f"{what}: {values.null_count} null value(s)")
     return values
@@ -75,7 +75,7 @@ def _encode_ids(arr: Any) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         np.zeros(0, np.uint8)
     doc_buf = np.ascontiguousarray(data)
     doc_off = np.ascontiguousarray(off - lo, dtype=np.int64)
-    doc_hash = _trec_io.hash_strings(arr.to_numpy(zero_copy_only=False).tolist())
+    doc_hash = _trec_io.hash_slices(doc_buf, doc_off)
     return doc_buf, doc_off, doc_hash
 
 

@@ -56,8 +56,16 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
             raise TypeError(f"{name} must be a bool, got {flag!r}")
     req = make_request(measures, relevance_level=relevance_level, complete=complete, judged_only=judged_only,
                        max_docs=max_docs, num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs, summary=not per_query)
-    q = _normalized(qrels, "qrels", (query_col, doc_col, relevance_col))
-    r = _normalized(run, "run", (query_col, doc_col, score_col))
+    for df, what in ((qrels, "qrels"), (run, "run")):
+        if not hasattr(df, "map_partitions") or not hasattr(df, "npartitions"):
+            raise TypeError(f"{what} must be a Dask DataFrame, got {type(df).__name__} "
+                            "(for pandas, use irscore.evaluate)")
+    # integer query ids stay int64 when both sides have them (hashed alike by the shuffle), integer doc
+    # ids stay integers (cast to text on the worker, in Arrow): no Python string per row
+    int_query = all(query_col in df.columns and pd.api.types.is_integer_dtype(df.dtypes[query_col])
+                    for df in (qrels, run))
+    q = _normalized(qrels, "qrels", (query_col, doc_col, relevance_col), int_query)
+    r = _normalized(run, "run", (query_col, doc_col, score_col), int_query)
     if shuffle:
         n = _n_partitions(npartitions, max(q.npartitions, r.npartitions))
         q, r = q.shuffle(on="q", npartitions=n), r.shuffle(on="q", npartitions=n)
@@ -76,10 +84,7 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     return summarize_columns({c: frame[c].to_numpy() for c in frame.columns}, req)
 
 
-def _normalized(df: Any, what: str, cols: Tuple[str, str, str]) -> Any:
-    if not hasattr(df, "map_partitions") or not hasattr(df, "npartitions"):
-        raise TypeError(f"{what} must be a Dask DataFrame, got {type(df).__name__} "
-                        "(for pandas, use irscore.evaluate)")
+def _normalized(df: Any, what: str, cols: Tuple[str, str, str], int_query: bool) -> Any:
     missing = [c for c in cols if c not in df.columns]
     if missing:
         raise ValueError(f"{what} DataFrame lacks column(s) {missing} (has {list(df.columns)}); name them "
@@ -90,17 +95,23 @@ def _normalized(df: Any, what: str, cols: Tuple[str, str, str]) -> Any:
     if not pd.api.types.is_numeric_dtype(value) or pd.api.types.is_complex_dtype(value):
         raise TypeError(f"{what} column {cols[2]!r} must be numeric, got {value}")
 
-    meta = pd.DataFrame({"q": pd.Series([], dtype=str), "d": pd.Series([], dtype=str),
+    int_doc = pd.api.types.is_integer_dtype(df.dtypes[cols[1]])
+    meta = pd.DataFrame({"q": pd.Series([], dtype=np.int64 if int_query else str),
+                         "d": pd.Series([], dtype=np.int64 if int_doc else str),
                          "v": pd.Series([], dtype=value)})
-    return df[list(cols)].map_partitions(_rename, cols, meta=meta, enforce_metadata=False)
+    return df[list(cols)].map_partitions(_rename, cols, int_query, int_doc, meta=meta, enforce_metadata=False)
 
 
-def _rename(part: Any, cols: Tuple[str, str, str]) -> Any:
-    """Ids as text (``7`` -> ``"7"``, as irscore compares them), fixed names."""
+def _rename(part: Any, cols: Tuple[str, str, str], int_query: bool, int_doc: bool) -> Any:
+    """Fixed names; ids as text (``7`` -> ``"7"``, as irscore compares
+    them) unless integers (int64, cast to text on the worker)."""
     import pandas as pd
 
-    return pd.DataFrame({"q": part[cols[0]].astype(str),
-                         "d": part[cols[1]].astype(str), "v": part[cols[2]]})
+    def ids(col: Any, integral: bool) -> Any:
+        return col.astype(np.int64) if integral else col.astype(str)
+
+    return pd.DataFrame({"q": ids(part[cols[0]], int_query), "d": ids(part[cols[1]], int_doc),
+                         "v": part[cols[2]]})
 
 
 def _n_partitions(npartitions: Optional[int], default: int) -> int:

@@ -64,9 +64,12 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     grade = F.col(relevance_col)
     if isinstance(qrels.schema[relevance_col].dataType, T.DecimalType):
         grade = grade.cast("double")        # checked to be integral on the executors
-    q = qrels.select(F.col(query_col).cast("string").alias("q"), F.col(doc_col).cast("string").alias("d"),
+    # integer ids travel as 8-byte longs (cast to text on the executor, in Arrow): fewer shuffle bytes
+    # than strings; the query id only when both sides have integer ids, so that both hash alike
+    qtype = "bigint" if all(_integral(df, query_col, T) for df in (qrels, run)) else "string"
+    q = qrels.select(F.col(query_col).cast(qtype).alias("q"), _id(qrels, doc_col, F, T).alias("d"),
                      grade.alias("v"))
-    r = run.select(F.col(query_col).cast("string").alias("q"), F.col(doc_col).cast("string").alias("d"),
+    r = run.select(F.col(query_col).cast(qtype).alias("q"), _id(run, doc_col, F, T).alias("d"),
                    F.col(score_col).cast("double").alias("v"))
     q, r = q.select("*", bucket), r.select("*", bucket)
     out_query = query_col if per_query else QUERY
@@ -94,6 +97,14 @@ def _check_frame(df: Any, what: str, cols: Tuple[str, ...], value_col: str, T: A
     dtype = df.schema[value_col].dataType
     if not isinstance(dtype, T.NumericType):
         raise TypeError(f"{what} column {value_col!r} must be numeric, got {dtype.simpleString()}")
+
+
+def _integral(df: Any, col: str, T: Any) -> bool:
+    return isinstance(df.schema[col].dataType, T.IntegralType)
+
+
+def _id(df: Any, col: str, F: Any, T: Any) -> Any:
+    return F.col(col).cast("bigint" if _integral(df, col, T) else "string")
 
 
 def _n_groups(n_partitions: Optional[int], spark: Any) -> int:
