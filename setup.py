@@ -69,14 +69,23 @@ for pyx in sorted(glob.glob(os.path.join("csrc", "irscore", "*.pyx"))):
         )
     )
 
+# One copy of Cython's utility code (the memoryview type and its helpers) for
+# every kernel, in ``irscore._cyutility``, instead of one per module: it halves
+# the size of the compiled modules.
+BUILD_DIR = os.path.join("build", "cython-debug" if DEBUG else "cython")
+if not ONLY or "_cyutility" in ONLY:
+    extensions.append(Extension("irscore._cyutility", [os.path.join(BUILD_DIR, "irscore", "_cyutility.c")],
+                                extra_compile_args=compile_args, extra_link_args=link_args))
+
 setup(
     ext_modules=cythonize(
         extensions,
+        shared_utility_qualified_name="irscore._cyutility",
         compiler_directives=directives,
         # csrc: ``cimport irscore._common`` and each kernel's own ``irscore/<name>.pxd``
         # (cpdef enums exported to Python) resolve there; cythonize tracks the .pxd
         # dependencies of every .pyx itself.
         include_path=["csrc", os.path.join("csrc", "irscore")],
-        build_dir="build/cython-debug" if DEBUG else "build/cython",
+        build_dir=BUILD_DIR,
     ),
 )
