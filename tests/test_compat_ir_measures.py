@@ -44,16 +44,32 @@ def by_key(metrics):
     return out
 
 
+def oracle(measures, qrels, run):
+    """ir_measures' values, the NumRet variants one call each: asked together,
+    ``NumRet``, ``NumRet(rel=1)`` and ``NumRet(rel=2)`` get mixed up by ir_measures
+    0.4.3 under some string-hash seeds (``PYTHONHASHSEED=0``: ``NumRet`` of a
+    query with 8 retrieved documents comes back as 3), which made this test flaky."""
+    num = [m for m in measures if str(m).startswith("NumRet")]
+    rest = [m for m in measures if m not in num]
+    out = by_key(ir_measures.iter_calc(rest, qrels, run))
+    for m in num:
+        out.update(by_key(ir_measures.iter_calc([m], qrels, run)))
+    return out
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_against_ir_measures_default_providers(seed):
     qrels, run = random_case(seed, 1500)
-    want = by_key(ir_measures.iter_calc(MEASURES, qrels, run))
+    want = oracle(MEASURES, qrels, run)
     got = by_key(compat.iter_calc(MEASURES, qrels, run))
     assert set(got) == set(want)
     assert len({q for q, _ in want}) > 1300
     bad = [k for k in want if not math.isclose(got[k], want[k], rel_tol=1e-9, abs_tol=1e-12)]
     assert bad == []
-    agg_want = ir_measures.calc_aggregate(MEASURES, qrels, run)
+    agg_want = ir_measures.calc_aggregate([m for m in MEASURES if not str(m).startswith("NumRet")], qrels, run)
+    for m in MEASURES:
+        if str(m).startswith("NumRet"):     # one call each, as in oracle()
+            agg_want.update(ir_measures.calc_aggregate([m], qrels, run))
     agg_got = compat.calc_aggregate(MEASURES, qrels, run)
     for m in MEASURES:
         assert agg_got[m] == pytest.approx(agg_want[m], rel=1e-9), m
