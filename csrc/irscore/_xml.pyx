@@ -189,6 +189,31 @@ cdef inline void set_bases(Scratch *s, Py_ssize_t nslots) noexcept nogil:
         g0 += s.maxend[k] + 1
 
 
+cdef inline Py_ssize_t add_points(Scratch *s, Py_ssize_t m, const int64_t[::1] doc, const int64_t[::1] start,
+                                  const int64_t[::1] end, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    """Append the endpoints of spans lo..hi-1, in the topic's global coordinates
+    (their documents' slot bases), to ``s.pts`` from index m; returns the new count."""
+    cdef Py_ssize_t j, sl
+    for j in range(lo, hi):
+        sl = s.slot[doc[j]]
+        s.pts[m] = s.base[sl] + start[j]
+        s.pts[m + 1] = s.base[sl] + end[j]
+        m += 2
+    return m
+
+
+cdef inline Py_ssize_t compress_points(Scratch *s, Py_ssize_t m) noexcept nogil:
+    """Sort the m endpoints in ``s.pts`` and drop repeats; returns the number of
+    distinct points (they bound that number minus one segments)."""
+    cdef Py_ssize_t k, mm = 0
+    xml_radix_sort_i64(s.pts, s.tmp, m)
+    for k in range(m):
+        if mm == 0 or s.pts[k] != s.pts[mm - 1]:
+            s.pts[mm] = s.pts[k]
+            mm += 1
+    return mm
+
+
 cdef double node_value(const Scratch *s, Py_ssize_t c, const double *nq,
                        double alpha, Py_ssize_t nn) noexcept nogil:
     """v(c) * |c| for an assessed node c, following the recursive XCG gain of docs/xml.md, XCG."""
@@ -377,33 +402,11 @@ def focused_pass(
                 add_slots(&s, &nslots, run_doc, run_end, run_off[t], run_off[t + 1])
                 set_bases(&s, nslots)
                 # -- 2. endpoints, compressed
-                m = 0
-                for j in range(run_off[t], run_off[t + 1]):
-                    sl = s.slot[run_doc[j]]
-                    s.pts[m] = s.base[sl] + run_start[j]
-                    s.pts[m + 1] = s.base[sl] + run_end[j]
-                    m += 2
-                for j in range(hl_off[t], hl_off[t + 1]):
-                    sl = s.slot[hl_doc[j]]
-                    s.pts[m] = s.base[sl] + hl_start[j]
-                    s.pts[m + 1] = s.base[sl] + hl_end[j]
-                    m += 2
-                for j in range(el_off[t], el_off[t + 1]):
-                    sl = s.slot[el_doc[j]]
-                    s.pts[m] = s.base[sl] + el_start[j]
-                    s.pts[m + 1] = s.base[sl] + el_end[j]
-                    m += 2
-                for j in range(id_off[t], id_off[t + 1]):
-                    sl = s.slot[id_doc[j]]
-                    s.pts[m] = s.base[sl] + id_start[j]
-                    s.pts[m + 1] = s.base[sl] + id_end[j]
-                    m += 2
-                xml_radix_sort_i64(s.pts, s.tmp, m)
-                mm = 0
-                for k in range(m):
-                    if mm == 0 or s.pts[k] != s.pts[mm - 1]:
-                        s.pts[mm] = s.pts[k]
-                        mm += 1
+                m = add_points(&s, 0, run_doc, run_start, run_end, run_off[t], run_off[t + 1])
+                m = add_points(&s, m, hl_doc, hl_start, hl_end, hl_off[t], hl_off[t + 1])
+                m = add_points(&s, m, el_doc, el_start, el_end, el_off[t], el_off[t + 1])
+                m = add_points(&s, m, id_doc, id_start, id_end, id_off[t], id_off[t + 1])
+                mm = compress_points(&s, m)
                 # mm points -> mm - 1 segments (at least 0)
                 m = mm - 1 if mm > 0 else 0
                 s.m = m
@@ -723,23 +726,9 @@ def xcg_passage_cap(
                 add_slots(&s, &nslots, run_doc, run_end, run_off[t], run_off[t + 1])
                 set_bases(&s, nslots)
                 # -- endpoints, compressed into segments
-                m = 0
-                for j in range(run_off[t], run_off[t + 1]):
-                    sl = s.slot[run_doc[j]]
-                    s.pts[m] = s.base[sl] + run_start[j]
-                    s.pts[m + 1] = s.base[sl] + run_end[j]
-                    m += 2
-                for j in range(id_off[t], id_off[t + 1]):
-                    sl = s.slot[id_doc[j]]
-                    s.pts[m] = s.base[sl] + id_start[j]
-                    s.pts[m + 1] = s.base[sl] + id_end[j]
-                    m += 2
-                xml_radix_sort_i64(s.pts, s.tmp, m)
-                mm = 0
-                for k in range(m):
-                    if mm == 0 or s.pts[k] != s.pts[mm - 1]:
-                        s.pts[mm] = s.pts[k]
-                        mm += 1
+                m = add_points(&s, 0, run_doc, run_start, run_end, run_off[t], run_off[t + 1])
+                m = add_points(&s, m, id_doc, id_start, id_end, id_off[t], id_off[t + 1])
+                mm = compress_points(&s, m)
                 m = mm - 1 if mm > 0 else 0
                 for k in range(m):
                     s.seglen[k] = s.pts[k + 1] - s.pts[k]
