@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import irscore
+import irscore.xml as X
 from irscore.cli import main
+from irscore.xml import inex2008
 
 DATA = Path(__file__).parent / "data"
 
@@ -530,3 +532,48 @@ def test_a_parameter_given_twice_is_an_error():
         parse_measure("rank_recall(rel=0.5,rel=0)")
     with pytest.raises(ValueError, match="given twice"):
         parse_measure("Rnorm(N=10,N=20)")
+
+
+_HUGE = 2 ** 63
+_HALF = 2 ** 62
+
+
+@pytest.mark.parametrize(
+    "reader, text, what",
+    [
+        ("read_passage_qrels", f"1 Q0 d 0 {_HUGE}\n", "doclen"),
+        ("read_passage_qrels", f"1 Q0 d 0 10 {_HUGE}:1\n", "passage offset"),
+        ("read_passage_qrels", f"1 Q0 d 0 10 0:{-_HUGE}\n", "passage length"),
+        ("read_fol_run", f"1 Q0 d 1 1.0 r {_HALF} {_HALF}\n", "end offset"),
+        ("read_fol_run", f"1 Q0 d {_HUGE} 1.0 r 0 1\n", "rank"),
+        ("read_element_tsv", f"1 d 0 {_HUGE} 1 1\n", "end"),
+    ],
+)
+def test_xml_readers_refuse_offsets_past_int64(tmp_path, reader, text, what):
+    # Found by the XML fuzz target: a document length of 2**63 used to raise
+    # OverflowError from numpy instead of a ValueError naming the line.
+    p = tmp_path / "f.txt"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=rf"f.txt:1: {what} -?\d+ is out of range"):
+        getattr(X, reader)(p)
+
+
+def test_xml_inex2008_reader_refuses_offsets_past_int64(tmp_path):
+    p = tmp_path / "q.txt"
+    p.write_text(f"1 Q0 d 5 10 0 {_HALF}:{_HALF}\n")
+    with pytest.raises(ValueError, match=r"q.txt:1: passage end \d+ is out of range"):
+        inex2008.read_qrels(p)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda X: X.XmlRun.from_spans({"1": [("d", 0, _HUGE)]}),
+        lambda X: X.XmlQrels.from_passages({"1": [("d", 0, 1)]}, doclens={"d": _HUGE}),
+        lambda X: X.XmlQrels.from_elements({"1": [("d", 0, _HUGE, 1.0, 1.0)]}),
+        lambda X: X.layout_from_sizes({"d": [("/article[1]", _HUGE)]}),
+    ],
+)
+def test_xml_constructors_refuse_offsets_past_int64(build):
+    with pytest.raises(ValueError, match=r"is out of range \(at most 2\*\*62\)"):
+        build(X)

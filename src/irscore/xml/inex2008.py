@@ -37,7 +37,7 @@ from irscore.core.files import open_text
 from irscore.xml.align import Aligned
 from irscore.xml.context import EvalContext
 from irscore import _xml
-from irscore.xml.model import EMPTY_I, DocIndex, I64, XmlQrels, XmlRun, build_qrels, csr
+from irscore.xml.model import EMPTY_I, DocIndex, I64, XmlQrels, XmlRun, build_qrels, check_offset, csr, parse_int
 from irscore.xml.names import match_name, measure_family, point_index
 
 COMPAT = ("inex2008", "reprec")
@@ -90,12 +90,6 @@ _QRELS_NOTES = {
 }
 
 
-def _int(tok: str, what: str, loc: str) -> int:
-    try:
-        return int(tok)
-    except ValueError:
-        raise ValueError(f"{loc}: {what} must be an integer, got {tok!r}") from None
-
 
 def read_qrels(path: Any) -> XmlQrels:
     """Passage qrels read as inex_eval v1.0 reads them (see the module doc)."""
@@ -115,8 +109,8 @@ def read_qrels(path: Any) -> XmlQrels:
             if len(toks) < 5:
                 raise ValueError(f"{loc}: expected 'topic Q0 doc relchars doclen [bep off:len ...]', got {line.strip()!r}")
             topic, doc = toks[0], toks[2]
-            rc = _int(toks[3], "relchars", loc)
-            dlen = _int(toks[4], "doclen", loc)
+            rc = parse_int(toks[3], "relchars", loc)
+            dlen = parse_int(toks[4], "doclen", loc)
             if rc < 0 or dlen < 0:
                 raise ValueError(f"{loc}: negative relchars or doclen")
             topics[topic] = None
@@ -131,14 +125,15 @@ def read_qrels(path: Any) -> XmlQrels:
                 notes.add("six", loc)
             spans: List[Tuple[int, int]] = []
             if len(toks) >= 7:
-                bep = _int(toks[5], "bep", loc)
+                bep = parse_int(toks[5], "bep", loc)
                 for tok in toks[6:]:
                     if tok.count(":") != 1:
                         raise ValueError(f"{loc}: expected a passage 'offset:length', got {tok!r}")
                     o, le = tok.split(":")
-                    off, length = _int(o, "passage offset", loc), _int(le, "passage length", loc)
+                    off, length = parse_int(o, "passage offset", loc), parse_int(le, "passage length", loc)
                     if off < 0 or length < 0:
                         raise ValueError(f"{loc}: negative passage offset or length in {tok!r}")
+                    check_offset(off + length, "passage end", loc)
                     spans.append((off, off + length))
                 if rc > 0 and bep >= 0:
                     beps[(topic, doc)] = bep
@@ -213,12 +208,13 @@ def read_run(path: Any, qrels: Optional[XmlQrels] = None) -> XmlRun:
                 notes.add("unknown", loc)
                 off = length = 0
             else:
-                off = _int(toks[6], "offset", loc)
-                length = _int(toks[7], "length", loc)
+                off = parse_int(toks[6], "offset", loc)
+                length = parse_int(toks[7], "length", loc)
                 if off < 0:
                     raise ValueError(f"{loc}: negative offset {off}")
                 if length < 0:
                     raise ValueError(f"{loc}: negative length {length}")
+                check_offset(off + length, "end offset", loc)
                 n = doclen_of.get(doc, -1)
                 if 0 <= n < off + length:
                     notes.add("past", loc)

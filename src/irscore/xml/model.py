@@ -16,6 +16,25 @@ Span = Tuple[str, int, int]
 Quantisation = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray], Mapping[Tuple[float, float], float]]
 
 I64 = np.int64
+#: Largest character offset, length or document length accepted (2**62), so
+#: that the sum of two of them still fits the kernels' 64-bit integers.
+MAX_OFFSET = 2 ** 62
+
+
+def check_offset(v: int, what: str, loc: str) -> int:
+    """``v`` if ``|v| <= MAX_OFFSET``; else a ValueError naming ``what`` at ``loc``."""
+    if not -MAX_OFFSET <= v <= MAX_OFFSET:
+        raise ValueError(f"{loc}: {what} {v} is out of range (at most 2**62)")
+    return v
+
+
+def parse_int(tok: str, what: str, loc: str) -> int:
+    """The integer ``tok`` of a file, within ``MAX_OFFSET``; errors name ``what`` and ``loc``."""
+    try:
+        v = int(tok)
+    except ValueError:
+        raise ValueError(f"{loc}: {what} must be an integer, got {tok!r}") from None
+    return check_offset(v, what, loc)
 EMPTY_I = np.zeros(0, dtype=I64)
 EMPTY_F = np.zeros(0, dtype=np.float64)
 
@@ -269,6 +288,7 @@ def _check_span(sp: Any, where: str) -> Span:
         raise ValueError(f"{where}: negative start offset in {sp!r}")
     if e < s:
         raise ValueError(f"{where}: end before start (negative length) in {sp!r}")
+    check_offset(e, "end offset", where)
     return str(doc), s, e
 
 
@@ -288,8 +308,9 @@ def build_qrels(
     where: Optional[Dict[Tuple[str, str, int, int], str]] = None,
 ) -> XmlQrels:
     di = DocIndex()
-    for dname in doclens:
+    for dname, n in doclens.items():
         di.code(str(dname))
+        check_offset(int(n), "length", f"doclens[{dname!r}]")
     tindex = {t: i for i, t in enumerate(topics)}
     # passages: merge per (topic, doc)
     per: Dict[Tuple[int, int], List[Tuple[int, int]]] = {}

@@ -8,19 +8,15 @@ import numpy as np
 
 from irscore.core.files import open_text, read_bytes
 from irscore.xml import inex2008
-from irscore.xml.model import DocIndex, I64, Span, XmlQrels, XmlRun, build_qrels, check_no_overlap, csr
+from irscore.xml.model import (
+    DocIndex, I64, Span, XmlQrels, XmlRun, build_qrels, check_no_overlap, check_offset, csr, parse_int,
+)
 
 
 # ---------------------------------------------------------------------------
 # readers
 # ---------------------------------------------------------------------------
 
-
-def _int(tok: str, what: str, loc: str) -> int:
-    try:
-        return int(tok)
-    except ValueError:
-        raise ValueError(f"{loc}: {what} must be an integer, got {tok!r}") from None
 
 
 def read_passage_qrels(path: Any, *, check_relchars: bool = True, compat: Optional[str] = None) -> XmlQrels:
@@ -72,8 +68,8 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True, compat: Option
             if len(toks) < 5:
                 raise ValueError(f"{loc}: expected 'topic Q0 doc relchars doclen [bep off:len ...]', got {line.strip()!r}")
             topic, _, doc = toks[0], toks[1], toks[2]
-            relchars = _int(toks[3], "relchars", loc)
-            dlen = _int(toks[4], "doclen", loc)
+            relchars = parse_int(toks[3], "relchars", loc)
+            dlen = parse_int(toks[4], "doclen", loc)
             if relchars < 0 or dlen < 0:
                 raise ValueError(f"{loc}: negative relchars or doclen")
             if relchars > dlen:
@@ -87,7 +83,7 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True, compat: Option
             topics[topic] = None
             rest = toks[5:]
             if rest and ":" not in rest[0]:
-                bep = _int(rest[0], "bep", loc)
+                bep = parse_int(rest[0], "bep", loc)
                 if bep >= 0:
                     if bep > dlen:
                         raise ValueError(f"{loc}: best entry point {bep} past the document length {dlen}")
@@ -98,8 +94,8 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True, compat: Option
                 if tok.count(":") != 1:
                     raise ValueError(f"{loc}: expected a passage 'offset:length', got {tok!r}")
                 o, l = tok.split(":")
-                off = _int(o, "passage offset", loc)
-                length = _int(l, "passage length", loc)
+                off = parse_int(o, "passage offset", loc)
+                length = parse_int(l, "passage length", loc)
                 if off < 0:
                     raise ValueError(f"{loc}: negative passage offset {off}")
                 if length < 0:
@@ -200,17 +196,18 @@ def read_fol_run(
             if len(toks) != 8:
                 raise ValueError(f"{loc}: expected 'topic Q0 doc rank rsv runid offset length' (8 fields), got {len(toks)}")
             topic, doc = toks[0], toks[2]
-            rank = _int(toks[3], "rank", loc)
+            rank = parse_int(toks[3], "rank", loc)
             try:
                 rsv = float(toks[4])
             except ValueError:
                 raise ValueError(f"{loc}: rsv must be a number, got {toks[4]!r}") from None
-            off = _int(toks[6], "offset", loc)
-            length = _int(toks[7], "length", loc)
+            off = parse_int(toks[6], "offset", loc)
+            length = parse_int(toks[7], "length", loc)
             if off < 0:
                 raise ValueError(f"{loc}: negative offset {off}")
             if length < 0:
                 raise ValueError(f"{loc}: negative length {length}")
+            check_offset(off + length, "end offset", loc)
             if doclen_of is not None:
                 n = doclen_of.get(doc)
                 if n is None or n < 0:
@@ -305,8 +302,8 @@ def read_element_tsv(path: Any, *, exh_max: float = 1.0, spe_max: float = 1.0,
             if len(toks) != 6:
                 raise ValueError(f"{loc}: expected 'topic doc start end exh spe' (6 fields), got {len(toks)}")
             topic, doc = toks[0], toks[1]
-            s = _int(toks[2], "start", loc)
-            e = _int(toks[3], "end", loc)
+            s = parse_int(toks[2], "start", loc)
+            e = parse_int(toks[3], "end", loc)
             if s < 0:
                 raise ValueError(f"{loc}: negative start offset {s}")
             if e < s:
@@ -375,21 +372,23 @@ def layout_from_sizes(sizes: Mapping[str, Sequence[Tuple[str, int]]]) -> Dict[st
         cursor: Dict[str, int] = {}  # parent path -> next free offset
         for path, size in lst:
             np_ = norm_path(path)
-            if int(size) < 0:
+            size = check_offset(int(size), "size", f"{doc} {path}")
+            if size < 0:
                 raise ValueError(f"{doc} {path}: negative size {size}")
             parent = np_.rsplit("/", 1)[0]
             if parent in ("", "/"):
                 start = cursor.get("", 0)
-                cursor[""] = start + int(size)
+                check_offset(start + size, "end offset", f"{doc} {path}")
+                cursor[""] = start + size
             else:
                 if parent not in spans:
                     raise ValueError(f"{doc} {path}: parent {parent} must be listed before its children")
                 pstart, pend = spans[parent]
                 start = cursor.get(parent, pstart)
-                if start + int(size) > pend:
+                if start + size > pend:
                     raise ValueError(f"{doc} {path}: children do not fit inside {parent} ({pend - pstart} characters)")
-                cursor[parent] = start + int(size)
-            spans[np_] = (start, start + int(size))
+                cursor[parent] = start + size
+            spans[np_] = (start, start + size)
         out[str(doc)] = spans
     return out
 
@@ -399,14 +398,18 @@ def _lookup(layout: Any, doc: str, path: str, loc: str) -> Tuple[int, int]:
         sp = layout(doc, path)
         if sp is None:
             raise ValueError(f"{loc}: unknown element {path} of document {doc}")
-        return int(sp[0]), int(sp[1])
+        return _layout_span(sp, loc)
     d = layout.get(doc)
     if d is None:
         raise ValueError(f"{loc}: unknown document {doc!r} (not in the layout)")
     sp = d.get(norm_path(path))
     if sp is None:
         raise ValueError(f"{loc}: unknown element {path} of document {doc}")
-    return int(sp[0]), int(sp[1])
+    return _layout_span(sp, loc)
+
+
+def _layout_span(sp: Any, loc: str) -> Tuple[int, int]:
+    return check_offset(int(sp[0]), "layout start", loc), check_offset(int(sp[1]), "layout end", loc)
 
 
 def _expat_walk(path: Any, start: Callable[[str, Dict[str, str], int], None],

@@ -30,7 +30,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from irscore.core.files import GZIP_ERRORS, gzip_error, open_binary
-from irscore.xml.model import Span, XmlRun
+from irscore.xml.model import Span, XmlRun, check_offset
 
 
 def _attr(at: Dict[str, str], *names: str) -> Optional[str]:
@@ -49,7 +49,7 @@ def _offset(value: Optional[str], what: str, loc: str) -> int:
         raise ValueError(f"{loc}: {what} must be an integer, got {value!r}") from None
     if v < 0:
         raise ValueError(f"{loc}: negative {what} {v}")
-    return v
+    return check_offset(v, what, loc)
 
 
 def read_inex_submission(path: Any, *, layout: Any = None, order: str = "input") -> XmlRun:
@@ -173,7 +173,7 @@ def _finish(res: Dict[str, Any], out: List[Tuple[float, float, int, Span]], layo
             sp = layout(doc, a) if callable(layout) else layout.get(doc, {}).get(a)
             if sp is None:
                 raise ValueError(f"{where}: unknown element {a} of document {doc}")
-            a, b = int(sp[0]), int(sp[1])
+            a, b = check_offset(int(sp[0]), "layout start", where), check_offset(int(sp[1]), "layout end", where)
         n = st["n"]
         st["n"] = n + 1
         key = rank if not math.isnan(rank) else float(len(out) + 1)
