@@ -19,7 +19,8 @@
 All kernels run without the GIL on validated arrays.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t, uint32_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
 
 import numpy as np
 
@@ -305,11 +306,18 @@ def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
     return keep_a
 
 
-cdef inline int64_t table_size(int64_t n) noexcept nogil:
+cdef inline int64_t join_table_size(int64_t n) noexcept nogil:
+    """The join's table size for n keys: a power of two, load at most 1/4 up to
+    4,096 keys (short probe sequences), 1/2 beyond."""
     cdef int64_t s = 16
-    while s < 2 * n:
+    cdef int64_t want = 4 * n if n <= 4096 else 2 * n
+    while s < want:
         s *= 2
     return s
+
+
+cdef uint64_t RUN_BIT = 0x80000000
+cdef uint64_t STAMP_MAX = 0xFFFFFFFF
 
 
 cdef class Join:
@@ -341,6 +349,15 @@ cdef class Join:
     cdef const double[::1] r_score
     cdef const char *qdocs
     cdef const char *rdocs
+    # raw pointers of the columns the hot loop reads (NULL when empty)
+    cdef const uint64_t *p_rhash
+    cdef const uint64_t *p_qhash
+    cdef const int64_t *p_rstart
+    cdef const int64_t *p_qstart
+    cdef const int32_t *p_rlen
+    cdef const int32_t *p_qlen
+    cdef const int32_t *p_qgrade
+    cdef int32_t *p_rel
     cdef object refs
     cdef int64_t G, max_docs, cap_q, cap_r
     cdef readonly int64_t ne
@@ -404,12 +421,18 @@ cdef class Join:
             ttotal += nret if nret < nqr else nqr
         self.bound[ne] = total
         self.tbound[ne] = ttotal
+        if cap_q > 0x7FFFFFFF or cap_r > 0x7FFFFFFF:
+            raise ValueError("join: more than 2**31 - 1 entries in one query")
         self.q_off, self.q_start, self.q_len, self.q_hash, self.q_grade = q_off, q_start, q_len, q_hash, q_grade
         self.r_off, self.r_start, self.r_len, self.r_hash, self.r_score = r_off, r_start, r_len, r_hash, r_score
         self.pair_q, self.pair_r = pair_q, pair_r
         self.refs = (q_buf, r_buf)
         self.qdocs = <const char *> &q_buf[0] if q_buf.shape[0] > 0 else NULL
         self.rdocs = <const char *> &r_buf[0] if r_buf.shape[0] > 0 else NULL
+        if r_start.shape[0] > 0:
+            self.p_rhash, self.p_rstart, self.p_rlen = &r_hash[0], &r_start[0], &r_len[0]
+        if q_start.shape[0] > 0:
+            self.p_qhash, self.p_qstart, self.p_qlen, self.p_qgrade = &q_hash[0], &q_start[0], &q_len[0], &q_grade[0]
         self.G = max_grade + 1
         self.max_docs = max_docs
         self.judged_only = judged_only
@@ -426,6 +449,8 @@ cdef class Join:
         self.exact_a = np.ones(ne, dtype=np.uint8)
         self.exact = self.exact_a
         self.cnt, self.ndup, self.rel, self.sc, self.levels = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a, self.levels_a
+        if total > 0:
+            self.p_rel = &self.rel[0]
         if self.has_tag:
             self.q_tag = q_tag
             self.tag_a = empty(ttotal, np.int32)
@@ -438,42 +463,72 @@ cdef class Join:
         """Build the lists of evaluated queries [lo, hi)."""
         if lo < 0 or hi > self.ne or lo > hi:
             raise ValueError("join: bad query range")
-        cdef int64_t *qtab = <int64_t *> malloc(table_size(self.cap_q) * sizeof(int64_t))
-        cdef int64_t *rtab = <int64_t *> malloc(table_size(self.cap_r) * sizeof(int64_t))
-        if qtab == NULL or rtab == NULL:
-            free(qtab)
-            free(rtab)
+        cdef int64_t size = join_table_size(self.cap_q + (0 if self.run_unique else self.cap_r))
+        cdef uint64_t *key = <uint64_t *> calloc(size, sizeof(uint64_t))
+        cdef uint64_t *hsh = <uint64_t *> malloc(size * sizeof(uint64_t))
+        cdef uint8_t *seen = <uint8_t *> malloc(self.cap_q + 1)
+        if key == NULL or hsh == NULL or seen == NULL:
+            free(key)
+            free(hsh)
+            free(seen)
             raise MemoryError()
         with nogil:
-            self._run(lo, hi, qtab, rtab)
-        free(qtab)
-        free(rtab)
+            self._run(lo, hi, key, hsh, size, seen)
+        free(key)
+        free(hsh)
+        free(seen)
 
-    cdef void _run(self, int64_t lo, int64_t hi, int64_t *qtab, int64_t *rtab) noexcept nogil:
-        cdef int64_t e, qq, rq, i, j, jm, k, t, slot, mask, rmask, nqr, nret, nout, dups, tn, r0
-        cdef bint exact
+    cdef void _run(self, int64_t lo, int64_t hi, uint64_t *key, uint64_t *hsh, int64_t size,
+                   uint8_t *seen) noexcept nogil:
+        # One open-addressing table per query holds its judgments and (unless the
+        # run is known unique) the documents retrieved so far, so a retrieved
+        # document costs one probe sequence for both questions (judged? repeated?).
+        # A slot is in use when its stamp (key >> 32) is the query's: the table is
+        # never cleared between queries.  key & RUN_BIT: a retrieved document (low
+        # 31 bits: its row in the query); else a judgment (its row in the query).
+        # A judgment already met in the ranking is marked in ``seen``.
+        cdef int64_t e, qq, rq, i, j, jm, k, slot, mask, nqr, nret, nout, dups, tn, r0, q0
+        cdef uint64_t stamp = 0, kv
+        cdef bint exact, dup, run_unique = self.run_unique
         cdef int32_t g
         cdef bint has_tag = self.has_tag
         cdef uint64_t h
         cdef const char *qdocs = self.qdocs
         cdef const char *rdocs = self.rdocs
+        cdef const uint64_t *rhash = self.p_rhash
+        cdef const uint64_t *qhash = self.p_qhash
+        cdef const int64_t *rstart = self.p_rstart
+        cdef const int64_t *qstart = self.p_qstart
+        cdef const int32_t *rlen = self.p_rlen
+        cdef const int32_t *qlen = self.p_qlen
+        cdef const int32_t *qgrade = self.p_qgrade
+        cdef int32_t *rel = self.p_rel
+        cdef int64_t max_docs = self.max_docs
+        cdef bint judged_only = self.judged_only
         for e in range(lo, hi):
             qq = self.pair_q[e]
             rq = self.pair_r[e]
             nout = self.bound[e]
-            # judgments: grade histogram and hash table (mask over a power of two)
-            nqr = self.q_off[qq + 1] - self.q_off[qq]
-            mask = table_size(nqr) - 1
-            for t in range(mask + 1):
-                qtab[t] = -1
-            for i in range(self.q_off[qq], self.q_off[qq + 1]):
-                g = self.q_grade[i]
+            stamp += 1
+            if stamp == STAMP_MAX:      # stamps exhausted: clear once, start again
+                memset(key, 0, size * sizeof(uint64_t))
+                stamp = 1
+            # judgments: grade histogram and the table
+            q0 = self.q_off[qq]
+            nqr = self.q_off[qq + 1] - q0
+            nret = self.r_off[rq + 1] - self.r_off[rq] if rq >= 0 else 0
+            mask = join_table_size(nqr + (0 if run_unique else nret)) - 1
+            for i in range(nqr):
+                g = qgrade[q0 + i]
                 if g >= 0 and g < self.G:
                     self.levels[e, g] += 1
-                slot = <int64_t> (self.q_hash[i] & <uint64_t> mask)
-                while qtab[slot] >= 0:
+                h = qhash[q0 + i]
+                slot = <int64_t> (h & <uint64_t> mask)
+                while (key[slot] >> 32) == stamp:
                     slot = (slot + 1) & mask
-                qtab[slot] = i
+                key[slot] = (stamp << 32) | <uint64_t> i
+                hsh[slot] = h
+                seen[i] = 0
             if rq < 0:
                 if self.bogus_missing and not (self.judged_only or self.max_docs == 0):
                     self.rel[nout] = -1
@@ -482,55 +537,59 @@ cdef class Join:
                     nout += 1
                 self.cnt[e] = nout - self.bound[e]
                 continue
-            nret = self.r_off[rq + 1] - self.r_off[rq]
-            rmask = table_size(nret) - 1
-            if not self.run_unique:
-                for t in range(rmask + 1):
-                    rtab[t] = -1
             k = 0
             dups = 0
             tn = self.tbound[e] if has_tag else 0
             exact = True    # outputs so far are the run's rows r0, r0 + 1, ...: scores not copied
             r0 = self.r_off[rq]
-            for i in range(self.r_off[rq], self.r_off[rq + 1]):
-                if self.max_docs >= 0 and k >= self.max_docs:
+            for i in range(r0, self.r_off[rq + 1]):
+                if max_docs >= 0 and k >= max_docs:
                     break
-                h = self.r_hash[i]
-                if not self.run_unique:
-                    # duplicate of an earlier retrieved document?
-                    slot = <int64_t> (h & <uint64_t> rmask)
-                    while rtab[slot] >= 0:
-                        j = rtab[slot]
-                        if self.r_hash[j] == h and self.r_len[j] == self.r_len[i] and irs_bytes_cmp(
-                                rdocs + self.r_start[j], self.r_len[j], rdocs + self.r_start[i], self.r_len[i]) == 0:
-                            break
-                        slot = (slot + 1) & rmask
-                    if rtab[slot] >= 0:
-                        dups += 1
-                        if exact:
-                            exact = self.copy_scores(e, r0, nout)
-                        continue
-                    rtab[slot] = i
-                # judged?
+                h = rhash[i]
                 g = -1
                 jm = -1
+                dup = False
                 slot = <int64_t> (h & <uint64_t> mask)
-                while qtab[slot] >= 0:
-                    j = qtab[slot]
-                    if self.q_hash[j] == h and self.q_len[j] == self.r_len[i] and irs_bytes_cmp(
-                            qdocs + self.q_start[j], self.q_len[j], rdocs + self.r_start[i], self.r_len[i]) == 0:
-                        g = self.q_grade[j]
-                        if g < 0:
-                            g = -2
-                        jm = j
+                while True:
+                    kv = key[slot]
+                    if (kv >> 32) != stamp:
+                        if not run_unique:      # first time this document is retrieved
+                            key[slot] = (stamp << 32) | RUN_BIT | <uint64_t> (i - r0)
+                            hsh[slot] = h
                         break
+                    if hsh[slot] == h:
+                        j = <int64_t> (kv & 0x7FFFFFFF)
+                        if kv & RUN_BIT:
+                            j += r0
+                            if rlen[j] == rlen[i] and irs_bytes_cmp(
+                                    rdocs + rstart[j], rlen[j], rdocs + rstart[i], rlen[i]) == 0:
+                                dup = True
+                                break
+                        else:
+                            j += q0
+                            if qlen[j] == rlen[i] and irs_bytes_cmp(
+                                    qdocs + qstart[j], qlen[j], rdocs + rstart[i], rlen[i]) == 0:
+                                if seen[j - q0] and not run_unique:
+                                    dup = True
+                                else:
+                                    seen[j - q0] = 1
+                                    g = qgrade[j]
+                                    if g < 0:
+                                        g = -2
+                                    jm = j
+                                break
                     slot = (slot + 1) & mask
-                k += 1
-                if self.judged_only and g < 0:
+                if dup:
+                    dups += 1
                     if exact:
                         exact = self.copy_scores(e, r0, nout)
                     continue
-                self.rel[nout] = g
+                k += 1
+                if judged_only and g < 0:
+                    if exact:
+                        exact = self.copy_scores(e, r0, nout)
+                    continue
+                rel[nout] = g
                 if not exact:
                     self.sc[nout] = self.r_score[i]
                 if has_tag and jm >= 0 and tn < self.tbound[e + 1]:
