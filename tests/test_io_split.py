@@ -304,3 +304,51 @@ def test_tied_scores_order_doc_ids_by_bytes_descending(ids):
     run = Run.from_dict({"q": {d: 1.0 for d in ids + [d + "x" for d in ids] + ["p" + d for d in ids]}})
     got = run.doc_ids("q")
     assert got == sorted(got, key=lambda s: s.encode("utf-8"), reverse=True)
+
+
+def _trec_sorted(rows):
+    """rows (doc, score) in trec order: score descending, then doc id bytes descending."""
+    return sorted(rows, key=lambda r: (-r[1], [-b for b in r[0].encode()] + [1]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reader_order_flags_skip_only_queries_in_trec_order(tmp_path, seed):
+    # Run files are usually written in rank order: the parser notes which
+    # queries it saw in trec order so the sort skips them.  Queries here are
+    # in order, in order but with tied scores (doc ids descending), with one
+    # pair swapped, with ties in the wrong doc order, or revisited later.
+    rng = random.Random(seed)
+    lines = []
+    later = []
+    for q in range(60):
+        rows = [(f"d{rng.randint(0, 30)}{rng.choice('abc')}", rng.choice([1.0, 2.0, 0.5, round(rng.random(), 2)]))
+                for _ in range(rng.randint(1, 25))]
+        rows = _trec_sorted(rows)
+        kind = rng.choice(["ok", "ok", "swap", "tie", "revisit"])
+        if kind == "swap" and len(rows) > 1:
+            i = rng.randrange(len(rows) - 1)
+            rows[i], rows[i + 1] = rows[i + 1], rows[i]
+        elif kind == "tie":
+            rows.append((rows[-1][0] + "z", rows[-1][1]))       # bigger id after: out of order
+        out = [f"q{q} Q0 {d} {r} {s!r} run" for r, (d, s) in enumerate(rows)]
+        if kind == "revisit":
+            later.append(out.pop())
+        lines += out
+    p = tmp_path / "r"
+    p.write_text("\n".join(lines + later) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = _build(_stream(p, "run"), "run", p)
+        for parts in PARTS:
+            parsed = _io._parse_split(str(p), "run", parts)
+            flags = parsed["ordered"].copy()
+            cols = {k: parsed[k] for k in ("offsets", "doc_start", "doc_len", "doc_buf", "scores")}
+            buf = bytes(cols["doc_buf"])
+            for q in np.flatnonzero(flags):
+                lo, hi = cols["offsets"][q], cols["offsets"][q + 1]
+                rows = [(buf[cols["doc_start"][i]:cols["doc_start"][i] + cols["doc_len"][i]].decode(),
+                         float(cols["scores"][i])) for i in range(lo, hi)]
+                assert rows == _trec_sorted(rows), (parts, q)
+            if parts == 1:
+                assert flags.sum() > 10
+            _same(_build(parsed, "run", p), ref)

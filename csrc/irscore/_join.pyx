@@ -218,14 +218,53 @@ cdef inline bint in_order(const double *v, const int64_t *st, const int32_t *ln,
     return c >= 0
 
 
+cdef bint sort_tie_groups(const double *v, int64_t[::1] doc_start, int32_t[::1] doc_len,
+                          uint64_t[::1] doc_hash, double[::1] values, const char *docs, irs_entry *buf,
+                          int64_t lo, int64_t hi) noexcept nogil:
+    """While the scores of entries [lo, hi) do not increase, put each group of
+    equal scores in trec order (doc id descending, ties in stored order);
+    False when a score increases (the caller sorts the whole range: the groups
+    already sorted keep their equal doc ids in stored order, so the result is
+    the same)."""
+    cdef int64_t a = lo, b, k
+    cdef const int64_t *st = &doc_start[0]
+    cdef const int32_t *ln = &doc_len[0]
+    while a < hi:
+        b = a + 1
+        while b < hi and v[b] == v[a]:
+            b += 1
+        if b < hi and v[b] > v[a]:
+            return False
+        for k in range(a + 1, b):
+            if not in_order(v, st, ln, docs, k - 1, k, 0):
+                break
+        else:
+            a = b
+            continue
+        for k in range(b - a):
+            buf[k].score = values[a + k]
+            buf[k].start = doc_start[a + k]
+            buf[k].len = doc_len[a + k]
+            buf[k].hash = doc_hash[a + k]
+            buf[k].pos = <int32_t> k
+        irs_sort_entries(buf, b - a, docs, 0)
+        for k in range(b - a):
+            doc_start[a + k] = buf[k].start
+            doc_len[a + k] = buf[k].len
+            doc_hash[a + k] = buf[k].hash
+        a = b
+    return True
+
+
 def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1] doc_len,
                  uint64_t[::1] doc_hash, double[::1] values, const uint8_t[::1] doc_buf,
-                 int mode, int64_t lo, int64_t hi):
+                 int mode, int64_t lo, int64_t hi, const uint8_t[::1] ordered=None):
     """Sort in place the entries of queries [lo, hi) of columns already grouped by
     query (CSR ``offsets``), in :class:`GroupSort`'s ``mode`` 0, 1 or 2 (ties in
     stored order).  A query already in order (run files are written in rank
-    order) costs one linear check and no copy.  Releases the GIL; calls for
-    disjoint query ranges may run on several threads."""
+    order) costs one linear check and no copy; ``ordered[q] = 1`` says the
+    reader already checked that query in ``mode`` 0 (it is skipped).  Releases
+    the GIL; calls for disjoint query ranges may run on several threads."""
     cdef int64_t nq = offsets.shape[0] - 1
     cdef int64_t n = doc_start.shape[0]
     cdef int64_t q, k, i, s, cnt, maxcnt = 0
@@ -240,6 +279,9 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
         raise ValueError("sort_grouped: mode must be 0, 1 or 2")
     if lo < 0 or hi > nq or lo > hi:
         raise ValueError("sort_grouped: bad query range")
+    if ordered is not None and (ordered.shape[0] != nq or mode != 0):
+        raise ValueError("sort_grouped: ordered must hold one flag per query, in mode 0")
+    cdef bint has_ordered = ordered is not None
     check_offsets(offsets, n, "sort_grouped")
     for i in range(offsets[lo], offsets[hi]):
         if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > doc_buf.shape[0]:
@@ -259,6 +301,8 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
         raise MemoryError()
     with nogil:
         for q in range(lo, hi):
+            if has_ordered and ordered[q]:
+                continue
             s = offsets[q]
             cnt = offsets[q + 1] - s
             for k in range(1, cnt):
@@ -266,6 +310,11 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
                     break
             else:
                 continue        # already in order
+            if mode == 0 and sort_tie_groups(v, doc_start, doc_len, doc_hash, values, docs, buf, s + k - 1, s + cnt):
+                # scores were non-increasing, only tie groups out of doc-id order
+                # (e.g. a file written in score order, ties in any order): just
+                # those groups were sorted
+                continue
             for k in range(cnt):
                 buf[k].score = values[s + k]
                 buf[k].start = doc_start[s + k]

@@ -18,7 +18,7 @@ one ``UserWarning``.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy, memchr, memmove, memcmp
+from libc.string cimport memcpy, memchr, memmove, memcmp, memset
 
 import numpy as np
 
@@ -692,6 +692,7 @@ cdef class SplitParser:
     cdef Vec *counts               # per part: entries of each local query (int64)
     cdef Vec *fill                 # per part: next row of each local query (int64)
     cdef Vec *lim                  # per part: end of those rows (int64)
+    cdef Vec *unordered            # runs, per part: 1 when a local query's rows may be out of trec order (uint8)
     cdef Vec docbuf, start, length, hashes, values
     cdef bint counted_ok
 
@@ -717,7 +718,8 @@ cdef class SplitParser:
         self.counts = <Vec *> calloc(parts, sizeof(Vec))
         self.fill = <Vec *> calloc(parts, sizeof(Vec))
         self.lim = <Vec *> calloc(parts, sizeof(Vec))
-        if (self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
+        self.unordered = <Vec *> calloc(parts, sizeof(Vec))
+        if (self.unordered == NULL or self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
                 or self.counts == NULL or self.fill == NULL or self.lim == NULL or self.done == NULL):
             raise MemoryError()
         if self.size >= 3 and <unsigned char> self.base[0] == 0xEF and <unsigned char> self.base[1] == 0xBB \
@@ -750,6 +752,8 @@ cdef class SplitParser:
                 free(self.counts[k].data)
                 free(self.fill[k].data)
                 free(self.lim[k].data)
+                free(self.unordered[k].data)
+        free(self.unordered)
         free(self.counts)
         free(self.fill)
         free(self.lim)
@@ -875,6 +879,8 @@ cdef class SplitParser:
             nk = lg.shape[0]
             vec_alloc(&self.fill[k], nk * sizeof(int64_t))
             vec_alloc(&self.lim[k], nk * sizeof(int64_t))
+            vec_alloc(&self.unordered[k], nk)
+            memset(self.unordered[k].data, 0, nk)
             cnt = <int64_t *> self.counts[k].data
             fl = <int64_t *> self.fill[k].data
             lm = <int64_t *> self.lim[k].data
@@ -939,6 +945,11 @@ cdef class SplitParser:
         cdef char *docs = self.docbuf.data
         cdef int32_t grade = 0
         cdef double score = 0.0
+        cdef uint8_t *unord = <uint8_t *> self.unordered[k].data
+        cdef const int64_t *cnt = <const int64_t *> self.counts[k].data
+        cdef int64_t prev_q = -1, prev_cur = 0, prev_len = 0
+        cdef double prev_score = 0.0
+        cdef bint is_run = self.is_run
         cdef irs_nl_iter it
         irs_nl_init(&it, s, end)
         while s < end:
@@ -960,6 +971,18 @@ cdef class SplitParser:
                 tp.set_error(9, 0, NULL, 0)
                 return 9
             fl[q] = pos + 1
+            if is_run:
+                # is the query still in trec order (score descending, then doc id
+                # descending)?  Checked against the previous line when it is the
+                # same query's; a query whose lines are not consecutive here is
+                # left to the sort's own check.
+                if q == prev_q:
+                    if score > prev_score or (score == prev_score and irs_bytes_cmp(
+                            docs + prev_cur, prev_len, tok[2], tlen[2]) < 0):
+                        unord[q] = 1
+                elif pos != lm[q] - cnt[q]:
+                    unord[q] = 1
+                prev_q, prev_score, prev_cur, prev_len = q, score, cursor, tlen[2]
             st[pos] = cursor
             ln[pos] = <int32_t> tlen[2]
             hv[pos] = irs_hash_bytes_padded(tok[2], tlen[2], end - tok[2])
@@ -976,6 +999,42 @@ cdef class SplitParser:
             irs_release_pages(released, end)
         self.doc_end[k] = cursor
         return 0
+
+    cdef object ordered_queries(self):
+        """Per query (final order), 1 when the parse saw its rows in trec order in
+        one part, on consecutive lines (the sort can skip it), else 0."""
+        cdef int64_t k, q, nq = self.offsets_a.shape[0] - 1, row
+        cdef const int64_t *fl
+        cdef const int64_t *cnt
+        cdef const uint8_t *unord
+        cdef const int64_t[::1] off = self.offsets_a
+        out_a = np.zeros(nq, dtype=np.uint8)
+        parts_a = np.zeros(nq, dtype=np.int64)
+        cdef uint8_t[::1] out = out_a
+        cdef int64_t[::1] parts = parts_a
+        cdef uint8_t[::1] bad = np.zeros(nq, dtype=np.uint8)
+        cdef int64_t lo_q, hi_q, mid
+        for k in range(self.nparts):
+            fl = <const int64_t *> self.fill[k].data
+            cnt = <const int64_t *> self.counts[k].data
+            unord = <const uint8_t *> self.unordered[k].data
+            for q in range(self.nq_counted[k]):
+                if cnt[q] == 0:
+                    continue
+                row = fl[q] - 1          # a row of this local query: its global query by bisection
+                lo_q, hi_q = 0, nq - 1
+                while lo_q < hi_q:
+                    mid = (lo_q + hi_q + 1) // 2
+                    if off[mid] <= row:
+                        lo_q = mid
+                    else:
+                        hi_q = mid - 1
+                parts[lo_q] += 1
+                if unord[q]:
+                    bad[lo_q] = 1
+        for q in range(nq):
+            out[q] = 1 if parts[q] <= 1 and not bad[q] else 0
+        return out_a
 
     def finish(self):
         """The columns, grouped by query (queries by id bytes; within a query the
@@ -1036,6 +1095,7 @@ cdef class SplitParser:
         }
         vals = vec_to_array(&self.values, np.float64)
         if self.is_run:
+            out["ordered"] = self.ordered_queries()
             out["scores"] = vals
             run_id = b""
             for tp in self.parsers:

@@ -26,7 +26,7 @@ def group_sort(
 def sort_grouped(
     offsets: NDArray[np.int64], doc_start: NDArray[np.int64], doc_len: NDArray[np.int32],
     doc_hash: NDArray[np.uint64], values: NDArray[np.float64], doc_buf: NDArray[np.uint8],
-    mode: int, lo: int, hi: int,
+    mode: int, lo: int, hi: int, ordered: Optional[NDArray[np.uint8]] = ...,
 ) -> None: ...
 def dedup_sorted(
     offsets: NDArray[np.int64], doc_start: NDArray[np.int64], doc_len: NDArray[np.int32],

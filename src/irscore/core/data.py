@@ -42,7 +42,8 @@ def _grouped(parsed: Mapping[str, Any], values: np.ndarray, mode: int,
         threads = _parallel.n_threads(n_jobs, int(offsets[-1]))
 
         def sort(lo: int, hi: int) -> None:
-            _join.sort_grouped(offsets, start, length, hashes, values, parsed["doc_buf"], mode, lo, hi)
+            _join.sort_grouped(offsets, start, length, hashes, values, parsed["doc_buf"], mode, lo, hi,
+                               parsed.get("ordered") if mode == 0 else None)
 
         _parallel.run(sort, _parallel.ranges_by_offsets(offsets, threads) if threads > 1 else [(0, nq)])
     return offsets, start, length, hashes, values
