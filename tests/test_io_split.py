@@ -352,3 +352,24 @@ def test_reader_order_flags_skip_only_queries_in_trec_order(tmp_path, seed):
             if parts == 1:
                 assert flags.sum() > 10
             _same(_build(parsed, "run", p), ref)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_qrels_ids_sharing_their_first_bytes_sort_as_bytes(tmp_path, seed):
+    # The split path sorts qrels on 8-byte id prefixes and reads the bytes only
+    # past them: ids of 6-12 bytes over a two-letter alphabet share prefixes
+    # and differ in length; repeated judgments keep the last.
+    rng = random.Random(seed)
+    lines = [f"q{rng.randint(0, 5)} 0 {''.join(rng.choice('ab') for _ in range(rng.randint(6, 12)))} "
+             f"{rng.randint(0, 3)}" for _ in range(3000)]
+    p = tmp_path / "q"
+    p.write_text("\n".join(lines) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = _build(_stream(p, "qrels"), "qrels", p)
+        for parts in (1, 2, 7):
+            got = _build(_io._parse_split(str(p), "qrels", parts), "qrels", p)
+            _same(got, ref)
+            for q in got.query_ids:
+                ids = [d.encode() for d in got.doc_ids(q)]
+                assert ids == sorted(set(ids), reverse=True)

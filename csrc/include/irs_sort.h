@@ -69,4 +69,43 @@ static void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
     irs_introsort(a, n, buf, mode);
 }
 
+/* Qrels order (mode 2: doc id descending, ties in input order) by a key of the
+ * id's first eight bytes, big-endian and zero-padded: keys that differ order
+ * the ids as irs_bytes_cmp does (a proper prefix first), so the bytes are only
+ * read for ids that share their first eight. */
+typedef struct {
+    uint64_t key;
+    int64_t start;
+    int32_t len;
+    int32_t pos;
+} irs_idkey;
+
+static inline uint64_t irs_id_prefix(const char *p, int64_t n)
+{
+    uint64_t x = 0;
+    int64_t i, m = n < 8 ? n : 8;
+    for (i = 0; i < m; i++)
+        x |= (uint64_t)(unsigned char)p[i] << (56 - 8 * i);
+    return x;
+}
+
+static inline int irs_idkey_before(const irs_idkey *a, const irs_idkey *b, const char *buf)
+{
+    if (a->key != b->key)
+        return a->key > b->key;
+    if (a->len > 8 || b->len > 8) {
+        int c = irs_bytes_cmp(buf + a->start, a->len, buf + b->start, b->len);
+        if (c)
+            return c > 0;
+    } else if (a->len != b->len) {
+        return a->len > b->len;     /* equal but for trailing zero bytes */
+    }
+    return a->pos < b->pos;
+}
+
+#define IRS_IDKEY_BEFORE(x, y) irs_idkey_before((x), (y), buf)
+#define IRS_IDKEY_PARAMS , const char *buf
+#define IRS_IDKEY_ARGS , buf
+IRS_DEFINE_INTROSORT(irs_idkey_sort, irs_idkey, IRS_IDKEY_BEFORE, IRS_IDKEY_PARAMS, IRS_IDKEY_ARGS)
+
 #endif

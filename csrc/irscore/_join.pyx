@@ -46,6 +46,13 @@ cdef extern from "irs_sort.h" nogil:
         int32_t len
         int32_t pos
     void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
+    ctypedef struct irs_idkey:
+        uint64_t key
+        int64_t start
+        int32_t len
+        int32_t pos
+    uint64_t irs_id_prefix(const char *p, int64_t n)
+    void irs_idkey_sort(irs_idkey *a, int64_t n, const char *buf)
 
 
 cdef int check_offsets(const int64_t[::1] off, int64_t n, str what) except -1:
@@ -256,6 +263,27 @@ cdef bint sort_tie_groups(const double *v, int64_t[::1] doc_start, int32_t[::1] 
     return True
 
 
+cdef void sort_by_id(int64_t[::1] doc_start, int32_t[::1] doc_len, uint64_t[::1] doc_hash, double[::1] values,
+                     const char *docs, irs_entry *buf, irs_idkey *kbuf, int64_t s, int64_t cnt) noexcept nogil:
+    """Sort entries [s, s + cnt) in mode 2 (doc id descending, ties in stored
+    order) on 8-byte id prefix keys, then move the columns."""
+    cdef int64_t k, p
+    for k in range(cnt):
+        kbuf[k].start = doc_start[s + k]
+        kbuf[k].len = doc_len[s + k]
+        kbuf[k].key = irs_id_prefix(docs + kbuf[k].start, kbuf[k].len)
+        kbuf[k].pos = <int32_t> k
+        buf[k].hash = doc_hash[s + k]
+        buf[k].score = values[s + k]
+    irs_idkey_sort(kbuf, cnt, docs)
+    for k in range(cnt):
+        p = kbuf[k].pos
+        doc_start[s + k] = kbuf[k].start
+        doc_len[s + k] = kbuf[k].len
+        doc_hash[s + k] = buf[p].hash
+        values[s + k] = buf[p].score
+
+
 def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1] doc_len,
                  uint64_t[::1] doc_hash, double[::1] values, const uint8_t[::1] doc_buf,
                  int mode, int64_t lo, int64_t hi, const uint8_t[::1] ordered=None):
@@ -269,6 +297,7 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
     cdef int64_t n = doc_start.shape[0]
     cdef int64_t q, k, i, s, cnt, maxcnt = 0
     cdef irs_entry *buf
+    cdef irs_idkey *kbuf
     cdef const char *docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
     cdef const double *v
     cdef const int64_t *st
@@ -297,7 +326,10 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
     st = &doc_start[0]
     ln = &doc_len[0]
     buf = <irs_entry *> malloc((maxcnt + 1) * sizeof(irs_entry))
-    if buf == NULL:
+    kbuf = <irs_idkey *> malloc((maxcnt + 1) * sizeof(irs_idkey)) if mode == 2 else NULL
+    if buf == NULL or (mode == 2 and kbuf == NULL):
+        free(buf)
+        free(kbuf)
         raise MemoryError()
     with nogil:
         for q in range(lo, hi):
@@ -315,6 +347,9 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
                 # (e.g. a file written in score order, ties in any order): just
                 # those groups were sorted
                 continue
+            if mode == 2:
+                sort_by_id(doc_start, doc_len, doc_hash, values, docs, buf, kbuf, s, cnt)
+                continue
             for k in range(cnt):
                 buf[k].score = values[s + k]
                 buf[k].start = doc_start[s + k]
@@ -328,6 +363,7 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
                 doc_hash[s + k] = buf[k].hash
                 values[s + k] = buf[k].score
     free(buf)
+    free(kbuf)
 
 
 def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
