@@ -76,6 +76,88 @@ cdef Py_ssize_t _spans(const int64_t[::1] off, const int64_t[::1] doc, const int
     return top
 
 
+cdef Py_ssize_t _doc_codes(const int64_t[::1] doc, Py_ssize_t ndocs, str fn, str name, Py_ssize_t top) except -1:
+    """Every ``doc[i]`` a document code 0..ndocs-1; returns max(top, largest code + 1)."""
+    cdef Py_ssize_t i
+    for i in range(doc.shape[0]):
+        if doc[i] < 0 or doc[i] >= ndocs:
+            raise ValueError(f"{fn}: {name}[{i}] = {doc[i]} is not a document code 0..{ndocs - 1}")
+        if doc[i] >= top:
+            top = doc[i] + 1
+    return top
+
+
+cdef struct GpTables:
+    # per document code (ntab + 1 entries): topic stamps of the relevant articles,
+    # the ranked articles and the best entry points; the article's rank; its
+    # relevant size; its best entry point
+    Py_ssize_t *rstamp
+    Py_ssize_t *dstamp
+    Py_ssize_t *bstamp
+    Py_ssize_t *dpos
+    int64_t *relc
+    int64_t *bep
+    # per ranked article (cap entries): its document code and first result's start
+    Py_ssize_t *order
+    int64_t *entry
+
+
+cdef int gp_tables_alloc(GpTables *tb, Py_ssize_t ntab, Py_ssize_t cap) except -1:
+    """Allocate the tables (every stamp -1); MemoryError leaves them to gp_tables_free."""
+    cdef Py_ssize_t d
+    tb.rstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    tb.dstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    tb.bstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    tb.dpos = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
+    tb.relc = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
+    tb.bep = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
+    tb.order = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    tb.entry = <int64_t*>malloc(cap * sizeof(int64_t))
+    if (tb.rstamp == NULL or tb.dstamp == NULL or tb.bstamp == NULL or tb.dpos == NULL or tb.relc == NULL
+            or tb.bep == NULL or tb.order == NULL or tb.entry == NULL):
+        raise MemoryError()
+    for d in range(ntab + 1):
+        tb.rstamp[d] = -1
+        tb.dstamp[d] = -1
+        tb.bstamp[d] = -1
+    return 0
+
+
+cdef void gp_tables_free(GpTables *tb) noexcept:
+    free(tb.rstamp); free(tb.dstamp); free(tb.bstamp); free(tb.dpos); free(tb.relc); free(tb.bep)
+    free(tb.order); free(tb.entry)
+
+
+cdef int _gp_args(const int64_t[::1] run_off, const int64_t[::1] run_doc, const int64_t[::1] bep_off,
+                  const int64_t[::1] bep_doc, const int64_t[::1] bep_pos, Py_ssize_t ndocs, int task,
+                  double beta, int64_t bep_distance, const int64_t[::1] cutoffs, double[:, ::1] out_gp,
+                  double[::1] out_agp, str fn) except -1:
+    """The checks both gP kernels make of the arguments they share."""
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if task != 0 and task != 1:
+        raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
+    if not beta > 0.0 or bep_distance <= 0:
+        raise ValueError(f"{fn}: beta and bep_distance must be positive")
+    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _csr(bep_off, bep_doc.shape[0], fn, "bep_off", run_off.shape[0] - 1)
+    if bep_pos.shape[0] != bep_doc.shape[0]:
+        raise ValueError(f"{fn}: bep_doc and bep_pos must have one length")
+    _check_cutoffs(cutoffs, fn)
+    _out2(out_gp, run_off.shape[0] - 1, cutoffs.shape[0], fn, "out_gp")
+    _out1d(out_agp, run_off.shape[0] - 1, fn, "out_agp")
+    return 0
+
+
+cdef Py_ssize_t _max_ranked(const int64_t[::1] run_off) noexcept:
+    """The largest number of results of a topic (at least 1)."""
+    cdef Py_ssize_t t, cap = 1
+    for t in range(run_off.shape[0] - 1):
+        if run_off[t + 1] - run_off[t] > cap:
+            cap = run_off[t + 1] - run_off[t]
+    return cap
+
+
 cdef int _out2(double[:, ::1] out, Py_ssize_t rows, Py_ssize_t cols, str fn, str name) except -1:
     if out.shape[0] < rows or out.shape[1] < cols:
         raise ValueError(f"{fn}: {name} must have shape at least ({rows}, {cols})")
@@ -1733,120 +1815,80 @@ def gp_measures(
     out_gp[t, c] = gP@cutoffs[c]; out_magp[t] = AgP; out_valid[t] = 1 when the
     topic has a relevant article (an article with highlighted text)."""
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
-    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap = 1, r, ntab
+    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap, r, ntab
     cdef int64_t dist
     cdef double p, rr, b2 = beta * beta, cum
-    cdef Py_ssize_t *rstamp = NULL
-    cdef Py_ssize_t *dstamp = NULL
-    cdef Py_ssize_t *bstamp = NULL
-    cdef Py_ssize_t *dpos = NULL
-    cdef int64_t *relc = NULL
-    cdef int64_t *bep = NULL
-    cdef Py_ssize_t *order = NULL
+    cdef GpTables tb
     cdef double *ret = NULL
     cdef double *relret = NULL
-    cdef int64_t *entry = NULL
     cdef double *sc = NULL
     cdef double *gsel = NULL
     fn = "gp_measures"
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
-    if task != 0 and task != 1:
-        raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
-    if not beta > 0.0 or bep_distance <= 0:
-        raise ValueError(f"{fn}: beta and bep_distance must be positive")
-    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _gp_args(run_off, run_doc, bep_off, bep_doc, bep_pos, ndocs, task, beta, bep_distance, cutoffs,
+             out_gp, out_magp, fn)
     _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
-    _csr(bep_off, bep_doc.shape[0], fn, "bep_off", ntop)
     if (run_start.shape[0] != run_doc.shape[0] or novel.shape[0] != run_doc.shape[0]
             or novel_rel.shape[0] != run_doc.shape[0]):
         raise ValueError(f"{fn}: run_doc, run_start, novel and novel_rel must have one length")
-    if bep_pos.shape[0] != bep_doc.shape[0]:
-        raise ValueError(f"{fn}: bep_doc and bep_pos must have one length")
     ntab = _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl")
-    for i in range(run_doc.shape[0]):
-        if run_doc[i] < 0 or run_doc[i] >= ndocs:
-            raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code 0..{ndocs - 1}")
-        if run_doc[i] >= ntab:
-            ntab = run_doc[i] + 1
-    for i in range(bep_doc.shape[0]):
-        if bep_doc[i] < 0 or bep_doc[i] >= ndocs:
-            raise ValueError(f"{fn}: bep_doc[{i}] = {bep_doc[i]} is not a document code 0..{ndocs - 1}")
-        if bep_doc[i] >= ntab:
-            ntab = bep_doc[i] + 1
-    ndocs = ntab     # the document tables only need the codes in use
-    _check_cutoffs(cutoffs, fn)
-    _out2(out_gp, ntop, nk, fn, "out_gp")
-    _out1d(out_magp, ntop, fn, "out_magp")
+    ntab = _doc_codes(run_doc, ndocs, fn, "run_doc", ntab)
+    ntab = _doc_codes(bep_doc, ndocs, fn, "bep_doc", ntab)     # the tables only need the codes in use
     _out1(out_valid, ntop, fn, "out_valid")
-    for t in range(ntop):
-        if run_off[t + 1] - run_off[t] > cap:
-            cap = run_off[t + 1] - run_off[t]
-    rstamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
-    dstamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
-    bstamp = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
-    dpos = <Py_ssize_t*>malloc((ndocs + 1) * sizeof(Py_ssize_t))
-    relc = <int64_t*>malloc((ndocs + 1) * sizeof(int64_t))
-    bep = <int64_t*>malloc((ndocs + 1) * sizeof(int64_t))
-    order = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    cap = _max_ranked(run_off)
+    memset(&tb, 0, sizeof(GpTables))
     ret = <double*>malloc(cap * sizeof(double))
     relret = <double*>malloc(cap * sizeof(double))
-    entry = <int64_t*>malloc(cap * sizeof(int64_t))
     sc = <double*>malloc(cap * sizeof(double))
     gsel = <double*>malloc(cap * sizeof(double))
     try:
-        if (rstamp == NULL or dstamp == NULL or bstamp == NULL or dpos == NULL or relc == NULL or bep == NULL
-                or order == NULL or ret == NULL or relret == NULL or entry == NULL or sc == NULL or gsel == NULL):
+        gp_tables_alloc(&tb, ntab, cap)
+        if ret == NULL or relret == NULL or sc == NULL or gsel == NULL:
             raise MemoryError()
         with nogil:
-            for d in range(ndocs + 1):
-                rstamp[d] = -1
-                dstamp[d] = -1
-                bstamp[d] = -1
             for t in range(ntop):
                 # relevant articles: highlighted characters per document
                 nrel = 0
                 for j in range(hl_off[t], hl_off[t + 1]):
                     d = hl_doc[j]
-                    if rstamp[d] != t:
-                        rstamp[d] = t
-                        relc[d] = 0
+                    if tb.rstamp[d] != t:
+                        tb.rstamp[d] = t
+                        tb.relc[d] = 0
                         nrel += 1
-                    relc[d] += hl_end[j] - hl_start[j]
+                    tb.relc[d] += hl_end[j] - hl_start[j]
                 out_valid[t] = 1 if nrel > 0 else 0
                 if nrel == 0:
                     continue
                 for j in range(bep_off[t], bep_off[t + 1]):
-                    bstamp[bep_doc[j]] = t
-                    bep[bep_doc[j]] = bep_pos[j]
+                    tb.bstamp[bep_doc[j]] = t
+                    tb.bep[bep_doc[j]] = bep_pos[j]
                 # articles in the order of their first result
                 na = 0
                 for i in range(run_off[t], run_off[t + 1]):
                     d = run_doc[i]
-                    if dstamp[d] != t:
-                        dstamp[d] = t
-                        dpos[d] = na
-                        order[na] = d
+                    if tb.dstamp[d] != t:
+                        tb.dstamp[d] = t
+                        tb.dpos[d] = na
+                        tb.order[na] = d
                         ret[na] = 0.0
                         relret[na] = 0.0
-                        entry[na] = run_start[i]
+                        tb.entry[na] = run_start[i]
                         na += 1
-                    ret[dpos[d]] += novel[i]
-                    relret[dpos[d]] += novel_rel[i]
+                    ret[tb.dpos[d]] += novel[i]
+                    relret[tb.dpos[d]] += novel_rel[i]
                 for j in range(na):
-                    d = order[j]
+                    d = tb.order[j]
                     if task == 0:
-                        if rstamp[d] != t or relc[d] == 0 or ret[j] <= 0.0 or relret[j] <= 0.0:
+                        if tb.rstamp[d] != t or tb.relc[d] == 0 or ret[j] <= 0.0 or relret[j] <= 0.0:
                             sc[j] = 0.0
                             continue
                         p = relret[j] / ret[j]
-                        rr = relret[j] / (<double> relc[d])
+                        rr = relret[j] / (<double> tb.relc[d])
                         sc[j] = (1 + b2) * p * rr / (b2 * p + rr)
                     else:
-                        if bstamp[d] != t or rstamp[d] != t:
+                        if tb.bstamp[d] != t or tb.rstamp[d] != t:
                             sc[j] = 0.0
                             continue
-                        dist = entry[j] - bep[d]
+                        dist = tb.entry[j] - tb.bep[d]
                         if dist < 0:
                             dist = -dist
                         sc[j] = (<double> (bep_distance - dist)) / (<double> bep_distance) if dist < bep_distance else 0.0
@@ -1855,15 +1897,15 @@ def gp_measures(
                 r = 0
                 for j in range(na):
                     cum = sc[j] if j == 0 else cum + sc[j]
-                    if rstamp[order[j]] == t:
+                    if tb.rstamp[tb.order[j]] == t:
                         gsel[r] = cum / (j + 1)
                         r += 1
                 out_magp[t] = np_sum(gsel, r) / nrel
                 for c in range(nk):
                     out_gp[t, c] = np_sum(sc, cutoffs[c] if cutoffs[c] < na else na) / cutoffs[c]
     finally:
-        free(rstamp); free(dstamp); free(bstamp); free(dpos); free(relc); free(bep)
-        free(order); free(ret); free(relret); free(entry); free(sc); free(gsel)
+        gp_tables_free(&tb)
+        free(ret); free(relret); free(sc); free(gsel)
 
 
 # -- inex_eval: Precall (published reading) ---------------------------------
@@ -2434,103 +2476,61 @@ def gp_inex2008(
     (NaN without any).  out_warn[0] / out_warn[1]: the first topic whose
     article results are interleaved / (BiC) repeated, or -1."""
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
-    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap = 1, r, ntab, prev
+    cdef Py_ssize_t t, c, i, j, d, na, nrel, cap, r, ntab, prev
     cdef int64_t dist, rc
     cdef double p, rr, b2 = beta * beta, s, sum_gp
     cdef int err = 0
-    cdef Py_ssize_t *rstamp = NULL
-    cdef Py_ssize_t *dstamp = NULL
-    cdef Py_ssize_t *bstamp = NULL
-    cdef Py_ssize_t *dpos = NULL
-    cdef int64_t *relc = NULL
-    cdef int64_t *bep = NULL
-    cdef Py_ssize_t *order = NULL
+    cdef GpTables tb
     cdef int64_t *ret = NULL
     cdef int64_t *relret = NULL
-    cdef int64_t *entry = NULL
     cdef double *g = NULL
     fn = "gp_inex2008"
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
-    if task != 0 and task != 1:
-        raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
-    if not beta > 0.0 or bep_distance <= 0:
-        raise ValueError(f"{fn}: beta and bep_distance must be positive")
-    _csr(run_off, run_doc.shape[0], fn, "run_off")
+    _gp_args(run_off, run_doc, bep_off, bep_doc, bep_pos, ndocs, task, beta, bep_distance, cutoffs,
+             out_gp, out_agp, fn)
     _csr(rel_off, rel_doc.shape[0], fn, "rel_off", ntop)
-    _csr(bep_off, bep_doc.shape[0], fn, "bep_off", ntop)
     if (entry_pos.shape[0] != run_doc.shape[0] or size.shape[0] != run_doc.shape[0]
             or rel.shape[0] != run_doc.shape[0]):
         raise ValueError(f"{fn}: run_doc, entry_pos, size and rel must have one length")
-    if rel_size.shape[0] != rel_doc.shape[0] or bep_pos.shape[0] != bep_doc.shape[0]:
-        raise ValueError(f"{fn}: rel_doc/rel_size and bep_doc/bep_pos must have one length each")
-    ntab = 0
-    for i in range(run_doc.shape[0]):
-        if run_doc[i] < 0 or run_doc[i] >= ndocs:
-            raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code 0..{ndocs - 1}")
-        if run_doc[i] >= ntab:
-            ntab = run_doc[i] + 1
-    for i in range(rel_doc.shape[0]):
-        if rel_doc[i] < 0 or rel_doc[i] >= ndocs:
-            raise ValueError(f"{fn}: rel_doc[{i}] = {rel_doc[i]} is not a document code 0..{ndocs - 1}")
-        if rel_doc[i] >= ntab:
-            ntab = rel_doc[i] + 1
-    for i in range(bep_doc.shape[0]):
-        if bep_doc[i] < 0 or bep_doc[i] >= ndocs:
-            raise ValueError(f"{fn}: bep_doc[{i}] = {bep_doc[i]} is not a document code 0..{ndocs - 1}")
-        if bep_doc[i] >= ntab:
-            ntab = bep_doc[i] + 1
-    _check_cutoffs(cutoffs, fn)
-    _out2(out_gp, ntop, nk, fn, "out_gp")
-    _out1d(out_agp, ntop, fn, "out_agp")
+    if rel_size.shape[0] != rel_doc.shape[0]:
+        raise ValueError(f"{fn}: rel_doc and rel_size must have one length")
+    ntab = _doc_codes(run_doc, ndocs, fn, "run_doc", 0)
+    ntab = _doc_codes(rel_doc, ndocs, fn, "rel_doc", ntab)
+    ntab = _doc_codes(bep_doc, ndocs, fn, "bep_doc", ntab)
     _out1(out_warn, 2, fn, "out_warn")
-    for t in range(ntop):
-        if run_off[t + 1] - run_off[t] > cap:
-            cap = run_off[t + 1] - run_off[t]
-    rstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
-    dstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
-    bstamp = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
-    dpos = <Py_ssize_t*>malloc((ntab + 1) * sizeof(Py_ssize_t))
-    relc = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
-    bep = <int64_t*>malloc((ntab + 1) * sizeof(int64_t))
-    order = <Py_ssize_t*>malloc(cap * sizeof(Py_ssize_t))
+    cap = _max_ranked(run_off)
+    memset(&tb, 0, sizeof(GpTables))
     ret = <int64_t*>malloc(cap * sizeof(int64_t))
     relret = <int64_t*>malloc(cap * sizeof(int64_t))
-    entry = <int64_t*>malloc(cap * sizeof(int64_t))
     g = <double*>malloc(cap * sizeof(double))
     try:
-        if (rstamp == NULL or dstamp == NULL or bstamp == NULL or dpos == NULL or relc == NULL or bep == NULL
-                or order == NULL or ret == NULL or relret == NULL or entry == NULL or g == NULL):
+        gp_tables_alloc(&tb, ntab, cap)
+        if ret == NULL or relret == NULL or g == NULL:
             raise MemoryError()
         with nogil:
             out_warn[0] = -1
             out_warn[1] = -1
-            for d in range(ntab + 1):
-                rstamp[d] = -1
-                dstamp[d] = -1
-                bstamp[d] = -1
             for t in range(ntop):
                 nrel = 0
                 for j in range(rel_off[t], rel_off[t + 1]):
                     d = rel_doc[j]
-                    if rstamp[d] != t:
+                    if tb.rstamp[d] != t:
                         nrel += 1
-                    rstamp[d] = t
-                    relc[d] = rel_size[j]
+                    tb.rstamp[d] = t
+                    tb.relc[d] = rel_size[j]
                 for j in range(bep_off[t], bep_off[t + 1]):
-                    bstamp[bep_doc[j]] = t
-                    bep[bep_doc[j]] = bep_pos[j]
+                    tb.bstamp[bep_doc[j]] = t
+                    tb.bep[bep_doc[j]] = bep_pos[j]
                 na = 0
                 prev = -1
                 for i in range(run_off[t], run_off[t + 1]):
                     d = run_doc[i]
-                    if dstamp[d] != t:
-                        dstamp[d] = t
-                        dpos[d] = na
-                        order[na] = d
+                    if tb.dstamp[d] != t:
+                        tb.dstamp[d] = t
+                        tb.dpos[d] = na
+                        tb.order[na] = d
                         ret[na] = 0
                         relret[na] = 0
-                        entry[na] = entry_pos[i]
+                        tb.entry[na] = entry_pos[i]
                         na += 1
                     elif d != prev:
                         if out_warn[0] < 0:
@@ -2538,13 +2538,13 @@ def gp_inex2008(
                     elif task == 1 and out_warn[1] < 0:
                         out_warn[1] = t
                     prev = d
-                    ret[dpos[d]] += size[i]
-                    relret[dpos[d]] += rel[i]
+                    ret[tb.dpos[d]] += size[i]
+                    relret[tb.dpos[d]] += rel[i]
                 s = 0.0
                 sum_gp = 0.0
                 for j in range(na):
-                    d = order[j]
-                    rc = relc[d] if rstamp[d] == t else 0
+                    d = tb.order[j]
+                    rc = tb.relc[d] if tb.rstamp[d] == t else 0
                     p = 0.0         # the article's score
                     if task == 0:
                         if relret[j] > 0:
@@ -2554,8 +2554,8 @@ def gp_inex2008(
                             rr = (<double> relret[j]) / (<double> rc)
                             p = (<double> relret[j]) / (<double> ret[j])
                             p = ((1 + b2) * p * rr) / ((b2 * p) + rr)
-                    elif rc > 0 and bstamp[d] == t and bep[d] > -1:
-                        dist = bep[d] - entry[j]
+                    elif rc > 0 and tb.bstamp[d] == t and tb.bep[d] > -1:
+                        dist = tb.bep[d] - tb.entry[j]
                         if dist < 0:
                             dist = -dist
                         if not dist > bep_distance:
@@ -2573,5 +2573,5 @@ def gp_inex2008(
         if err:
             raise ZeroDivisionError("division by zero")
     finally:
-        free(rstamp); free(dstamp); free(bstamp); free(dpos); free(relc); free(bep)
-        free(order); free(ret); free(relret); free(entry); free(g)
+        gp_tables_free(&tb)
+        free(ret); free(relret); free(g)
