@@ -311,7 +311,7 @@ def _trec_sorted(rows):
     return sorted(rows, key=lambda r: (-r[1], [-b for b in r[0].encode()] + [1]))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(12))
 def test_reader_order_flags_skip_only_queries_in_trec_order(tmp_path, seed):
     # Run files are usually written in rank order: the parser notes which
     # queries it saw in trec order so the sort skips them.  Queries here are
@@ -324,7 +324,14 @@ def test_reader_order_flags_skip_only_queries_in_trec_order(tmp_path, seed):
         rows = [(f"d{rng.randint(0, 30)}{rng.choice('abc')}", rng.choice([1.0, 2.0, 0.5, round(rng.random(), 2)]))
                 for _ in range(rng.randint(1, 25))]
         rows = _trec_sorted(rows)
-        kind = rng.choice(["ok", "ok", "swap", "tie", "revisit"])
+        kind = rng.choice(["ok", "ok", "swap", "tie", "revisit", "shuffle ties"])
+        if kind == "shuffle ties":      # scores in order, each tie group in any order
+            groups = {}
+            for r in rows:
+                groups.setdefault(r[1], []).append(r)
+            for g in groups.values():
+                rng.shuffle(g)
+            rows = [r for sc in sorted(groups, reverse=True) for r in groups[sc]]
         if kind == "swap" and len(rows) > 1:
             i = rng.randrange(len(rows) - 1)
             rows[i], rows[i + 1] = rows[i + 1], rows[i]

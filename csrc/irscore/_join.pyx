@@ -342,7 +342,10 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
                     break
             else:
                 continue        # already in order
-            if mode == 0 and sort_tie_groups(v, doc_start, doc_len, doc_hash, values, docs, buf, s + k - 1, s + cnt):
+            i = s + k - 1       # from the start of the tie group holding the first pair out of order
+            while i > s and v[i - 1] == v[i]:
+                i -= 1
+            if mode == 0 and sort_tie_groups(v, doc_start, doc_len, doc_hash, values, docs, buf, i, s + cnt):
                 # scores were non-increasing, only tie groups out of doc-id order
                 # (e.g. a file written in score order, ties in any order): just
                 # those groups were sorted
