@@ -75,6 +75,21 @@ cdef extern from "batch_sort.h" nogil:
 cdef enum:
     TOPK_MAX = 32     # partial selection only for cutoffs up to this
 
+# 0: plans made from now on take no shortcut that has a general path (the
+# tests compare the two; see _set_fast_paths)
+cdef int fast_paths = 1
+
+
+def _set_fast_paths(bint on):
+    """Testing only: whether plans made from now on (``Kernel``, ``evaluate_rows``)
+    take the kernel's shortcuts that have a general path; the values are the same
+    either way (tests/test_batch_fast_paths.py compares them).  Returns the
+    previous setting."""
+    global fast_paths
+    cdef bint old = fast_paths
+    fast_paths = 1 if on else 0
+    return old
+
 ctypedef fused score_t:
     float
     double
@@ -101,6 +116,7 @@ cdef struct Work:
     int32_t *hist
     double *vl         # labels of valid candidates (candidate order)
     double *rl         # labels in rank order
+    int64_t *rp        # positions (0-based ranks) of the relevant candidates at the plan's level
     double *run_v      # ideal: distinct label values, descending
     int64_t *run_c     # ideal: how many of each
     int64_t *gb        # tie-group boundaries (average ties)
@@ -129,6 +145,7 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.hist = <int32_t *> malloc((4 * c + 1) * sizeof(int32_t))
     w.vl = <double *> malloc(c * sizeof(double))
     w.rl = <double *> malloc(c * sizeof(double))
+    w.rp = <int64_t *> malloc(c * sizeof(int64_t))
     w.run_v = <double *> malloc((cr + 1) * sizeof(double))
     w.run_c = <int64_t *> malloc((cr + 1) * sizeof(int64_t))
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
@@ -136,7 +153,7 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.inv = <double *> malloc(c * sizeof(double))
     w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
     if (w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
-            or w.rl == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
+            or w.rl == NULL or w.rp == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
         w.inv[i] = 1.0 / <double> (i + 1)
@@ -157,6 +174,7 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.hist)
     free(w.vl)
     free(w.rl)
+    free(w.rp)
     free(w.run_v)
     free(w.run_c)
     free(w.gb)
@@ -186,6 +204,9 @@ cdef struct Row:
     int coarse         # keys hold only the high bits of double scores
     double maxlab      # highest valid label (want_max)
     int neg            # a valid candidate has a negative label
+    int has_rp         # w.rp lists the relevant candidates at level rp_thr among the first ns
+    double rp_thr
+    int64_t nrp        # how many
 
 
 cdef int64_t count_rel(const Work *w, const Row *r, double thr) noexcept nogil:
@@ -363,10 +384,20 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         return s / idcg if idcg > 0.0 else 0.0
     if kind == K_AP:
         m = r.ns if (k < 0 or r.ns < k) else k
-        for i in range(m):
-            x = rl[i] >= thr
-            c += x
-            s += <double> (x * c) * inv[i]
+        if r.has_rp and thr == r.rp_thr:
+            # the relevant positions only: a non-relevant one adds +0.0 below,
+            # which leaves s (>= +0) as it is; the sum keeps its order
+            for x in range(r.nrp):
+                i = w.rp[x]
+                if i >= m:
+                    break
+                c = x + 1
+                s += <double> c * inv[i]
+        else:
+            for i in range(m):
+                x = rl[i] >= thr
+                c += x
+                s += <double> (x * c) * inv[i]
         if nrel_mode == 0 and m == r.n:
             R = c       # every candidate was seen
         else:
@@ -374,8 +405,12 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         return s / <double> R if R > 0 else 0.0
     if kind == K_P or kind == K_R or kind == K_SUCCESS:
         m = r.ns if r.ns < k else k
-        for i in range(m):
-            c += rl[i] >= thr
+        if r.has_rp and thr == r.rp_thr:
+            while c < r.nrp and w.rp[c] < m:
+                c += 1
+        else:
+            for i in range(m):
+                c += rl[i] >= thr
         if kind == K_P:
             return <double> c / <double> k
         if kind == K_SUCCESS:
@@ -387,19 +422,27 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         if R <= 0:
             return 0.0
         m = r.ns if r.ns < R else R
-        for i in range(m):
-            if rl[i] >= thr:
+        if r.has_rp and thr == r.rp_thr:
+            while c < r.nrp and w.rp[c] < m:
                 c += 1
+        else:
+            for i in range(m):
+                if rl[i] >= thr:
+                    c += 1
         return <double> c / <double> R
     if kind == K_RR:
         if k > 0:
             # RR@k: the top k are sorted (partial selection keeps at least them)
             m = r.ns if r.ns < k else k
+            if r.has_rp and thr == r.rp_thr:
+                return 1.0 / <double> (w.rp[0] + 1) if (r.nrp > 0 and w.rp[0] < m) else 0.0
             for i in range(m):
                 if rl[i] >= thr:
                     return 1.0 / <double> (i + 1)
             return 0.0
         if r.ns == r.n:
+            if r.has_rp and thr == r.rp_thr:
+                return 1.0 / <double> (w.rp[0] + 1) if r.nrp > 0 else 0.0
             for i in range(r.ns):
                 if rl[i] >= thr:
                     return 1.0 / <double> (i + 1)
@@ -689,6 +732,8 @@ cdef struct Plan:
     int want_hist     # nDCG: grade counters while loading
     int exp_gain      # gain=exp: labels below 1024
     int64_t ndisc     # discount table depth (-1: whole rows)
+    int has_rp        # list the relevant positions at level rp_thr (the first level an op compares with)
+    double rp_thr
 
 
 cdef int plan_check(Plan *p) except -1:
@@ -702,10 +747,16 @@ cdef int plan_check(Plan *p) except -1:
     p.want_hist = 0
     p.exp_gain = 0
     p.ndisc = 0
+    p.has_rp = 0
+    p.rp_thr = 0.0
     for o in range(p.nops):
         kind = p.kind[o]
         if kind < K_NDCG or kind > K_NUM_REL_RET:
             raise ValueError("evaluate_rows: bad op kind")
+        if (not p.has_rp and fast_paths and (kind == K_AP or kind == K_P or kind == K_R or kind == K_SUCCESS
+                                             or kind == K_RPREC or kind == K_RR)):
+            p.has_rp = 1
+            p.rp_thr = p.thr[o]
         if (kind == K_P or kind == K_R or kind == K_SUCCESS) and p.k[o] <= 0:
             raise ValueError("evaluate_rows: cutoff must be positive")
         if kind == K_RR and p.k[o] == 0:
@@ -743,6 +794,27 @@ cdef void gather_labels(double *rl, const double *vl, const uint64_t *srt, int64
             rl[i] = vl[<uint32_t> srt[i]]
 
 
+cdef int64_t gather_rel(double *rl, int64_t *rp, const double *vl, const uint64_t *srt, int64_t n, int trec,
+                        double thr) noexcept nogil:
+    """gather_labels, and the positions i with rl[i] >= thr into rp (ascending,
+    branch-free); returns their number."""
+    cdef int64_t i, c = 0
+    cdef double v
+    if trec:
+        for i in range(n):
+            v = vl[BK_TIE_MAX - <uint32_t> srt[i]]
+            rl[i] = v
+            rp[c] = i
+            c += v >= thr
+    else:
+        for i in range(n):
+            v = vl[<uint32_t> srt[i]]
+            rl[i] = v
+            rp[c] = i
+            c += v >= thr
+    return c
+
+
 cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void *lb, int lk,
                       const int64_t *starts, const int64_t *lens, int64_t ncol, int64_t q0, int64_t q1,
                       double default_thr, double extra_label, int nrel_mode, const int64_t *nrel1,
@@ -763,6 +835,7 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
     cdef int want_hist = p.want_hist and nrel_mode != 2
     cdef double lo, hi
     r.trec = p.tie_mode == TIES_TREC
+    r.has_rp = 0
     for q in range(q0, q1):
         if starts == NULL:
             st = q * ncol
@@ -818,7 +891,17 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
                 oo = order_off[q]
                 for i in range(n):
                     order[oo + i] = st + w.col[bk_t(srt[i], r.trec)]
-        gather_labels(w.rl, w.vl, srt, r.ns, r.trec)
+        if p.has_rp:
+            r.nrp = gather_rel(w.rl, w.rp, w.vl, srt, r.ns, r.trec, p.rp_thr)
+            r.has_rp = 1
+            r.rp_thr = p.rp_thr
+            if r.ns == n and nrel_mode == 0:
+                # every valid candidate was gathered: R at this level, for total_rel
+                r.cache_thr = p.rp_thr
+                r.cache_R = r.nrp
+                r.has_cache = 1
+        else:
+            gather_labels(w.rl, w.vl, srt, r.ns, r.trec)
         for o in range(p.nops):
             if p.tie_mode == TIES_AVERAGE:
                 out[q * out_q + o * out_o] = op_average(w, &r, p.kind[o], p.k[o], p.thr[o], p.gain[o], p.disc[o],
