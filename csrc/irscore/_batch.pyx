@@ -440,14 +440,19 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
                 if rl[i] >= thr:
                     return 1.0 / <double> (i + 1)
             return 0.0
-        if r.ns == r.n:
-            if r.has_rp and thr == r.rp_thr:
-                return 1.0 / <double> (w.rp[0] + 1) if r.nrp > 0 else 0.0
+        # the sorted prefix (all of it, or the exact top ns) holds the first
+        # relevant candidate if it holds any
+        if r.has_rp and thr == r.rp_thr:
+            if r.nrp > 0:
+                return 1.0 / <double> (w.rp[0] + 1)
+        else:
             for i in range(r.ns):
                 if rl[i] >= thr:
                     return 1.0 / <double> (i + 1)
+        if r.ns == r.n:
             return 0.0
-        # partial order only: the best relevant candidate, then its rank
+        # partial order only, none relevant in the top ns: the best relevant
+        # candidate, then its rank
         best = -1
         for t in range(r.n):
             if w.vl[t] >= thr and (best < 0 or bk_before(w.keys[t], w.keys[best], w.sv, r.trec)):
