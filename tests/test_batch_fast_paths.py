@@ -4,10 +4,12 @@
 the kernel's general loops only (every rank position visited one by one); with
 True (the default) the kernel takes its shortcuts, e.g. AP, P@k, R@k, Success,
 R-precision and RR from the list of the relevant positions gathered with the
-labels.  Both are compared here with ``==`` (NaN equal to NaN) on thousands of
+labels, and rows with few candidates that can count are ranked by counting
+instead of sorting.  Both are compared here with ``==`` (NaN equal to NaN) on thousands of
 random queries: 1 to 150 candidates (n < 10 and n = 1 included), heavy ties,
 NaN padding, float32 and float64 scores, integer, float and negative labels,
-all-zero labels, several relevance levels in one plan, every tie rule and
+all-zero labels, several relevance levels in one plan, relevance_level 0
+(label 0 relevant), few and many relevant candidates, every tie rule and
 ``empty=``, through ``batch.evaluate`` (the general kernel) and
 ``batch.Evaluator`` (the reusable dense kernel).
 """
@@ -87,11 +89,13 @@ def test_fast_paths_equal_general_paths(seed):
             for lb in labels:
                 ties = ["trec", "input", "average"][int(rng.integers(0, 3))]
                 empty = [0.0, 1.0, float("nan")][int(rng.integers(0, 3))]
+                level = [None, None, 0, 2][int(rng.integers(0, 4))]     # 0: every label >= 0 relevant
                 for names in (MEASURES, MIXED, CUTOFFS):
                     fast, general = _both(lambda: batch.evaluate(sc, lb, names, ties=ties, empty=empty,
-                                                                 nan_scores="padding"))
+                                                                 relevance_level=level, nan_scores="padding"))
                     _same(fast, general, names)
                     fast_ev, general_ev = _both(lambda: batch.Evaluator(names, ties=ties, empty=empty,
+                                                                        relevance_level=level,
                                                                         nan_scores="padding")(sc, lb))
                     _same(fast_ev, general_ev, names)
                     _same(fast_ev, fast, names)

@@ -5,9 +5,13 @@ its candidates (dense 2-D input is the special case start = q * n_columns).  A
 NaN score marks padding.  Every query is sorted once and all ops are computed
 from that order: each candidate is one integer key (``batch_sort.h``: score
 code and tie code), sorted by a bucket pass over the score range, exact inside
-buckets, or only its top k when every requested measure is a small cutoff.
-The same order can be written out (``order``) for the measures computed
-elsewhere, so a query is never sorted twice.
+buckets, or only its top k when every requested measure is a small cutoff.  A
+query with at most COUNT_MAX candidates that an op can count (label > 0 or at
+an op's level) is not sorted: each of them is placed by counting the keys
+before its own.  With the labels in rank order, the positions of the relevant
+candidates are listed too (AP, P@k, RR, ... read only those).  The same order
+can be written out (``order``) for the measures computed elsewhere, so a query
+is never sorted twice.
 
 ``evaluate_rows`` takes any layout (rows by start and length); ``Kernel``
 holds a plan and its scratch buffers across calls and evaluates dense 2-D
@@ -74,6 +78,7 @@ cdef extern from "batch_sort.h" nogil:
 
 cdef enum:
     TOPK_MAX = 32     # partial selection only for cutoffs up to this
+    COUNT_MAX = 8     # rank by counting (no sort) rows with at most this many candidates that can count
 
 # 0: plans made from now on take no shortcut that has a general path (the
 # tests compare the two; see _set_fast_paths)
@@ -739,6 +744,8 @@ cdef struct Plan:
     int64_t ndisc     # discount table depth (-1: whole rows)
     int has_rp        # list the relevant positions at level rp_thr (the first level an op compares with)
     double rp_thr
+    int count_ok      # rows with few candidates that can count may be ranked by counting
+    double sthr       # the lowest level an op compares with (+inf: none)
 
 
 cdef int plan_check(Plan *p) except -1:
@@ -754,6 +761,8 @@ cdef int plan_check(Plan *p) except -1:
     p.ndisc = 0
     p.has_rp = 0
     p.rp_thr = 0.0
+    p.count_ok = fast_paths and p.tie_mode != TIES_AVERAGE
+    p.sthr = INFINITY
     for o in range(p.nops):
         kind = p.kind[o]
         if kind < K_NDCG or kind > K_NUM_REL_RET:
@@ -762,6 +771,9 @@ cdef int plan_check(Plan *p) except -1:
                                              or kind == K_RPREC or kind == K_RR)):
             p.has_rp = 1
             p.rp_thr = p.thr[o]
+        if ((kind == K_AP or kind == K_P or kind == K_R or kind == K_SUCCESS or kind == K_RPREC or kind == K_RR)
+                and p.thr[o] < p.sthr):
+            p.sthr = p.thr[o]
         if (kind == K_P or kind == K_R or kind == K_SUCCESS) and p.k[o] <= 0:
             raise ValueError("evaluate_rows: cutoff must be positive")
         if kind == K_RR and p.k[o] == 0:
@@ -797,6 +809,72 @@ cdef void gather_labels(double *rl, const double *vl, const uint64_t *srt, int64
     else:
         for i in range(n):
             rl[i] = vl[<uint32_t> srt[i]]
+
+
+cdef int64_t rel_positions(const double *rl, int64_t *rp, int64_t n, double thr) noexcept nogil:
+    """The positions i with rl[i] >= thr into rp (ascending, branch-free); returns
+    their number."""
+    cdef int64_t i, c = 0
+    for i in range(n):
+        rp[c] = i
+        c += rl[i] >= thr
+    return c
+
+
+cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept nogil:
+    """rl without a sort, for a row with at most COUNT_MAX candidates that an op
+    can count (label > 0, or >= sthr): each one's position is the number of keys
+    before its own (n comparisons; double scores' coarse keys are compared
+    exactly where their codes are equal), and every other position holds -inf,
+    which no op counts.  O(COUNT_MAX n).  Returns 0, having written only scratch,
+    when the row has more such candidates (found in chunks of 16, so a row with
+    many stops early)."""
+    cdef int64_t t = 0, e, u, m = 0, j, c, eq
+    cdef int32_t *si = w.bk          # n + 2 int32 of scratch
+    cdef const double *vl = w.vl
+    cdef const uint64_t *keys = w.keys
+    cdef double *rl = w.rl
+    cdef uint64_t x, hx
+    cdef double v
+    cdef const int64_t *hist = w.ghist
+    if r.hist_state == 1 and sthr > 0.0:
+        # load_row counted the grades (every label a small integer, or < 0):
+        # the candidates that can count are those of grade >= 1
+        for j in range(4, 4 * r.maxg + 4):
+            m += hist[j]
+        if m > COUNT_MAX:
+            return 0
+        m = 0
+    while t < n:
+        e = t + 16 if t + 16 < n else n
+        for u in range(t, e):
+            v = vl[u]
+            si[m] = <int32_t> u
+            m += (v > 0.0) | (v >= sthr)
+        if m > COUNT_MAX:
+            return 0
+        t = e
+    for u in range(n):
+        rl[u] = -INFINITY
+    for u in range(m):
+        t = si[u]
+        x = keys[t]
+        c = 0
+        if r.coarse:
+            hx = x >> 32
+            eq = 0
+            for j in range(n):
+                c += (keys[j] >> 32) < hx
+                eq += (keys[j] >> 32) == hx
+            if eq > 1:
+                for j in range(n):
+                    if j != t and (keys[j] >> 32) == hx and bk_before(keys[j], x, w.sv, r.trec):
+                        c += 1
+        else:
+            for j in range(n):
+                c += keys[j] < x
+        rl[c] = vl[t]
+    return 1
 
 
 cdef int64_t gather_rel(double *rl, int64_t *rp, const double *vl, const uint64_t *srt, int64_t n, int trec,
@@ -837,6 +915,7 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
     cdef uint64_t *srt
     cdef Row r
     cdef int partial = p.partial and order == NULL
+    cdef int counted
     cdef int want_hist = p.want_hist and nrel_mode != 2
     cdef double lo, hi
     r.trec = p.tie_mode == TIES_TREC
@@ -871,12 +950,16 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
         if order != NULL and order_off[q + 1] - order_off[q] != n:
             err_row[0] = q
             return E_ORDER
+        counted = 0
         if partial:
             if r.coarse:
                 r.ns = bk_topk_exact(w.keys, n, p.kmax, w.ktop, w.sv, r.trec, w.scr)
             else:
                 r.ns = bk_topk(w.keys, n, p.kmax, w.ktop)
             srt = w.ktop
+        elif p.count_ok and order == NULL and rank_by_count(w, &r, n, p.sthr):
+            counted = 1
+            r.ns = n
         else:
             lo = 0.0
             hi = 0.0
@@ -896,8 +979,14 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
                 oo = order_off[q]
                 for i in range(n):
                     order[oo + i] = st + w.col[bk_t(srt[i], r.trec)]
-        if p.has_rp:
+        if counted:
+            if p.has_rp:
+                r.nrp = rel_positions(w.rl, w.rp, n, p.rp_thr)
+        elif p.has_rp:
             r.nrp = gather_rel(w.rl, w.rp, w.vl, srt, r.ns, r.trec, p.rp_thr)
+        else:
+            gather_labels(w.rl, w.vl, srt, r.ns, r.trec)
+        if p.has_rp:
             r.has_rp = 1
             r.rp_thr = p.rp_thr
             if r.ns == n and nrel_mode == 0:
@@ -905,8 +994,6 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
                 r.cache_thr = p.rp_thr
                 r.cache_R = r.nrp
                 r.has_cache = 1
-        else:
-            gather_labels(w.rl, w.vl, srt, r.ns, r.trec)
         for o in range(p.nops):
             if p.tie_mode == TIES_AVERAGE:
                 out[q * out_q + o * out_o] = op_average(w, &r, p.kind[o], p.k[o], p.thr[o], p.gain[o], p.disc[o],
