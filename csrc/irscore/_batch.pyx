@@ -827,8 +827,8 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept n
     before its own (n comparisons; double scores' coarse keys are compared
     exactly where their codes are equal), and every other position holds -inf,
     which no op counts.  O(COUNT_MAX n).  Returns 0, having written only scratch,
-    when the row has more such candidates (found in chunks of 16, so a row with
-    many stops early)."""
+    when the row has more such candidates, or seems to (found in chunks of 8: a
+    row with many stops early)."""
     cdef int64_t t = 0, e, u, m = 0, j, c, eq
     cdef int32_t *si = w.bk          # n + 2 int32 of scratch
     cdef const double *vl = w.vl
@@ -846,12 +846,13 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept n
             return 0
         m = 0
     while t < n:
-        e = t + 16 if t + 16 < n else n
+        e = t + 8 if t + 8 < n else n
         for u in range(t, e):
             v = vl[u]
             si[m] = <int32_t> u
             m += (v > 0.0) | (v >= sthr)
-        if m > COUNT_MAX:
+        # too many, or (a guess, which only chooses the path) heading for 4 times too many
+        if m > COUNT_MAX or m * n > 4 * COUNT_MAX * e:
             return 0
         t = e
     for u in range(n):
