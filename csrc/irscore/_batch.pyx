@@ -899,6 +899,14 @@ cdef int64_t gather_rel(double *rl, int64_t *rp, const double *vl, const uint64_
     return c
 
 
+cdef int64_t row_failed(Work *w, int64_t code) noexcept nogil:
+    """An error stops the rows where load_row may have left grade counts, which
+    the next row (of this call, or of the next call of a Kernel, whose buffers
+    live on) would read as its own: clears them, returns code."""
+    memset(w.ghist, 0, 4 * 256 * sizeof(int64_t))
+    return code
+
+
 cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void *lb, int lk,
                       const int64_t *starts, const int64_t *lens, int64_t ncol, int64_t q0, int64_t q1,
                       double default_thr, double extra_label, int nrel_mode, const int64_t *nrel1,
@@ -931,11 +939,11 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
         n = load_any(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, order != NULL, &bad)
         if bad:
             err_row[0] = q
-            return E_LABEL
+            return row_failed(w, E_LABEL)
         if p.exp_gain and r.maxlab >= 1024.0:
             err_row[0] = q
             err_val[0] = r.maxlab
-            return E_EXPGAIN
+            return row_failed(w, E_EXPGAIN)
         neg[0] |= r.neg
         r.n = n
         r.nruns = -1
@@ -945,12 +953,12 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
             n1 = nrel1[q]
             if n1 < count_rel(w, &r, default_thr):
                 err_row[0] = q
-                return E_NREL
+                return row_failed(w, E_NREL)
         elif nrel_mode == 2:
             n2 = &nrel2[q * G]
         if order != NULL and order_off[q + 1] - order_off[q] != n:
             err_row[0] = q
-            return E_ORDER
+            return row_failed(w, E_ORDER)
         counted = 0
         if partial:
             if r.coarse:
