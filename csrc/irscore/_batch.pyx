@@ -25,7 +25,7 @@ TIES_AVERAGE: the expected value over all orders of tied candidates (McSherry
 Op kinds and error codes: the enums ``Op`` and ``Error`` of ``_batch.pxd``,
 exported to Python (``irscore.batch`` reads them from this module).
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, int8_t, int16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, int8_t, int16_t, uint32_t, uint64_t, UINT64_MAX
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.math cimport log2, pow, INFINITY
@@ -368,6 +368,7 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
                      int nrel_mode, int64_t nrel1, const int64_t *nrel2, int64_t G,
                      double default_thr, double extra_label) noexcept nogil:
     cdef int64_t i, m, c = 0, R, best, t, x
+    cdef uint64_t kb, kx
     cdef double s = 0.0, idcg
     cdef const double *rl = w.rl
     cdef const double *inv = w.inv
@@ -458,6 +459,20 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
             return 0.0
         # partial order only, none relevant in the top ns: the best relevant
         # candidate, then its rank
+        if not r.coarse and fast_paths:
+            # exact keys: the smallest key of a relevant candidate, then the
+            # keys below it, both branch-free (keys are never UINT64_MAX: its
+            # code is a NaN's)
+            kb = UINT64_MAX
+            for t in range(r.n):
+                kx = w.keys[t]
+                kb = kx if ((w.vl[t] >= thr) & (kx < kb)) else kb
+            if kb == UINT64_MAX:
+                return 0.0
+            c = 1
+            for t in range(r.n):
+                c += w.keys[t] < kb
+            return 1.0 / <double> c
         best = -1
         for t in range(r.n):
             if w.vl[t] >= thr and (best < 0 or bk_before(w.keys[t], w.keys[best], w.sv, r.trec)):
@@ -851,8 +866,8 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept n
             v = vl[u]
             si[m] = <int32_t> u
             m += (v > 0.0) | (v >= sthr)
-        # too many, or (a guess, which only chooses the path) heading for 4 times too many
-        if m > COUNT_MAX or m * n > 4 * COUNT_MAX * e:
+        # too many, or (a guess, which only chooses the path) heading for twice too many
+        if m > COUNT_MAX or m * n > 2 * COUNT_MAX * e:
             return 0
         t = e
     for u in range(n):
