@@ -268,3 +268,26 @@ def test_evaluator_pickles_and_copies():
         for other in (pickle.loads(pickle.dumps(ev)), copy.deepcopy(ev), copy.copy(ev)):
             assert repr(other) == repr(ev)
             _same(other(s, lab), ev(s, lab), ["nDCG@10", "AP"])
+
+
+def test_an_error_leaves_nothing_behind_in_the_evaluators_buffers():
+    # a NaN label (or an n_relevant below the relevant candidates, or a label too
+    # large for gain=exp) stops the rows after load_row counted the grades of the
+    # failing row; the next call reused those counts as its own ideal DCG
+    # (nDCG 0.35 instead of 0.66 here)
+    s = np.array([[0.9, 0.5, 0.1]])
+    lab = np.array([[0.0, 3.0, 1.0]])
+    for names, bad in ((["nDCG@10", "AP"], np.array([[3.0, 3.0, np.nan]])),
+                       (["nDCG(gain=exp)@10"], np.array([[3.0, 3.0, 2000.0]]))):
+        ev = batch.Evaluator(names)
+        want = batch.evaluate(s, lab, names)
+        with pytest.raises(ValueError):
+            ev(s, bad)
+        _same(ev(s, lab), want, names)
+        _same(ev(s, lab.astype(np.float64)), want, names)
+    plan = engine.plan_for(("nDCG@10",), False, None)
+    k = _batch.Kernel(plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain, plan.op_disc, 0)
+    out = np.empty((1, 1))
+    assert k.dense(s, np.array([[3.0, 3.0, np.nan]]), 1.0, out)[0] == 1
+    assert k.dense(s, lab, 1.0, out)[0] == 0
+    np.testing.assert_array_equal(out[0], batch.evaluate(s, lab, ["nDCG@10"])["nDCG@10"])

@@ -265,9 +265,12 @@ static inline int bk_insertion_budget(uint64_t *a, int64_t n, int64_t budget)
  * place the buckets).  A counting pass over 4n buckets linear in the score
  * (monotone in the score, so in the key order too: a coarse key only merges
  * neighbours), then one insertion pass, which has little left to do unless
- * the scores crowd a few buckets: past 8n moves, introsort.  Returns a or
- * tmp, whichever holds the result.  tmp: n keys, bk: n int32, hist: 4n + 1
- * int32. */
+ * the scores crowd a few buckets: past 8n moves, introsort.  (Fewer buckets
+ * shorten the prefix sum but leave more insertion moves, whose branches
+ * mispredict on data not seen before: n buckets measured ~25% slower on
+ * 1,000 fresh rows of 100, though faster on 32 rows evaluated over and over,
+ * whose branches the predictor learns.)  Returns a or tmp, whichever holds
+ * the result.  tmp: n keys, bk: n int32, hist: 4n + 1 int32. */
 static inline uint64_t *bk_sort(uint64_t *a, int64_t n, const double *sv, double lo, double hi, uint64_t *tmp,
                                 int32_t *bk, int32_t *hist)
 {

@@ -5,9 +5,13 @@ its candidates (dense 2-D input is the special case start = q * n_columns).  A
 NaN score marks padding.  Every query is sorted once and all ops are computed
 from that order: each candidate is one integer key (``batch_sort.h``: score
 code and tie code), sorted by a bucket pass over the score range, exact inside
-buckets, or only its top k when every requested measure is a small cutoff.
-The same order can be written out (``order``) for the measures computed
-elsewhere, so a query is never sorted twice.
+buckets, or only its top k when every requested measure is a small cutoff.  A
+query with at most COUNT_MAX candidates that an op can count (label > 0 or at
+an op's level) is not sorted: each of them is placed by counting the keys
+before its own.  With the labels in rank order, the positions of the relevant
+candidates are listed too (AP, P@k, RR, ... read only those).  The same order
+can be written out (``order``) for the measures computed elsewhere, so a query
+is never sorted twice.
 
 ``evaluate_rows`` takes any layout (rows by start and length); ``Kernel``
 holds a plan and its scratch buffers across calls and evaluates dense 2-D
@@ -21,7 +25,7 @@ TIES_AVERAGE: the expected value over all orders of tied candidates (McSherry
 Op kinds and error codes: the enums ``Op`` and ``Error`` of ``_batch.pxd``,
 exported to Python (``irscore.batch`` reads them from this module).
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, int8_t, int16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, int8_t, int16_t, uint32_t, uint64_t, UINT64_MAX
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from libc.math cimport log2, pow, INFINITY
@@ -74,6 +78,22 @@ cdef extern from "batch_sort.h" nogil:
 
 cdef enum:
     TOPK_MAX = 32     # partial selection only for cutoffs up to this
+    COUNT_MAX = 8     # rank by counting (no sort) rows with at most this many candidates that can count
+
+# 0: plans made from now on take no shortcut that has a general path (the
+# tests compare the two; see _set_fast_paths)
+cdef int fast_paths = 1
+
+
+def _set_fast_paths(bint on):
+    """Testing only: whether plans made from now on (``Kernel``, ``evaluate_rows``)
+    take the kernel's shortcuts that have a general path; the values are the same
+    either way (tests/test_batch_fast_paths.py compares them).  Returns the
+    previous setting."""
+    global fast_paths
+    cdef bint old = fast_paths
+    fast_paths = 1 if on else 0
+    return old
 
 ctypedef fused score_t:
     float
@@ -101,6 +121,7 @@ cdef struct Work:
     int32_t *hist
     double *vl         # labels of valid candidates (candidate order)
     double *rl         # labels in rank order
+    int64_t *rp        # positions (0-based ranks) of the relevant candidates at the plan's level
     double *run_v      # ideal: distinct label values, descending
     int64_t *run_c     # ideal: how many of each
     int64_t *gb        # tie-group boundaries (average ties)
@@ -129,6 +150,7 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.hist = <int32_t *> malloc((4 * c + 1) * sizeof(int32_t))
     w.vl = <double *> malloc(c * sizeof(double))
     w.rl = <double *> malloc(c * sizeof(double))
+    w.rp = <int64_t *> malloc(c * sizeof(int64_t))
     w.run_v = <double *> malloc((cr + 1) * sizeof(double))
     w.run_c = <int64_t *> malloc((cr + 1) * sizeof(int64_t))
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
@@ -136,7 +158,7 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.inv = <double *> malloc(c * sizeof(double))
     w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
     if (w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
-            or w.rl == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
+            or w.rl == NULL or w.rp == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
         w.inv[i] = 1.0 / <double> (i + 1)
@@ -157,6 +179,7 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.hist)
     free(w.vl)
     free(w.rl)
+    free(w.rp)
     free(w.run_v)
     free(w.run_c)
     free(w.gb)
@@ -186,6 +209,9 @@ cdef struct Row:
     int coarse         # keys hold only the high bits of double scores
     double maxlab      # highest valid label (want_max)
     int neg            # a valid candidate has a negative label
+    int has_rp         # w.rp lists the relevant candidates at level rp_thr among the first ns
+    double rp_thr
+    int64_t nrp        # how many
 
 
 cdef int64_t count_rel(const Work *w, const Row *r, double thr) noexcept nogil:
@@ -342,6 +368,7 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
                      int nrel_mode, int64_t nrel1, const int64_t *nrel2, int64_t G,
                      double default_thr, double extra_label) noexcept nogil:
     cdef int64_t i, m, c = 0, R, best, t, x
+    cdef uint64_t kb, kx
     cdef double s = 0.0, idcg
     cdef const double *rl = w.rl
     cdef const double *inv = w.inv
@@ -363,10 +390,20 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         return s / idcg if idcg > 0.0 else 0.0
     if kind == K_AP:
         m = r.ns if (k < 0 or r.ns < k) else k
-        for i in range(m):
-            x = rl[i] >= thr
-            c += x
-            s += <double> (x * c) * inv[i]
+        if r.has_rp and thr == r.rp_thr:
+            # the relevant positions only: a non-relevant one adds +0.0 below,
+            # which leaves s (>= +0) as it is; the sum keeps its order
+            for x in range(r.nrp):
+                i = w.rp[x]
+                if i >= m:
+                    break
+                c = x + 1
+                s += <double> c * inv[i]
+        else:
+            for i in range(m):
+                x = rl[i] >= thr
+                c += x
+                s += <double> (x * c) * inv[i]
         if nrel_mode == 0 and m == r.n:
             R = c       # every candidate was seen
         else:
@@ -374,8 +411,12 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         return s / <double> R if R > 0 else 0.0
     if kind == K_P or kind == K_R or kind == K_SUCCESS:
         m = r.ns if r.ns < k else k
-        for i in range(m):
-            c += rl[i] >= thr
+        if r.has_rp and thr == r.rp_thr:
+            while c < r.nrp and w.rp[c] < m:
+                c += 1
+        else:
+            for i in range(m):
+                c += rl[i] >= thr
         if kind == K_P:
             return <double> c / <double> k
         if kind == K_SUCCESS:
@@ -387,24 +428,51 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
         if R <= 0:
             return 0.0
         m = r.ns if r.ns < R else R
-        for i in range(m):
-            if rl[i] >= thr:
+        if r.has_rp and thr == r.rp_thr:
+            while c < r.nrp and w.rp[c] < m:
                 c += 1
+        else:
+            for i in range(m):
+                if rl[i] >= thr:
+                    c += 1
         return <double> c / <double> R
     if kind == K_RR:
         if k > 0:
             # RR@k: the top k are sorted (partial selection keeps at least them)
             m = r.ns if r.ns < k else k
+            if r.has_rp and thr == r.rp_thr:
+                return 1.0 / <double> (w.rp[0] + 1) if (r.nrp > 0 and w.rp[0] < m) else 0.0
             for i in range(m):
                 if rl[i] >= thr:
                     return 1.0 / <double> (i + 1)
             return 0.0
-        if r.ns == r.n:
+        # the sorted prefix (all of it, or the exact top ns) holds the first
+        # relevant candidate if it holds any
+        if r.has_rp and thr == r.rp_thr:
+            if r.nrp > 0:
+                return 1.0 / <double> (w.rp[0] + 1)
+        else:
             for i in range(r.ns):
                 if rl[i] >= thr:
                     return 1.0 / <double> (i + 1)
+        if r.ns == r.n:
             return 0.0
-        # partial order only: the best relevant candidate, then its rank
+        # partial order only, none relevant in the top ns: the best relevant
+        # candidate, then its rank
+        if not r.coarse and fast_paths:
+            # exact keys: the smallest key of a relevant candidate, then the
+            # keys below it, both branch-free (keys are never UINT64_MAX: its
+            # code is a NaN's)
+            kb = UINT64_MAX
+            for t in range(r.n):
+                kx = w.keys[t]
+                kb = kx if ((w.vl[t] >= thr) & (kx < kb)) else kb
+            if kb == UINT64_MAX:
+                return 0.0
+            c = 1
+            for t in range(r.n):
+                c += w.keys[t] < kb
+            return 1.0 / <double> c
         best = -1
         for t in range(r.n):
             if w.vl[t] >= thr and (best < 0 or bk_before(w.keys[t], w.keys[best], w.sv, r.trec)):
@@ -689,6 +757,10 @@ cdef struct Plan:
     int want_hist     # nDCG: grade counters while loading
     int exp_gain      # gain=exp: labels below 1024
     int64_t ndisc     # discount table depth (-1: whole rows)
+    int has_rp        # list the relevant positions at level rp_thr (the first level an op compares with)
+    double rp_thr
+    int count_ok      # rows with few candidates that can count may be ranked by counting
+    double sthr       # the lowest level an op compares with (+inf: none)
 
 
 cdef int plan_check(Plan *p) except -1:
@@ -702,10 +774,21 @@ cdef int plan_check(Plan *p) except -1:
     p.want_hist = 0
     p.exp_gain = 0
     p.ndisc = 0
+    p.has_rp = 0
+    p.rp_thr = 0.0
+    p.count_ok = fast_paths and p.tie_mode != TIES_AVERAGE
+    p.sthr = INFINITY
     for o in range(p.nops):
         kind = p.kind[o]
         if kind < K_NDCG or kind > K_NUM_REL_RET:
             raise ValueError("evaluate_rows: bad op kind")
+        if (not p.has_rp and fast_paths and (kind == K_AP or kind == K_P or kind == K_R or kind == K_SUCCESS
+                                             or kind == K_RPREC or kind == K_RR)):
+            p.has_rp = 1
+            p.rp_thr = p.thr[o]
+        if ((kind == K_AP or kind == K_P or kind == K_R or kind == K_SUCCESS or kind == K_RPREC or kind == K_RR)
+                and p.thr[o] < p.sthr):
+            p.sthr = p.thr[o]
         if (kind == K_P or kind == K_R or kind == K_SUCCESS) and p.k[o] <= 0:
             raise ValueError("evaluate_rows: cutoff must be positive")
         if kind == K_RR and p.k[o] == 0:
@@ -743,6 +826,102 @@ cdef void gather_labels(double *rl, const double *vl, const uint64_t *srt, int64
             rl[i] = vl[<uint32_t> srt[i]]
 
 
+cdef int64_t rel_positions(const double *rl, int64_t *rp, int64_t n, double thr) noexcept nogil:
+    """The positions i with rl[i] >= thr into rp (ascending, branch-free); returns
+    their number."""
+    cdef int64_t i, c = 0
+    for i in range(n):
+        rp[c] = i
+        c += rl[i] >= thr
+    return c
+
+
+cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept nogil:
+    """rl without a sort, for a row with at most COUNT_MAX candidates that an op
+    can count (label > 0, or >= sthr): each one's position is the number of keys
+    before its own (n comparisons; double scores' coarse keys are compared
+    exactly where their codes are equal), and every other position holds -inf,
+    which no op counts.  O(COUNT_MAX n).  Returns 0, having written only scratch,
+    when the row has more such candidates, or seems to (found in chunks of 8: a
+    row with many stops early)."""
+    cdef int64_t t = 0, e, u, m = 0, j, c, eq
+    cdef int32_t *si = w.bk          # n + 2 int32 of scratch
+    cdef const double *vl = w.vl
+    cdef const uint64_t *keys = w.keys
+    cdef double *rl = w.rl
+    cdef uint64_t x, hx
+    cdef double v
+    cdef const int64_t *hist = w.ghist
+    if r.hist_state == 1 and sthr > 0.0:
+        # load_row counted the grades (every label a small integer, or < 0):
+        # the candidates that can count are those of grade >= 1
+        for j in range(4, 4 * r.maxg + 4):
+            m += hist[j]
+        if m > COUNT_MAX:
+            return 0
+        m = 0
+    while t < n:
+        e = t + 8 if t + 8 < n else n
+        for u in range(t, e):
+            v = vl[u]
+            si[m] = <int32_t> u
+            m += (v > 0.0) | (v >= sthr)
+        # too many, or (a guess, which only chooses the path) heading for twice too many
+        if m > COUNT_MAX or m * n > 2 * COUNT_MAX * e:
+            return 0
+        t = e
+    for u in range(n):
+        rl[u] = -INFINITY
+    for u in range(m):
+        t = si[u]
+        x = keys[t]
+        c = 0
+        if r.coarse:
+            hx = x >> 32
+            eq = 0
+            for j in range(n):
+                c += (keys[j] >> 32) < hx
+                eq += (keys[j] >> 32) == hx
+            if eq > 1:
+                for j in range(n):
+                    if j != t and (keys[j] >> 32) == hx and bk_before(keys[j], x, w.sv, r.trec):
+                        c += 1
+        else:
+            for j in range(n):
+                c += keys[j] < x
+        rl[c] = vl[t]
+    return 1
+
+
+cdef int64_t gather_rel(double *rl, int64_t *rp, const double *vl, const uint64_t *srt, int64_t n, int trec,
+                        double thr) noexcept nogil:
+    """gather_labels, and the positions i with rl[i] >= thr into rp (ascending,
+    branch-free); returns their number."""
+    cdef int64_t i, c = 0
+    cdef double v
+    if trec:
+        for i in range(n):
+            v = vl[BK_TIE_MAX - <uint32_t> srt[i]]
+            rl[i] = v
+            rp[c] = i
+            c += v >= thr
+    else:
+        for i in range(n):
+            v = vl[<uint32_t> srt[i]]
+            rl[i] = v
+            rp[c] = i
+            c += v >= thr
+    return c
+
+
+cdef int64_t row_failed(Work *w, int64_t code) noexcept nogil:
+    """An error stops the rows where load_row may have left grade counts, which
+    the next row (of this call, or of the next call of a Kernel, whose buffers
+    live on) would read as its own: clears them, returns code."""
+    memset(w.ghist, 0, 4 * 256 * sizeof(int64_t))
+    return code
+
+
 cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void *lb, int lk,
                       const int64_t *starts, const int64_t *lens, int64_t ncol, int64_t q0, int64_t q1,
                       double default_thr, double extra_label, int nrel_mode, const int64_t *nrel1,
@@ -760,9 +939,11 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
     cdef uint64_t *srt
     cdef Row r
     cdef int partial = p.partial and order == NULL
+    cdef int counted
     cdef int want_hist = p.want_hist and nrel_mode != 2
     cdef double lo, hi
     r.trec = p.tie_mode == TIES_TREC
+    r.has_rp = 0
     for q in range(q0, q1):
         if starts == NULL:
             st = q * ncol
@@ -773,11 +954,11 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
         n = load_any(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, order != NULL, &bad)
         if bad:
             err_row[0] = q
-            return E_LABEL
+            return row_failed(w, E_LABEL)
         if p.exp_gain and r.maxlab >= 1024.0:
             err_row[0] = q
             err_val[0] = r.maxlab
-            return E_EXPGAIN
+            return row_failed(w, E_EXPGAIN)
         neg[0] |= r.neg
         r.n = n
         r.nruns = -1
@@ -787,18 +968,22 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
             n1 = nrel1[q]
             if n1 < count_rel(w, &r, default_thr):
                 err_row[0] = q
-                return E_NREL
+                return row_failed(w, E_NREL)
         elif nrel_mode == 2:
             n2 = &nrel2[q * G]
         if order != NULL and order_off[q + 1] - order_off[q] != n:
             err_row[0] = q
-            return E_ORDER
+            return row_failed(w, E_ORDER)
+        counted = 0
         if partial:
             if r.coarse:
                 r.ns = bk_topk_exact(w.keys, n, p.kmax, w.ktop, w.sv, r.trec, w.scr)
             else:
                 r.ns = bk_topk(w.keys, n, p.kmax, w.ktop)
             srt = w.ktop
+        elif p.count_ok and order == NULL and rank_by_count(w, &r, n, p.sthr):
+            counted = 1
+            r.ns = n
         else:
             lo = 0.0
             hi = 0.0
@@ -818,7 +1003,21 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
                 oo = order_off[q]
                 for i in range(n):
                     order[oo + i] = st + w.col[bk_t(srt[i], r.trec)]
-        gather_labels(w.rl, w.vl, srt, r.ns, r.trec)
+        if counted:
+            if p.has_rp:
+                r.nrp = rel_positions(w.rl, w.rp, n, p.rp_thr)
+        elif p.has_rp:
+            r.nrp = gather_rel(w.rl, w.rp, w.vl, srt, r.ns, r.trec, p.rp_thr)
+        else:
+            gather_labels(w.rl, w.vl, srt, r.ns, r.trec)
+        if p.has_rp:
+            r.has_rp = 1
+            r.rp_thr = p.rp_thr
+            if r.ns == n and nrel_mode == 0:
+                # every valid candidate was gathered: R at this level, for total_rel
+                r.cache_thr = p.rp_thr
+                r.cache_R = r.nrp
+                r.has_cache = 1
         for o in range(p.nops):
             if p.tie_mode == TIES_AVERAGE:
                 out[q * out_q + o * out_o] = op_average(w, &r, p.kind[o], p.k[o], p.thr[o], p.gain[o], p.disc[o],

@@ -33,6 +33,9 @@ class Error(enum.IntEnum):
     E_EXPGAIN = 3
     E_ORDER = 4
 
+def _set_fast_paths(on: bool) -> bool: ...
+
+
 def evaluate_rows(
     scores: NDArray[np.float32] | NDArray[np.float64],
     labels: NDArray[np.int8] | NDArray[np.int16] | NDArray[np.int32] | NDArray[np.int64]
