@@ -42,6 +42,16 @@ from libc.math cimport NAN, isnan
 import numpy as np
 from irscore._common cimport fenwick_add, fenwick_prefix
 
+cdef extern from "irs_common.h" nogil:
+    # a hint only (no fault, no effect on results): the per-document tables are
+    # read in the order of the other side, at random once they outgrow the caches
+    void IRS_PREFETCH(const void *p)
+    void IRS_PREFETCH_W(const void *p)
+
+# how many occurrences ahead the random lookups are prefetched
+cdef enum:
+    PF = 16
+
 
 cdef struct Topic:
     # local view of one topic: documents renumbered 0..D-1
@@ -55,6 +65,7 @@ cdef struct Topic:
     int32_t *gptr
     int32_t *gocc
     int32_t *xk        # per x occurrence (offset from xa): its local document
+    int32_t *gk        # per reference occurrence (offset from ga): its local document
     int32_t *gl1       # per local doc: level of its first reference occurrence
     int32_t *gc1       # per local doc: cluster of its first reference occurrence
 
@@ -69,6 +80,7 @@ cdef struct Work:
     int32_t *gptr
     int32_t *gocc
     int32_t *xk
+    int32_t *gk
     int32_t *gl1
     int32_t *gc1
     int32_t *fill
@@ -87,7 +99,7 @@ cdef struct Work:
 cdef inline void _free_work(Work *w) noexcept nogil:
     free(w.loc); free(w.gid); free(w.kx); free(w.kg)
     free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
-    free(w.xk); free(w.gl1); free(w.gc1)
+    free(w.xk); free(w.gk); free(w.gl1); free(w.gc1)
     free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
     free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
 
@@ -106,6 +118,7 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     w.gocc = <int32_t *> malloc(m * sizeof(int32_t))
     w.fill = <int32_t *> malloc(m * sizeof(int32_t))
     w.xk = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gk = <int32_t *> malloc(m * sizeof(int32_t))
     w.gl1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.gc1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.wl = <double *> malloc(m * sizeof(double))
@@ -121,7 +134,7 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
             or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
             or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
             or w.fen_g == NULL or w.cnt == NULL or w.touched == NULL or w.multi == NULL
-            or w.mark == NULL or w.xk == NULL or w.gl1 == NULL or w.gc1 == NULL):
+            or w.mark == NULL or w.xk == NULL or w.gk == NULL or w.gl1 == NULL or w.gc1 == NULL):
         return -1
     for i in range(n_docs + 1):
         w.loc[i] = -1
@@ -156,21 +169,44 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     t.CG = g_cluster[gb - 1] + 1 if gb > ga else 0
     t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
     t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
-    t.xk = w.xk; t.gl1 = w.gl1; t.gc1 = w.gc1
-    # local ids (the one random access per occurrence: later passes read xk and the
-    # per-document arrays, whose ids follow the order of x)
+    t.xk = w.xk; t.gk = w.gk; t.gl1 = w.gl1; t.gc1 = w.gc1
+    # local ids (the one random access per occurrence, prefetched: later passes
+    # read xk/gk and the per-document arrays, whose ids follow the order of x)
     for i in range(xa, xb):
-        D = _local_doc(w, x_doc[i], D)
-        k = w.loc[x_doc[i]]
+        if i + PF < xb:
+            IRS_PREFETCH(w.loc + x_doc[i + PF])
+        d = x_doc[i]
+        k = w.loc[d]
+        if k < 0:
+            k = D
+            w.loc[d] = D
+            w.gid[D] = d
+            w.kx[D] = 0
+            w.kg[D] = 0
+            D += 1
         w.kx[k] += 1
         w.xk[i - xa] = k
     for i in range(ga, gb):
-        D = _local_doc(w, g_doc[i], D)
-        k = w.loc[g_doc[i]]
+        if i + 2 * PF < gb:
+            IRS_PREFETCH(w.loc + g_doc[i + 2 * PF])
+        if i + PF < gb:
+            k = w.loc[g_doc[i + PF]]
+            if k >= 0:
+                IRS_PREFETCH_W(w.kg + k)
+        d = g_doc[i]
+        k = w.loc[d]
+        if k < 0:
+            k = D
+            w.loc[d] = D
+            w.gid[D] = d
+            w.kx[D] = 0
+            w.kg[D] = 0
+            D += 1
         if w.kg[k] == 0:
             w.gl1[k] = g_level[i]
             w.gc1[k] = g_cluster[i]
         w.kg[k] += 1
+        w.gk[i - ga] = k
     t.D = D
     # CSR of each document's occurrences; filled in occurrence order, so the
     # level and cluster lists read through them are sorted ascending.
@@ -187,7 +223,9 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     for k in range(D):
         w.fill[k] = w.gptr[k]
     for i in range(ga, gb):
-        k = w.loc[g_doc[i]]
+        if i + PF < gb:
+            IRS_PREFETCH_W(w.fill + w.gk[i + PF - ga])
+        k = w.gk[i - ga]
         w.gocc[w.fill[k]] = <int32_t> (i - ga)
         w.fill[k] += 1
 
@@ -195,6 +233,8 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
 cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
     cdef int32_t k
     for k in range(t.D):
+        if k + PF < t.D:
+            IRS_PREFETCH_W(w.loc + w.gid[k + PF])
         w.loc[w.gid[k]] = -1
 
 
@@ -1806,6 +1846,8 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
         if b < a:
             raise ValueError(f"{fn}: {side}_ptr not increasing")
         for i in range(a, b):
+            if i + PF < b and 0 <= doc[i + PF] < seen.shape[0]:
+                IRS_PREFETCH_W(&seen[doc[i + PF]])
             d = doc[i]
             if d < 0 or d >= n_docs or d >= seen.shape[0]:
                 raise ValueError(f"{fn}: {side}_doc[{i}] = {d} is not a document code 0..{n_docs - 1}")
