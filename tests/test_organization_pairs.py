@@ -93,6 +93,22 @@ def test_against_pairwise_larger(seed):
             np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
 
 
+@pytest.mark.parametrize("max_size", [1, 3, 12])
+def test_against_pairwise_many_or_few_levels(max_size):
+    # the prefix sums of the simple documents at a multi document's corners come
+    # from a dense (level, reference level) table when it is small against the
+    # topic (few levels, max_size 12) and from a sweep over the levels otherwise
+    # (hundreds of levels of one or a few documents on both sides)
+    rng = random.Random(300 + max_size)
+    for _ in range(15):
+        nd = rng.randint(100, 500)
+        G = repeated_topic(rng, nd, rng.choice([0.0, 0.05, 0.3]), 400, 2, max_size)
+        X = repeated_topic(rng, nd + 20, rng.choice([0.01, 0.05, 0.3]), 400, 2, max_size)
+        for tail in (True, False):
+            new, ref = both_kernels(Organization(G), Organization(X), rng.choice([2.5, 50.0]), False, tail)
+            np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+
+
 def test_many_memberships_per_document():
     # documents in up to every level (their region grids fall back to one pair at a
     # time against a small population, and use the grid against a large one)

@@ -66,6 +66,10 @@ cdef struct Topic:
     int32_t *gocc
     int32_t *xk        # per x occurrence (offset from xa): its local document
     int32_t *gk        # per reference occurrence (offset from ga): its local document
+    int32_t *xlv       # level and cluster of each entry of xocc / gocc (the same order:
+    int32_t *xcv       # a document's levels are read in a row, not at random)
+    int32_t *glv
+    int32_t *gcv
     int32_t *gl1       # per local doc: level of its first reference occurrence
     int32_t *gc1       # per local doc: cluster of its first reference occurrence
 
@@ -81,6 +85,10 @@ cdef struct Work:
     int32_t *gocc
     int32_t *xk
     int32_t *gk
+    int32_t *xlv
+    int32_t *xcv
+    int32_t *glv
+    int32_t *gcv
     int32_t *gl1
     int32_t *gc1
     int32_t *fill
@@ -99,7 +107,7 @@ cdef struct Work:
 cdef inline void _free_work(Work *w) noexcept nogil:
     free(w.loc); free(w.gid); free(w.kx); free(w.kg)
     free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
-    free(w.xk); free(w.gk); free(w.gl1); free(w.gc1)
+    free(w.xk); free(w.gk); free(w.xlv); free(w.xcv); free(w.glv); free(w.gcv); free(w.gl1); free(w.gc1)
     free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
     free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
 
@@ -119,6 +127,10 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     w.fill = <int32_t *> malloc(m * sizeof(int32_t))
     w.xk = <int32_t *> malloc(m * sizeof(int32_t))
     w.gk = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xlv = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xcv = <int32_t *> malloc(m * sizeof(int32_t))
+    w.glv = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gcv = <int32_t *> malloc(m * sizeof(int32_t))
     w.gl1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.gc1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.wl = <double *> malloc(m * sizeof(double))
@@ -134,7 +146,8 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
             or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
             or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
             or w.fen_g == NULL or w.cnt == NULL or w.touched == NULL or w.multi == NULL
-            or w.mark == NULL or w.xk == NULL or w.gk == NULL or w.gl1 == NULL or w.gc1 == NULL):
+            or w.mark == NULL or w.xk == NULL or w.gk == NULL or w.xlv == NULL or w.xcv == NULL
+            or w.glv == NULL or w.gcv == NULL or w.gl1 == NULL or w.gc1 == NULL):
         return -1
     for i in range(n_docs + 1):
         w.loc[i] = -1
@@ -159,7 +172,7 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
                        const int32_t[::1] g_doc, const int32_t[::1] g_level,
                        const int32_t[::1] g_cluster) noexcept nogil:
     cdef int64_t i
-    cdef int32_t d, k, D = 0
+    cdef int32_t d, k, j, D = 0
     t.xa = xa; t.xb = xb; t.ga = ga; t.gb = gb
     t.nx = <int32_t> (xb - xa)
     t.ng = <int32_t> (gb - ga)
@@ -170,6 +183,7 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
     t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
     t.xk = w.xk; t.gk = w.gk; t.gl1 = w.gl1; t.gc1 = w.gc1
+    t.xlv = w.xlv; t.xcv = w.xcv; t.glv = w.glv; t.gcv = w.gcv
     # local ids (the one random access per occurrence, prefetched: later passes
     # read xk/gk and the per-document arrays, whose ids follow the order of x)
     for i in range(xa, xb):
@@ -218,16 +232,22 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         w.fill[k] = w.xptr[k]
     for i in range(xa, xb):
         k = w.xk[i - xa]
-        w.xocc[w.fill[k]] = <int32_t> (i - xa)
-        w.fill[k] += 1
+        j = w.fill[k]
+        w.xocc[j] = <int32_t> (i - xa)
+        w.xlv[j] = x_level[i]
+        w.xcv[j] = x_cluster[i]
+        w.fill[k] = j + 1
     for k in range(D):
         w.fill[k] = w.gptr[k]
     for i in range(ga, gb):
         if i + PF < gb:
             IRS_PREFETCH_W(w.fill + w.gk[i + PF - ga])
         k = w.gk[i - ga]
-        w.gocc[w.fill[k]] = <int32_t> (i - ga)
-        w.fill[k] += 1
+        j = w.fill[k]
+        w.gocc[j] = <int32_t> (i - ga)
+        w.glv[j] = g_level[i]
+        w.gcv[j] = g_cluster[i]
+        w.fill[k] = j + 1
 
 
 cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
@@ -727,11 +747,11 @@ cdef int _dom_points(Dom *dm, Topic *t, Work *w, const int32_t *docs, int64_t n,
     for i in range(n):
         b = docs[i]
         for j in range(qd):
-            lvl = lx[t.xa + t.xocc[t.xptr[b] + j]]
+            lvl = t.xlv[t.xptr[b] + j]
             dm.pc[qd * i + j] = lvl
             dm.pv[2 * qd * i + 2 * j] = w.wl[lvl]
             dm.pv[2 * qd * i + 2 * j + 1] = w.fl[lvl]
-        dm.pz[i] = t.LG - (lg[t.ga + t.gocc[t.gptr[b]]] if t.kg[b] == 1 else t.LG)
+        dm.pz[i] = t.LG - (t.glv[t.gptr[b]] if t.kg[b] == 1 else t.LG)
     return 0
 
 
@@ -760,13 +780,13 @@ cdef inline int64_t _grid_cells(Topic *t, int32_t k, int32_t qd, const int32_t *
     cdef int32_t i, d = 0, e = 0, last = -1, lvl
     cdef int64_t cells
     for i in range(t.kx[k]):
-        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        lvl = t.xlv[t.xptr[k] + i]
         if lvl != last:
             d += 1
             last = lvl
     last = -1
     for i in range(t.kg[k]):
-        lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+        lvl = t.glv[t.gptr[k] + i]
         if lvl != last:
             e += 1
             last = lvl
@@ -795,7 +815,7 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
     cdef double *gr = sc.grid
     # distinct X levels of k, with the weights of its occurrences on each
     for i in range(p):
-        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        lvl = t.xlv[t.xptr[k] + i]
         if d == 0 or sc.xv[d] != lvl:
             d += 1
             sc.xv[d] = lvl
@@ -808,7 +828,7 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
     # reference levels (no reference occurrence: one virtual one in the tail, LG)
     if t.kg[k] > 0:
         for i in range(t.kg[k]):
-            lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+            lvl = t.glv[t.gptr[k] + i]
             if e == 0 or sc.gv[e] != lvl:
                 e += 1
                 sc.gv[e] = lvl
@@ -1015,7 +1035,7 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                 while i < t.xb and lx[i] == l:
                     k = t.xk[i - xa]
                     if t.kx[k] == 1 and t.kg[k] >= 2:
-                        q = lg[ga + t.gocc[t.gptr[k] + t.kg[k] - 1]]
+                        q = t.glv[t.gptr[k] + t.kg[k] - 1]
                         F = fenwick_prefix(w.fen_f, q)
                         G = fenwick_prefix(w.fen_g, q)
                         acc += w.wl[l] * F + w.fl[l] * G
@@ -1264,6 +1284,38 @@ cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1
     return acc
 
 
+cdef void _simple_table(Topic *t, Work *w, const int32_t *lx, bint foreign_tail,
+                        double *P) noexcept nogil:
+    """P[x][y] (row stride LG + 2, two values per cell): the wl and fl sums of the
+    simple documents on an X level < x with reference level < y (the foreign tail
+    at LG), for x in 0..LX and y in 0..LG+1; P is zeroed by the caller.  The
+    occurrences are counted per (level, reference level), then summed."""
+    cdef int64_t YS = <int64_t> t.LG + 2, pos, row, prev
+    cdef int32_t k, beta, x, y
+    cdef double cf
+    # counts (in P's fl slot of row x + 1) of the simple documents on level x
+    for pos in range(t.xa, t.xb):
+        k = t.xk[pos - t.xa]
+        if t.kx[k] == 1 and t.kg[k] <= 1:
+            if t.kg[k] == 1:
+                beta = t.gl1[k]
+            elif foreign_tail:
+                beta = t.LG
+            else:
+                continue
+            P[2 * ((lx[pos] + 1) * YS + beta + 1) + 1] += 1.0
+    for x in range(t.LX):
+        row = (<int64_t> x + 1) * YS
+        prev = <int64_t> x * YS
+        cf = 0.0
+        for y in range(1, t.LG + 2):
+            # cf: the documents of level x with reference level < y
+            cf += P[2 * (row + y) + 1]
+            P[2 * (row + y)] = P[2 * (prev + y)] + w.wl[x] * cf
+            P[2 * (row + y) + 1] = P[2 * (prev + y) + 1] + w.fl[x] * cf
+    return
+
+
 cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
                           const int32_t[::1] g_level, bint foreign_tail) noexcept nogil:
     """Priority pairs (occurrence of a multi document, occurrence of a simple one).
@@ -1293,7 +1345,9 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     cdef double acc = 0.0, Sw, Sf, sfl, swl, sfg, swg, sf_all, sw_all
     cdef double cxl, cxg, cgl, cgg, pbel, pabo, coefW, coefF
     cdef int32_t ia, ib, ja, jb, na, ng_
-    cdef int64_t cell, row0, row1
+    cdef int64_t cell, row0, row1, YS = <int64_t> LG + 2, c00, c01, c10, c11
+    cdef double *P = NULL
+    cdef bint dense
     cdef const int32_t *lx = &x_level[0]
     cdef const int32_t *lg = NULL
     if t.ng > 0:
@@ -1312,6 +1366,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         grid_tot += 2 * (2 * t.kx[k] + 2) * (2 * (t.kg[k] if t.kg[k] > 0 else 1) + 2)
     if nmd == 0:
         return acc
+    # the prefix sums at the corners: a dense (LX + 1) x (LG + 2) table when it is
+    # no bigger than the corners themselves (read in any order, it stays in cache),
+    # else the corners' values one by one from a sweep (grid)
+    dense = (<int64_t> LX + 1) * YS <= grid_tot + 2 * <int64_t> t.nx
     mdoc = <int32_t *> malloc(nmd * sizeof(int32_t))
     xb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
     gb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
@@ -1319,15 +1377,18 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     xbv = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
     gbv = <int32_t *> malloc(ngb_tot * sizeof(int32_t))
     q_ptr = <int64_t *> calloc(LX + 2, sizeof(int64_t))
-    q_fill = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
-    grid = <double *> malloc(grid_tot * sizeof(double))
-    q_slot = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
-    q_idx = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+    if dense:
+        P = <double *> calloc(2 * (<int64_t> LX + 1) * YS, sizeof(double))
+    else:
+        q_fill = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
+        grid = <double *> malloc(grid_tot * sizeof(double))
+        q_slot = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+        q_idx = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
     if (mdoc == NULL or xb_ptr == NULL or gb_ptr == NULL or grid_ptr == NULL or xbv == NULL
-            or gbv == NULL or q_ptr == NULL or q_fill == NULL or grid == NULL or q_slot == NULL
-            or q_idx == NULL):
+            or gbv == NULL or q_ptr == NULL or (dense and P == NULL)
+            or (not dense and (q_fill == NULL or grid == NULL or q_slot == NULL or q_idx == NULL))):
         free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
-        free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
+        free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx); free(P)
         w.oom = 1
         return 0.0
     # boundaries: X buckets [b_i, b_i+1) over levels 0..LX, reference buckets over 0..LG+1
@@ -1348,7 +1409,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         xbv[pos] = 0
         last = 0
         for i in range(t.kx[k]):
-            v = lx[xa + t.xocc[t.xptr[k] + i]]
+            v = t.xlv[t.xptr[k] + i]
             if v > last:
                 K += 1
                 xbv[pos + K] = v
@@ -1367,7 +1428,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         last = 0
         kg_eff = t.kg[k] if t.kg[k] > 0 else 1
         for i in range(kg_eff):
-            v = lg[ga + t.gocc[t.gptr[k] + i]] if t.kg[k] > 0 else LG
+            v = t.glv[t.gptr[k] + i] if t.kg[k] > 0 else LG
             if v > last:
                 J += 1
                 gbv[pos + J] = v
@@ -1384,44 +1445,47 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         for i in range(K + 1):
             q_ptr[xbv[xb_ptr[s] + i] + 1] += 1
         s += 1
-    for x in range(LX + 1):
-        q_ptr[x + 1] += q_ptr[x]
-    for x in range(LX + 1):
-        q_fill[x] = q_ptr[x]
-    for s in range(nmd):
-        for i in range(<int32_t> (xb_ptr[s + 1] - xb_ptr[s])):
-            x = xbv[xb_ptr[s] + i]
-            q_slot[q_fill[x]] = s
-            q_idx[q_fill[x]] = i
-            q_fill[x] += 1
-    # sweep over the X levels
-    for k in range(size + 1):
-        w.fen_f[k] = 0.0
-        w.fen_g[k] = 0.0
-    pos = xa
-    for x in range(LX + 1):
-        for q in range(<int32_t> q_ptr[x], <int32_t> q_ptr[x + 1]):
-            s = q_slot[q]
-            i = q_idx[q]
-            J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s])
-            for j in range(J):
-                y = gbv[gb_ptr[s] + j]
-                cell = grid_ptr[s] + 2 * (<int64_t> i * J + j)
-                grid[cell] = fenwick_prefix(w.fen_g + 1, y)
-                grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
-        while pos < t.xb and lx[pos] == x:
-            k = t.xk[pos - xa]
-            if t.kx[k] == 1 and t.kg[k] <= 1:
-                if t.kg[k] == 1:
-                    beta = t.gl1[k]
-                elif foreign_tail:
-                    beta = LG
-                else:
-                    beta = -1
-                if beta >= 0:
-                    fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
-                    fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
-            pos += 1
+    if dense:
+        _simple_table(t, w, lx, foreign_tail, P)
+    else:
+        for x in range(LX + 1):
+            q_ptr[x + 1] += q_ptr[x]
+        for x in range(LX + 1):
+            q_fill[x] = q_ptr[x]
+        for s in range(nmd):
+            for i in range(<int32_t> (xb_ptr[s + 1] - xb_ptr[s])):
+                x = xbv[xb_ptr[s] + i]
+                q_slot[q_fill[x]] = s
+                q_idx[q_fill[x]] = i
+                q_fill[x] += 1
+        # sweep over the X levels
+        for k in range(size + 1):
+            w.fen_f[k] = 0.0
+            w.fen_g[k] = 0.0
+        pos = xa
+        for x in range(LX + 1):
+            for q in range(<int32_t> q_ptr[x], <int32_t> q_ptr[x + 1]):
+                s = q_slot[q]
+                i = q_idx[q]
+                J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s])
+                for j in range(J):
+                    y = gbv[gb_ptr[s] + j]
+                    cell = grid_ptr[s] + 2 * (<int64_t> i * J + j)
+                    grid[cell] = fenwick_prefix(w.fen_g + 1, y)
+                    grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
+            while pos < t.xb and lx[pos] == x:
+                k = t.xk[pos - xa]
+                if t.kx[k] == 1 and t.kg[k] <= 1:
+                    if t.kg[k] == 1:
+                        beta = t.gl1[k]
+                    elif foreign_tail:
+                        beta = LG
+                    else:
+                        beta = -1
+                    if beta >= 0:
+                        fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
+                        fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
+                pos += 1
     # rectangles
     for s in range(nmd):
         k = mdoc[s]
@@ -1432,7 +1496,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         sf_all = 0.0
         sw_all = 0.0
         for i in range(na):
-            v = lx[xa + t.xocc[t.xptr[k] + i]]
+            v = t.xlv[t.xptr[k] + i]
             sf_all += w.fl[v]
             sw_all += w.wl[v]
         ia = 0
@@ -1441,16 +1505,16 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         for i in range(K):
             x = xbv[xb_ptr[s] + i]
             # occurrences of k strictly above x, and at x
-            while ia < na and lx[xa + t.xocc[t.xptr[k] + ia]] < x:
-                v = lx[xa + t.xocc[t.xptr[k] + ia]]
+            while ia < na and t.xlv[t.xptr[k] + ia] < x:
+                v = t.xlv[t.xptr[k] + ia]
                 sfl += w.fl[v]
                 swl += w.wl[v]
                 ia += 1
             ib = ia
             sfg = sf_all - sfl
             swg = sw_all - swl
-            while ib < na and lx[xa + t.xocc[t.xptr[k] + ib]] == x:
-                v = lx[xa + t.xocc[t.xptr[k] + ib]]
+            while ib < na and t.xlv[t.xptr[k] + ib] == x:
+                v = t.xlv[t.xptr[k] + ib]
                 sfg -= w.fl[v]
                 swg -= w.wl[v]
                 ib += 1
@@ -1460,10 +1524,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             for j in range(J):
                 y = gbv[gb_ptr[s] + j]
                 if ng_ > 0:
-                    while ja < ng_ and lg[ga + t.gocc[t.gptr[k] + ja]] < y:
+                    while ja < ng_ and t.glv[t.gptr[k] + ja] < y:
                         ja += 1
                     jb = ja
-                    while jb < ng_ and lg[ga + t.gocc[t.gptr[k] + jb]] == y:
+                    while jb < ng_ and t.glv[t.gptr[k] + jb] == y:
                         jb += 1
                     cgl = ja
                     cgg = ng_ - jb
@@ -1476,13 +1540,21 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                 coefF = pbel * swl + pabo * swg
                 if coefW == 0.0 and coefF == 0.0:
                     continue
-                row0 = grid_ptr[s] + 2 * (<int64_t> i * (J + 1) + j)
-                row1 = row0 + 2 * (<int64_t> (J + 1))
-                Sw = grid[row1 + 2] - grid[row0 + 2] - grid[row1] + grid[row0]
-                Sf = grid[row1 + 3] - grid[row0 + 3] - grid[row1 + 1] + grid[row0 + 1]
+                if dense:
+                    c00 = 2 * (xbv[xb_ptr[s] + i] * YS + gbv[gb_ptr[s] + j])
+                    c01 = 2 * (xbv[xb_ptr[s] + i] * YS + gbv[gb_ptr[s] + j + 1])
+                    c10 = 2 * (xbv[xb_ptr[s] + i + 1] * YS + gbv[gb_ptr[s] + j])
+                    c11 = 2 * (xbv[xb_ptr[s] + i + 1] * YS + gbv[gb_ptr[s] + j + 1])
+                    Sw = P[c11] - P[c01] - P[c10] + P[c00]
+                    Sf = P[c11 + 1] - P[c01 + 1] - P[c10 + 1] + P[c00 + 1]
+                else:
+                    row0 = grid_ptr[s] + 2 * (<int64_t> i * (J + 1) + j)
+                    row1 = row0 + 2 * (<int64_t> (J + 1))
+                    Sw = grid[row1 + 2] - grid[row0 + 2] - grid[row1] + grid[row0]
+                    Sf = grid[row1 + 3] - grid[row0 + 3] - grid[row1 + 1] + grid[row0 + 1]
                 acc += coefW * Sw + coefF * Sf
     free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
-    free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
+    free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx); free(P)
     return acc
 
 
@@ -1520,7 +1592,7 @@ cdef double _relatedness_pairwise(Topic *t, Work *w, const int32_t[::1] x_level,
         for a in range(nm):
             k = w.multi[a]
             for q in range(t.kg[k]):
-                T += 2.0 * w.cnt[g_cluster[ga + t.gocc[t.gptr[k] + q]]]
+                T += 2.0 * w.cnt[t.gcv[t.gptr[k] + q]]
             for b in range(a, nm):
                 k = w.multi[a]
                 g = w.multi[b]
@@ -1624,10 +1696,10 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
         if t.kx[k] > 0 and t.kg[k] > 0 and not (t.kx[k] == 1 and t.kg[k] == 1):
             h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
             for i1 in range(t.kx[k]):
-                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.xcv[t.xptr[k] + i1]) * 1099511628211ULL
             h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
             for i1 in range(t.kg[k]):
-                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.gcv[t.gptr[k] + i1]) * 1099511628211ULL
             hk[nm].key = <int64_t> (h >> 1)
             hk[nm].idx = k
             nm += 1
@@ -1665,23 +1737,23 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
             continue
         S = 0.0
         for i1 in range(t.kx[a]):
-            S += cw[xc[xa + t.xocc[t.xptr[a] + i1]]]
+            S += cw[t.xcv[t.xptr[a] + i1]]
         acc += <double> (cnt[ci] * (cnt[ci] - 1)) * corr * S
     # keys: each class's pairs of X clusters (type 0) and of reference clusters (type 1)
     pos = 0
     for ci in range(nc):
         a = rep[ci]
         for i1 in range(t.kx[a]):
-            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            c1 = t.xcv[t.xptr[a] + i1]
             for i2 in range(i1 + 1, t.kx[a]):
-                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                c2 = t.xcv[t.xptr[a] + i2]
                 keys[pos].key = ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
         for i1 in range(t.kg[a]):
-            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            c1 = t.gcv[t.gptr[a] + i1]
             for i2 in range(i1 + 1, t.kg[a]):
-                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                c2 = t.gcv[t.gptr[a] + i2]
                 keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
@@ -1719,8 +1791,8 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
                 i1 = 0
                 i2 = 0
                 while i1 < t.kx[a] and i2 < t.kx[b]:
-                    c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
-                    c2 = xc[xa + t.xocc[t.xptr[b] + i2]]
+                    c1 = t.xcv[t.xptr[a] + i1]
+                    c2 = t.xcv[t.xptr[b] + i2]
                     if c1 == c2:
                         S += cw[c1]
                         i1 += 1
@@ -1776,7 +1848,7 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
                     w.cnt[g] += 1.0
             else:
                 for q in range(t.kg[k]):
-                    g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                    g = t.gcv[t.gptr[k] + q]
                     if w.cnt[g] == 0.0:
                         w.touched[nt] = g
                         nt += 1
@@ -2001,7 +2073,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
         for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
             k = t.xk[i - xa]
             for q in range(t.kg[k]):
-                g = gc[ga + t.gocc[t.gptr[k] + q]]
+                g = t.gcv[t.gptr[k] + q]
                 if w.cnt[g] == 0.0:
                     w.touched[nt_] = g
                     nt_ += 1
@@ -2012,7 +2084,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
                 continue
             N1[k] += cstart[cl + 1] - cstart[cl]
             for q in range(t.kg[k]):
-                S1[k] += w.cnt[gc[ga + t.gocc[t.gptr[k] + q]]]
+                S1[k] += w.cnt[t.gcv[t.gptr[k] + q]]
         for q in range(nt_):
             w.cnt[w.touched[q]] = 0.0
     # classes: documents with identical cluster lists on both sides
@@ -2021,10 +2093,10 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
         if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
             h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
             for i1 in range(t.kx[k]):
-                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.xcv[t.xptr[k] + i1]) * 1099511628211ULL
             h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
             for i1 in range(t.kg[k]):
-                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.gcv[t.gptr[k] + i1]) * 1099511628211ULL
             hk[nm].key = <int64_t> (h >> 1)
             hk[nm].idx = k
             nm += 1
@@ -2063,16 +2135,16 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
     for ci in range(nc):
         a = rep[ci]
         for i1 in range(t.kx[a]):
-            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            c1 = t.xcv[t.xptr[a] + i1]
             for i2 in range(i1 + 1, t.kx[a]):
-                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                c2 = t.xcv[t.xptr[a] + i2]
                 keys[pos].key = ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
         for i1 in range(t.kg[a]):
-            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            c1 = t.gcv[t.gptr[a] + i1]
             for i2 in range(i1 + 1, t.kg[a]):
-                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                c2 = t.gcv[t.gptr[a] + i2]
                 keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
@@ -2168,7 +2240,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
                         k = t.xk[i - xa]
                         for q in range(t.kg[k]):
-                            g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                            g = t.gcv[t.gptr[k] + q]
                             if w.cnt[g] == 0.0:
                                 w.touched[nt_] = g
                                 nt_ += 1
@@ -2203,7 +2275,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     s = 0.0
                     cnt_e = 0
                     for q in range(t.kx[k]):
-                        cl = x_cluster[xa + t.xocc[t.xptr[k] + q]]
+                        cl = t.xcv[t.xptr[k] + q]
                         for j in range(xa + cstart[cl], xa + cstart[cl + 1]):
                             e = t.xk[j - xa]
                             if w.mark[e] == k:
