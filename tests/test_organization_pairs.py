@@ -109,6 +109,22 @@ def test_against_pairwise_many_or_few_levels(max_size):
             np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
 
 
+def test_against_pairwise_deep_levels():
+    # hundreds of levels on both sides (levels x reference levels > 65,536): the
+    # dominance sums of the two-membership population by divide and conquer rather
+    # than the sweep with a 2-D Fenwick tree over (level, reference level)
+    rng = random.Random(404)
+    for _ in range(4):
+        nd = rng.randint(350, 500)
+        G = [[["d%d" % d]] for d in rng.sample(range(nd), 330)]
+        X = [[["d%d" % d]] for d in (list(range(nd)) + [rng.randrange(nd) for _ in range(nd // 3)])]
+        rng.shuffle(X)
+        X = [lev for i, lev in enumerate(X) if all(lev[0][0] != o[0][0] for o in X[max(0, i - 1):i])]
+        for tail in (True, False):
+            new, ref = both_kernels(Organization(G), Organization(X), 2.5, False, tail)
+            np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+
+
 def test_many_memberships_per_document():
     # documents in up to every level (their region grids fall back to one pair at a
     # time against a small population, and use the grid against a large one)

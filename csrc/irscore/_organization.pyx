@@ -474,6 +474,43 @@ cdef inline double _fv_dot(const double *tr, int32_t i, const double *c, int32_t
     return out
 
 
+cdef inline void _f2_add(double *tr, int32_t ny, int32_t nz, int32_t y, int32_t z,
+                         const double *v, int32_t V) noexcept nogil:
+    """Add the V values v at (y, z) of a 2-D Fenwick tree of ny x nz cells."""
+    cdef int32_t i = y + 1, j, k
+    cdef int64_t base
+    while i <= ny:
+        j = z + 1
+        while j <= nz:
+            base = V * ((<int64_t> i - 1) * nz + (j - 1))
+            for k in range(V):
+                tr[base + k] += v[k]
+            j += j & (-j)
+        i += i & (-i)
+
+
+cdef inline double _f2_dot(const double *tr, int32_t nz, int32_t y, int32_t z,
+                           const double *c, int32_t V) noexcept nogil:
+    """c . (sum of the cells [0, y) x [0, z))."""
+    cdef double s[6]
+    cdef double out = 0.0
+    cdef int32_t i = y, j, k
+    cdef int64_t base
+    for k in range(V):
+        s[k] = 0.0
+    while i > 0:
+        j = z
+        while j > 0:
+            base = V * ((<int64_t> i - 1) * nz + (j - 1))
+            for k in range(V):
+                s[k] += tr[base + k]
+            j -= j & (-j)
+        i -= i & (-i)
+    for k in range(V):
+        out += c[k] * s[k]
+    return out
+
+
 cdef inline void _run_point(Run *r, int64_t it) noexcept nogil:
     _fv_add(r.fen, r.fsize, r.cz[it], r.pv + r.V * it, r.V)
 
@@ -592,22 +629,19 @@ cdef void _cdq3(Run *r, int64_t lo, int64_t hi) noexcept nogil:
         r.ord[o] = r.tmp[o]
 
 
-cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexcept nogil:
-    """Answer the queries of one mask (adds to dm.acc).  r: buffers of
-    np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
+cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Run *r) noexcept nogil:
+    """Answer the nq queries of one mask, r.qi[0..nq) (adds to dm.acc).  r:
+    buffers of np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
     cdef int32_t dims[3]
-    cdef int32_t nd = 0, j, x
-    cdef int64_t i, n, nq = 0, key, nkey
+    cdef int32_t nd = 0, j, x, y
+    cdef int64_t i, n, key, nkey, it
     cdef int64_t *cnt = NULL
+    cdef double *tr = NULL
     cdef int32_t *cxs[3]
     for j in range(dm.qd):
         if mask & (1 << j):
             dims[nd] = j
             nd += 1
-    for i in range(dm.nq):
-        if dm.q[i].mask == mask:
-            r.qi[nq] = i
-            nq += 1
     if nq == 0:
         return 0
     n = dm.np_ + nq
@@ -655,6 +689,23 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexce
                 _run_query(r, r.ord[i])
         for i in range(dm.np_):
             _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
+    elif nd == 2 and (<int64_t> LX) * (LG + 1) <= 4 * n + 65536:
+        # a sweep in that order with a 2-D Fenwick tree over (second coordinate,
+        # z): small against the items, it stays in cache (O(n log LX log LG))
+        tr = <double *> calloc(dm.V * (<int64_t> LX) * (LG + 1), sizeof(double))
+        if tr == NULL:
+            return -1
+        for i in range(n):
+            it = r.ord[i]
+            if it < dm.np_:
+                _f2_add(tr, LX, LG + 1, r.cy[it], r.cz[it], r.pv + dm.V * it, dm.V)
+            else:
+                y = r.cy[it] + 1
+                if y > LX:
+                    y = LX
+                if y > 0:
+                    r.acc += _f2_dot(tr, LG + 1, y, r.cz[it] + 1, r.q[r.qi[it - dm.np_]].c, dm.V)
+        free(tr)
     elif nd == 2:
         _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
     else:
@@ -666,9 +717,11 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexce
 cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
     """Answers every query pushed (adds to dm.acc); -1 if memory runs out."""
     cdef Run r
-    cdef int64_t n
+    cdef int64_t n, i
     cdef int32_t mask
     cdef int rc = 0
+    cdef int64_t *qall = NULL
+    cdef int64_t moff[9]
     if dm.np_ == 0 or dm.nq == 0:
         return 0
     memset(&r, 0, sizeof(Run))
@@ -681,21 +734,33 @@ cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
     r.cy = <int32_t *> malloc(n * sizeof(int32_t))
     r.cw = <int32_t *> malloc(n * sizeof(int32_t))
     r.cz = <int32_t *> malloc(n * sizeof(int32_t))
-    r.qi = <int64_t *> malloc(dm.nq * sizeof(int64_t))
+    qall = <int64_t *> malloc(dm.nq * sizeof(int64_t))
     r.ord = <int64_t *> malloc(n * sizeof(int64_t))
     r.tmp = <int64_t *> malloc(n * sizeof(int64_t))
     r.sub = <int64_t *> malloc(n * sizeof(int64_t))
     r.tmp2 = <int64_t *> malloc(n * sizeof(int64_t))
     r.fen = <double *> calloc(dm.V * (<int64_t> LG + 2), sizeof(double))
-    if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or r.qi == NULL
+    if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or qall == NULL
             or r.ord == NULL or r.tmp == NULL or r.sub == NULL or r.tmp2 == NULL or r.fen == NULL):
         rc = -1
     else:
+        # the queries grouped by mask, in push order (one pass over them)
+        for mask in range(9):
+            moff[mask] = 0
+        for i in range(dm.nq):
+            moff[dm.q[i].mask + 1] += 1
         for mask in range(1 << dm.qd):
-            if _dom_pass(dm, mask, LX, LG, &r) != 0:
+            moff[mask + 1] += moff[mask]
+        for i in range(dm.nq):
+            qall[moff[dm.q[i].mask]] = i
+            moff[dm.q[i].mask] += 1
+        for mask in range(1 << dm.qd):
+            # moff[mask] is now the end of the mask's queries
+            r.qi = qall + (moff[mask - 1] if mask > 0 else 0)
+            if _dom_pass(dm, mask, moff[mask] - (moff[mask - 1] if mask > 0 else 0), LX, LG, &r) != 0:
                 rc = -1
                 break
-    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(r.qi); free(r.ord); free(r.tmp)
+    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(qall); free(r.ord); free(r.tmp)
     free(r.sub); free(r.tmp2); free(r.fen)
     return rc
 
