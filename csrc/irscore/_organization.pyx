@@ -1959,18 +1959,26 @@ cdef inline double _unit(double v) noexcept nogil:
     return v
 
 
+cdef enum:
+    SMALL_CLUSTER = 16      # clusters checked for repeated documents by a scan
+
+
 cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32_t[::1] level,
-                     const int32_t[::1] cluster, int64_t n_docs, int64_t[::1] seen, str fn,
+                     const int32_t[::1] cluster, int64_t n_docs, int64_t ntab, str fn,
                      str side) except -1:
     """The memory preconditions of one side (ValueError): ``ptr`` CSR over the
     occurrences (from >= 0, non-decreasing, within ``doc``; doc/level/cluster of
     one length); ``0 <= doc < n_docs``; per topic, levels and clusters start at
     0 and rise by 0 or 1 from one occurrence to the next (sorted, consecutive),
     a new level starts a new cluster, and a document occurs at most once per
-    cluster.  ``seen`` (n_docs entries) is scratch."""
+    cluster: the first SMALL_CLUSTER occurrences of a cluster by a scan of the
+    cluster's earlier ones, the rest with a table of the documents' last cluster
+    (``ntab`` entries, made when a cluster first needs it)."""
     cdef Py_ssize_t nt = ptr.shape[0] - 1, ti
-    cdef int64_t i, a, b, gc = 0
+    cdef int64_t i, j, a, b, cs = 0, gc = 0
     cdef int32_t d, dl, dc
+    cdef int64_t[::1] seen = None
+    cdef bint have_seen = False
     if nt < 0:
         raise ValueError(f"{fn}: {side}_ptr must have n_topics + 1 entries")
     if level.shape[0] != doc.shape[0] or cluster.shape[0] != doc.shape[0]:
@@ -1983,15 +1991,14 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
         if b < a:
             raise ValueError(f"{fn}: {side}_ptr not increasing")
         for i in range(a, b):
-            if i + PF < b and 0 <= doc[i + PF] < seen.shape[0]:
-                IRS_PREFETCH_W(&seen[doc[i + PF]])
             d = doc[i]
-            if d < 0 or d >= n_docs or d >= seen.shape[0]:
+            if d < 0 or d >= n_docs or d >= ntab:
                 raise ValueError(f"{fn}: {side}_doc[{i}] = {d} is not a document code 0..{n_docs - 1}")
             if i == a:
                 if level[i] != 0 or cluster[i] != 0:
                     raise ValueError(f"{fn}: topic {ti} of {side} must start at level 0, cluster 0")
                 gc += 1
+                cs = i
             else:
                 dl = level[i] - level[i - 1]
                 dc = cluster[i] - cluster[i - 1]
@@ -2000,6 +2007,19 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
                                      "(level, cluster) with consecutive indices")
                 if dc:
                     gc += 1
+                    cs = i
+            if i - cs < SMALL_CLUSTER:
+                for j in range(cs, i):
+                    if doc[j] == d:
+                        raise ValueError(f"{fn}: document {d} occurs twice in one cluster of {side} topic {ti}")
+                continue
+            if not have_seen:
+                seen = np.full(ntab, -1, dtype=np.int64)
+                have_seen = True
+            if i - cs == SMALL_CLUSTER:
+                # (the cluster's first occurrences, distinct)
+                for j in range(cs, i):
+                    seen[doc[j]] = gc
             if seen[d] == gc:
                 raise ValueError(f"{fn}: document {d} occurs twice in one cluster of {side} topic {ti}")
             seen[d] = gc
@@ -2013,7 +2033,6 @@ cdef int64_t _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, co
     """Checks both sides; returns the size of the document tables: the largest
     document code + 1 (at most n_docs)."""
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
-    cdef int64_t[::1] seen
     cdef int64_t i, ntab = 0
     if nt < 0 or g_ptr.shape[0] != nt + 1 or n_out < nt:
         raise ValueError(f"{fn}: inconsistent topic arrays")
@@ -2029,10 +2048,8 @@ cdef int64_t _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, co
             ntab = g_doc[i] + 1
     if ntab > n_docs:
         raise ValueError(f"{fn}: document code {ntab - 1} is not below n_docs={n_docs}")
-    seen = np.full(ntab, -1, dtype=np.int64)
-    _check_side(x_ptr, x_doc, x_level, x_cluster, n_docs, seen, fn, "x")
-    seen[:] = -1
-    _check_side(g_ptr, g_doc, g_level, g_cluster, n_docs, seen, fn, "g")
+    _check_side(x_ptr, x_doc, x_level, x_cluster, n_docs, ntab, fn, "x")
+    _check_side(g_ptr, g_doc, g_level, g_cluster, n_docs, ntab, fn, "g")
     for ti in range(nt):
         # one topic's occurrences (both sides) index int32 scratch arrays
         if (x_ptr[ti + 1] - x_ptr[ti]) + (g_ptr[ti + 1] - g_ptr[ti]) > 2147483600:
