@@ -501,14 +501,15 @@ def test_organization_unsorted_levels_and_duplicates_rejected():
 
 
 def test_organization_duplicates_in_large_and_small_clusters():
-    # a cluster's first occurrences are checked by a scan, the rest with a table:
-    # a repeated document anywhere in a cluster (both within the first 16, across,
-    # and beyond) is a ValueError; the same documents in different clusters are not
+    # a cluster's first 64 occurrences are checked in a small hash set, the rest
+    # with a table: a repeated document anywhere in a cluster (both within the
+    # first 64, across, and beyond) is a ValueError; the same documents in
+    # different clusters are not
     from irscore import _organization as K
     rng = np.random.default_rng(11)
-    for size in (3, 16, 17, 40):
+    for size in (3, 16, 64, 65, 150):
         for _ in range(30):
-            docs = rng.permutation(200)[:size].astype(i32)
+            docs = rng.permutation(2000)[:size].astype(i32)
             dup = rng.random() < 0.6
             if dup:
                 i, j = sorted(rng.choice(size, 2, replace=False))
@@ -521,7 +522,7 @@ def test_organization_duplicates_in_large_and_small_clusters():
             g_doc = np.array([0, 1], i32)
             g_ptr = np.array([0, 1, 2], i64)
             g_z = np.zeros(2, i32)
-            args = (x_ptr, x_doc, x_lev, x_cl, g_ptr, g_doc, g_z, g_z, 200, 2.5, False, True,
+            args = (x_ptr, x_doc, x_lev, x_cl, g_ptr, g_doc, g_z, g_z, 2000, 2.5, False, True,
                     np.zeros(2), np.zeros(2))
             if dup:
                 with pytest.raises(ValueError, match="twice in one cluster of x topic 0"):

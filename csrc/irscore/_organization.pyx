@@ -34,7 +34,7 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   sums over its cluster mates counted once per shared cluster; the pairs sharing
   two clusters on either side are corrected one class pair at a time (_ebc_multi).
 """
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free, qsort
 from libc.string cimport memset
 from libc.math cimport NAN, isnan
@@ -1960,7 +1960,8 @@ cdef inline double _unit(double v) noexcept nogil:
 
 
 cdef enum:
-    SMALL_CLUSTER = 16      # clusters checked for repeated documents by a scan
+    SMALL_CLUSTER = 64      # clusters checked for repeated documents in a small hash set
+    SMALL_SET = 256         # its slots (a power of two, >= 2 SMALL_CLUSTER)
 
 
 cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32_t[::1] level,
@@ -1971,14 +1972,19 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
     one length); ``0 <= doc < n_docs``; per topic, levels and clusters start at
     0 and rise by 0 or 1 from one occurrence to the next (sorted, consecutive),
     a new level starts a new cluster, and a document occurs at most once per
-    cluster: the first SMALL_CLUSTER occurrences of a cluster by a scan of the
-    cluster's earlier ones, the rest with a table of the documents' last cluster
-    (``ntab`` entries, made when a cluster first needs it)."""
+    cluster: the first SMALL_CLUSTER occurrences of a cluster in a small hash set
+    (its slots stamped with the cluster), the rest with a table of the documents'
+    last cluster (``ntab`` entries, made when a cluster first needs it)."""
     cdef Py_ssize_t nt = ptr.shape[0] - 1, ti
     cdef int64_t i, j, a, b, cs = 0, gc = 0
     cdef int32_t d, dl, dc
     cdef int64_t[::1] seen = None
     cdef bint have_seen = False
+    cdef int64_t hst[SMALL_SET]
+    cdef int32_t hdoc[SMALL_SET]
+    cdef uint32_t h
+    for j in range(SMALL_SET):
+        hst[j] = -1
     if nt < 0:
         raise ValueError(f"{fn}: {side}_ptr must have n_topics + 1 entries")
     if level.shape[0] != doc.shape[0] or cluster.shape[0] != doc.shape[0]:
@@ -2009,9 +2015,13 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
                     gc += 1
                     cs = i
             if i - cs < SMALL_CLUSTER:
-                for j in range(cs, i):
-                    if doc[j] == d:
+                h = ((<uint32_t> d * 2654435761U) >> 24) & (SMALL_SET - 1)
+                while hst[h] == gc:
+                    if hdoc[h] == d:
                         raise ValueError(f"{fn}: document {d} occurs twice in one cluster of {side} topic {ti}")
+                    h = (h + 1) & (SMALL_SET - 1)
+                hst[h] = gc
+                hdoc[h] = d
                 continue
             if not have_seen:
                 seen = np.full(ntab, -1, dtype=np.int64)
