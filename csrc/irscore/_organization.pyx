@@ -216,9 +216,6 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
             w.kx[D] = 0
             w.kg[D] = 0
             D += 1
-        if w.kg[k] == 0:
-            w.gl1[k] = g_level[i]
-            w.gc1[k] = g_cluster[i]
         w.kg[k] += 1
         w.gk[i - ga] = k
     t.D = D
@@ -240,14 +237,25 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     for k in range(D):
         w.fill[k] = w.gptr[k]
     for i in range(ga, gb):
+        # (the scatter of the reference side: fill, then the slots it points to)
+        if i + 2 * PF < gb:
+            IRS_PREFETCH_W(w.fill + w.gk[i + 2 * PF - ga])
         if i + PF < gb:
-            IRS_PREFETCH_W(w.fill + w.gk[i + PF - ga])
+            j = w.fill[w.gk[i + PF - ga]]
+            IRS_PREFETCH_W(w.gocc + j)
+            IRS_PREFETCH_W(w.glv + j)
+            IRS_PREFETCH_W(w.gcv + j)
         k = w.gk[i - ga]
         j = w.fill[k]
         w.gocc[j] = <int32_t> (i - ga)
         w.glv[j] = g_level[i]
         w.gcv[j] = g_cluster[i]
         w.fill[k] = j + 1
+    # level and cluster of each document's first reference occurrence, in a row
+    for k in range(D):
+        if w.kg[k] > 0:
+            w.gl1[k] = w.glv[w.gptr[k]]
+            w.gc1[k] = w.gcv[w.gptr[k]]
 
 
 cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
@@ -2113,7 +2121,8 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                 # is rounding
                 out_priority[ti] = _unit(out_priority[ti])
                 out_relatedness[ti] = _unit(out_relatedness[ti])
-                _release_topic(&t, &w)
+                if ti + 1 < nt:
+                    _release_topic(&t, &w)   # (after the last topic, w is freed)
                 if rc != 0:
                     break
         _free_work(&w)
@@ -2381,7 +2390,8 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                             s += <double> (ag if ag < ax else ax) / <double> ax
                     total += s / cnt_e
                 out[ti] = _unit(total / ndoc)
-                _release_topic(&t, &w)
+                if ti + 1 < nt:
+                    _release_topic(&t, &w)   # (after the last topic, w is freed)
         _free_work(&w)
         free(cstart)
     if rc != 0:
