@@ -170,9 +170,13 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
                        const int32_t[::1] x_doc, const int32_t[::1] x_level,
                        const int32_t[::1] x_cluster,
                        const int32_t[::1] g_doc, const int32_t[::1] g_level,
-                       const int32_t[::1] g_cluster) noexcept nogil:
+                       const int32_t[::1] g_cluster, bint values) noexcept nogil:
+    """The topic's local view.  xlv/xcv/glv/gcv (levels and clusters in the order
+    of the occurrence lists) are filled when ``values`` or when a document has
+    several memberships (only the code for those reads them)."""
     cdef int64_t i
     cdef int32_t d, k, j, D = 0
+    cdef bint multi = values
     t.xa = xa; t.xb = xb; t.ga = ga; t.gb = gb
     t.nx = <int32_t> (xb - xa)
     t.ng = <int32_t> (gb - ga)
@@ -198,6 +202,8 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
             w.kx[D] = 0
             w.kg[D] = 0
             D += 1
+        elif not multi:
+            multi = True
         w.kx[k] += 1
         w.xk[i - xa] = k
     for i in range(ga, gb):
@@ -216,6 +222,11 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
             w.kx[D] = 0
             w.kg[D] = 0
             D += 1
+        if w.kg[k] == 0:
+            w.gl1[k] = g_level[i]
+            w.gc1[k] = g_cluster[i]
+        elif not multi:
+            multi = True
         w.kg[k] += 1
         w.gk[i - ga] = k
     t.D = D
@@ -231,8 +242,9 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         k = w.xk[i - xa]
         j = w.fill[k]
         w.xocc[j] = <int32_t> (i - xa)
-        w.xlv[j] = x_level[i]
-        w.xcv[j] = x_cluster[i]
+        if multi:
+            w.xlv[j] = x_level[i]
+            w.xcv[j] = x_cluster[i]
         w.fill[k] = j + 1
     for k in range(D):
         w.fill[k] = w.gptr[k]
@@ -241,21 +253,14 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         if i + 2 * PF < gb:
             IRS_PREFETCH_W(w.fill + w.gk[i + 2 * PF - ga])
         if i + PF < gb:
-            j = w.fill[w.gk[i + PF - ga]]
-            IRS_PREFETCH_W(w.gocc + j)
-            IRS_PREFETCH_W(w.glv + j)
-            IRS_PREFETCH_W(w.gcv + j)
+            IRS_PREFETCH_W(w.gocc + w.fill[w.gk[i + PF - ga]])
         k = w.gk[i - ga]
         j = w.fill[k]
         w.gocc[j] = <int32_t> (i - ga)
-        w.glv[j] = g_level[i]
-        w.gcv[j] = g_cluster[i]
+        if multi:
+            w.glv[j] = g_level[i]
+            w.gcv[j] = g_cluster[i]
         w.fill[k] = j + 1
-    # level and cluster of each document's first reference occurrence, in a row
-    for k in range(D):
-        if w.kg[k] > 0:
-            w.gl1[k] = w.glv[w.gptr[k]]
-            w.gc1[k] = w.gcv[w.gptr[k]]
 
 
 cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
@@ -2109,7 +2114,7 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                     out_relatedness[ti] = 0.0
                     continue
                 _setup_topic(&t, &w, x_ptr[ti], x_ptr[ti + 1], g_ptr[ti], g_ptr[ti + 1],
-                             x_doc, x_level, x_cluster, g_doc, g_level, g_cluster)
+                             x_doc, x_level, x_cluster, g_doc, g_level, g_cluster, False)
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
                                              foreign_tail, Wt, Wr, pairwise)
@@ -2325,7 +2330,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     out[ti] = 0.0
                     continue
                 _setup_topic(&t, &w, x_ptr[ti], x_ptr[ti + 1], g_ptr[ti], g_ptr[ti + 1],
-                             x_doc, x_cluster, x_cluster, g_doc, g_cluster, g_cluster)
+                             x_doc, x_cluster, x_cluster, g_doc, g_cluster, g_cluster, True)
                 xa = t.xa
                 ga = t.ga
                 # cluster start offsets (occurrences are sorted by cluster)
