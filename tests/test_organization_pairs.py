@@ -231,6 +231,20 @@ def test_relatedness_overlapping_clusters_against_pairwise(seed):
             np.testing.assert_allclose(new, ref, rtol=0, atol=TOL, err_msg=repr((G, X)))
 
 
+def test_relatedness_and_extended_bcubed_larger_overlaps_against_pairwise():
+    # hundreds of documents with several memberships: the classes and the keys of
+    # their cluster pairs are sorted by radix (64 or more entries), not by qsort
+    rng = random.Random(4242)
+    for _ in range(8):
+        docs = ["d%d" % i for i in range(rng.randint(150, 400))]
+        G = overlapping_clustering(rng, docs, rng.randint(4, 12), rng.randint(2, 4))
+        X = overlapping_clustering(rng, docs, rng.randint(4, 12), rng.randint(2, 4))
+        new, ref = both_kernels(Organization(G), Organization(X), 2.5, False, True)
+        np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+        new, ref = ebc_both(Organization(G), Organization(X))
+        np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+
+
 def test_relatedness_against_python_reference_with_overlap():
     rng = random.Random(77)
     for _ in range(80):

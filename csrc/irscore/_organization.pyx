@@ -36,7 +36,7 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
 """
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free, qsort
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.math cimport NAN, isnan
 
 import numpy as np
@@ -1705,6 +1705,56 @@ cdef int _cmp_hk(const void *pa, const void *pb) noexcept nogil:
     return 0
 
 
+cdef void _sort_hk(HK *a, int64_t n) noexcept nogil:
+    """Sort by (key, idx) when a[] is in increasing idx order (as every caller fills
+    it): a stable LSD radix sort on the non-negative keys, 11 bits a pass, passes
+    whose digit is the same for every key skipped (O(n)); qsort below 64 entries
+    (or without memory for the radix sort's buffer)."""
+    cdef HK *tmp
+    cdef HK *src = a
+    cdef HK *dst
+    cdef HK *sw
+    cdef int64_t cnt[2048]
+    cdef int64_t i, acc, c
+    cdef int shift
+    cdef uint64_t dg, first
+    cdef bint same
+    if n < 64:
+        qsort(a, n, sizeof(HK), _cmp_hk)
+        return
+    tmp = <HK *> malloc(n * sizeof(HK))
+    if tmp == NULL:
+        qsort(a, n, sizeof(HK), _cmp_hk)
+        return
+    dst = tmp
+    for shift in range(0, 64, 11):
+        memset(cnt, 0, sizeof(cnt))
+        first = (<uint64_t> src[0].key >> shift) & 2047
+        same = True
+        for i in range(n):
+            dg = (<uint64_t> src[i].key >> shift) & 2047
+            cnt[dg] += 1
+            if dg != first:
+                same = False
+        if same:
+            continue
+        acc = 0
+        for i in range(2048):
+            c = cnt[i]
+            cnt[i] = acc
+            acc += c
+        for i in range(n):
+            dg = (<uint64_t> src[i].key >> shift) & 2047
+            dst[cnt[dg]] = src[i]
+            cnt[dg] += 1
+        sw = src
+        src = dst
+        dst = sw
+    if src != a:
+        memcpy(a, src, n * sizeof(HK))
+    free(tmp)
+
+
 cdef inline int32_t _shared2(const int32_t *occ_a, int32_t na, const int32_t *occ_b, int32_t nb,
                              const int32_t *cluster, int64_t base, int32_t *s) noexcept nogil:
     """Clusters shared by two sorted occurrence lists; the first two in s[0], s[1]."""
@@ -1781,7 +1831,7 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
             hk[nm].key = <int64_t> (h >> 1)
             hk[nm].idx = k
             nm += 1
-    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    _sort_hk(hk, nm)
     lo = 0
     while lo < nm:
         hi = lo
@@ -1835,7 +1885,7 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
                 keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
-    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    _sort_hk(keys, pos)
     lo = 0
     while lo < pos:
         hi = lo
@@ -2206,7 +2256,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
             hk[nm].key = <int64_t> (h >> 1)
             hk[nm].idx = k
             nm += 1
-    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    _sort_hk(hk, nm)
     lo = 0
     while lo < nm:
         hi = lo
@@ -2254,7 +2304,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
                 keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
-    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    _sort_hk(keys, pos)
     lo = 0
     while lo < pos:
         hi = lo
