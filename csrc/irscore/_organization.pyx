@@ -21,11 +21,14 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   levels in order, Fenwick tree over the reference levels); each multi document
   against the simple ones by 2-D prefix sums over the at most (2|A|+1)(2|B|+1)
   rectangles where its relation counts are constant (A, B: its levels on the two
-  sides; a document whose grid would outgrow the topic is scanned instead,
-  O(N log |B|)); pairs of two multi documents by dominance sums (see "pairs of two
-  documents with several memberships" below): O(N log^2 N) for documents with up
-  to three memberships on x and one on the reference, one pair at a time for the
-  rest (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
+  sides; read from a dense (level, reference level) table of prefix sums when it
+  is no bigger than the corners, else from a sweep; a document whose grid would
+  outgrow the topic is scanned instead, O(N log |B|)); pairs of two multi
+  documents by dominance sums (see "pairs of two documents with several
+  memberships" below): O(N log LX log LG) for two memberships on x and one on the
+  reference when the (level, reference level) table is small against the topic,
+  O(N log^2 N) otherwise and for three, one pair at a time for the rest
+  (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
 - relatedness: O(N) over cluster memberships (contingency counts: a pair sharing
   one cluster and at most one reference cluster counts ag, its probability), plus
   the pairs sharing two clusters on either side, one class pair at a time
@@ -395,10 +398,12 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
 #   (wl[b_j], fl[b_j])_j; a's sum over all Lq documents is a combination of box
 #   sums over (b1, .., bq, gb), answered offline as dominance sums: divide and
 #   conquer over the X coordinates (merging by the next one) and a Fenwick tree
-#   over gb, O((P + Q) log^q).  Lq documents query the Lq population for
-#   "a above b" only (the ordered pairs), L3 documents query L2 both ways, heavy
-#   and K1 documents query both populations both ways unless their region grid
-#   would outgrow the population (then one pair at a time).
+#   over gb, O((P + Q) log^q); for q = 2 with few levels, a sweep over b1 and a
+#   2-D Fenwick tree over (b2, gb) instead, O((P + Q) log LX log LG).  Lq
+#   documents query the Lq population for "a above b" only (the ordered pairs),
+#   L3 documents query L2 both ways, heavy and K1 documents query both
+#   populations both ways unless their region grid would outgrow the population
+#   (then one pair at a time).
 # - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))).
 
 cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int32_t *lx,
