@@ -647,14 +647,67 @@ cdef void _cdq3(Run *r, int64_t lo, int64_t hi) noexcept nogil:
         r.ord[o] = r.tmp[o]
 
 
+cdef int _dom_sweep(Dom *dm, Run *r, int64_t *pos, int64_t n, int32_t nd, int32_t LX,
+                    int32_t LG) noexcept nogil:
+    """The sweep of _dom_pass for one or two constrained coordinates (adds to
+    r.acc).  pos: the start of each (first coordinate, points first) bucket; the
+    items are visited in the order of the counting sort (stable), so the sums are
+    the same as over r.ord.  -1 if memory runs out."""
+    cdef int32_t V = dm.V, k, y
+    cdef int64_t i, o, key, NP = dm.np_
+    cdef int32_t *sy = <int32_t *> malloc(n * sizeof(int32_t))
+    cdef int32_t *sz = <int32_t *> malloc(n * sizeof(int32_t))
+    cdef double *sv = <double *> malloc(n * V * sizeof(double))
+    cdef char *st = <char *> malloc(n * sizeof(char))
+    cdef double *tr = NULL
+    cdef const double *src
+    if nd == 2:
+        tr = <double *> calloc(V * (<int64_t> LX) * (LG + 1), sizeof(double))
+    if sy == NULL or sz == NULL or sv == NULL or st == NULL or (nd == 2 and tr == NULL):
+        free(sy); free(sz); free(sv); free(st); free(tr)
+        return -1
+    for i in range(n):
+        key = 2 * r.cx[i] + (1 if i >= NP else 0)
+        o = pos[key]
+        pos[key] = o + 1
+        sy[o] = r.cy[i]
+        sz[o] = r.cz[i]
+        st[o] = i >= NP
+        src = r.pv + V * i if i < NP else r.q[r.qi[i - NP]].c
+        for k in range(V):
+            sv[V * o + k] = src[k]
+    r.acc = 0.0
+    if nd == 1:
+        for o in range(n):
+            if not st[o]:
+                _fv_add(r.fen, r.fsize, sz[o], sv + V * o, V)
+            else:
+                r.acc += _fv_dot(r.fen, sz[o] + 1, sv + V * o, V)
+        for o in range(n):
+            if not st[o]:
+                _fv_clear(r.fen, r.fsize, sz[o], V)
+    else:
+        for o in range(n):
+            if not st[o]:
+                _f2_add(tr, LX, LG + 1, sy[o], sz[o], sv + V * o, V)
+            else:
+                y = sy[o] + 1
+                if y > LX:
+                    y = LX
+                if y > 0:
+                    r.acc += _f2_dot(tr, LG + 1, y, sz[o] + 1, sv + V * o, V)
+    free(sy); free(sz); free(sv); free(st); free(tr)
+    return 0
+
+
 cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Run *r) noexcept nogil:
     """Answer the nq queries of one mask, r.qi[0..nq) (adds to dm.acc).  r:
     buffers of np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
     cdef int32_t dims[3]
-    cdef int32_t nd = 0, j, x, y
-    cdef int64_t i, n, key, nkey, it
+    cdef int32_t nd = 0, j, x
+    cdef int64_t i, n, key, nkey
     cdef int64_t *cnt = NULL
-    cdef double *tr = NULL
+    cdef int rc
     cdef int32_t *cxs[3]
     for j in range(dm.qd):
         if mask & (1 << j):
@@ -694,37 +747,23 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         cnt[2 * r.cx[i] + (1 if i >= dm.np_ else 0) + 1] += 1
     for key in range(nkey):
         cnt[key + 1] += cnt[key]
+    if nd == 1 or (nd == 2 and (<int64_t> LX) * (LG + 1) <= 4 * n + 65536):
+        # a sweep: the items copied once into that order (read in push order,
+        # written to the buckets' runs), then read in a row; nd = 1: a Fenwick
+        # tree over z; nd = 2: a 2-D Fenwick tree over (second coordinate, z),
+        # small against the items, it stays in cache (O(n log LX log LG))
+        rc = _dom_sweep(dm, r, cnt, n, nd, LX, LG)
+        free(cnt)
+        if rc != 0:
+            return -1
+        dm.acc += r.acc
+        return 0
     for i in range(n):
         key = 2 * r.cx[i] + (1 if i >= dm.np_ else 0)
         r.ord[cnt[key]] = i
         cnt[key] += 1
     free(cnt)
-    if nd == 1:
-        for i in range(n):
-            if r.ord[i] < dm.np_:
-                _run_point(r, r.ord[i])
-            else:
-                _run_query(r, r.ord[i])
-        for i in range(dm.np_):
-            _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
-    elif nd == 2 and (<int64_t> LX) * (LG + 1) <= 4 * n + 65536:
-        # a sweep in that order with a 2-D Fenwick tree over (second coordinate,
-        # z): small against the items, it stays in cache (O(n log LX log LG))
-        tr = <double *> calloc(dm.V * (<int64_t> LX) * (LG + 1), sizeof(double))
-        if tr == NULL:
-            return -1
-        for i in range(n):
-            it = r.ord[i]
-            if it < dm.np_:
-                _f2_add(tr, LX, LG + 1, r.cy[it], r.cz[it], r.pv + dm.V * it, dm.V)
-            else:
-                y = r.cy[it] + 1
-                if y > LX:
-                    y = LX
-                if y > 0:
-                    r.acc += _f2_dot(tr, LG + 1, y, r.cz[it] + 1, r.q[r.qi[it - dm.np_]].c, dm.V)
-        free(tr)
-    elif nd == 2:
+    if nd == 2:
         _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
     else:
         _cdq3(r, 0, n)
