@@ -175,11 +175,12 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
                        const int32_t[::1] g_doc, const int32_t[::1] g_level,
                        const int32_t[::1] g_cluster, bint values) noexcept nogil:
     """The topic's local view.  xlv/xcv/glv/gcv (levels and clusters in the order
-    of the occurrence lists) are filled when ``values`` or when a document has
-    several memberships (only the code for those reads them)."""
+    of the occurrence lists) are filled for every document when ``values``, else
+    for the documents with several memberships on either side (only the code for
+    those reads them)."""
     cdef int64_t i
     cdef int32_t d, k, j, D = 0
-    cdef bint multi = values
+    cdef bint multi = False
     t.xa = xa; t.xb = xb; t.ga = ga; t.gb = gb
     t.nx = <int32_t> (xb - xa)
     t.ng = <int32_t> (gb - ga)
@@ -245,7 +246,7 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         k = w.xk[i - xa]
         j = w.fill[k]
         w.xocc[j] = <int32_t> (i - xa)
-        if multi:
+        if values:
             w.xlv[j] = x_level[i]
             w.xcv[j] = x_cluster[i]
         w.fill[k] = j + 1
@@ -260,10 +261,19 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         k = w.gk[i - ga]
         j = w.fill[k]
         w.gocc[j] = <int32_t> (i - ga)
-        if multi:
+        if values:
             w.glv[j] = g_level[i]
             w.gcv[j] = g_cluster[i]
         w.fill[k] = j + 1
+    if multi and not values:
+        for k in range(D):
+            if w.kx[k] > 1 or w.kg[k] > 1:
+                for j in range(w.xptr[k], w.xptr[k + 1]):
+                    w.xlv[j] = x_level[xa + w.xocc[j]]
+                    w.xcv[j] = x_cluster[xa + w.xocc[j]]
+                for j in range(w.gptr[k], w.gptr[k + 1]):
+                    w.glv[j] = g_level[ga + w.gocc[j]]
+                    w.gcv[j] = g_cluster[ga + w.gocc[j]]
 
 
 cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
