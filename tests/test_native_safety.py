@@ -500,6 +500,37 @@ def test_organization_unsorted_levels_and_duplicates_rejected():
         _call("_organization.rs_side", _with("_organization.rs_side", x_doc=doc))
 
 
+def test_organization_duplicates_in_large_and_small_clusters():
+    # a cluster's first 64 occurrences are checked in a small hash set, the rest
+    # with a table: a repeated document anywhere in a cluster (both within the
+    # first 64, across, and beyond) is a ValueError; the same documents in
+    # different clusters are not
+    from irscore import _organization as K
+    rng = np.random.default_rng(11)
+    for size in (3, 16, 64, 65, 150):
+        for _ in range(30):
+            docs = rng.permutation(2000)[:size].astype(i32)
+            dup = rng.random() < 0.6
+            if dup:
+                i, j = sorted(rng.choice(size, 2, replace=False))
+                docs[j] = docs[i]
+            # topic 0: one cluster of `size`; topic 1: its documents again, in two levels
+            x_doc = np.concatenate([docs, docs[::-1]]).astype(i32)
+            x_lev = np.concatenate([np.zeros(size, i32), (np.arange(size) >= size // 2).astype(i32)])
+            x_cl = x_lev.copy()
+            x_ptr = np.array([0, size, 2 * size], i64)
+            g_doc = np.array([0, 1], i32)
+            g_ptr = np.array([0, 1, 2], i64)
+            g_z = np.zeros(2, i32)
+            args = (x_ptr, x_doc, x_lev, x_cl, g_ptr, g_doc, g_z, g_z, 2000, 2.5, False, True,
+                    np.zeros(2), np.zeros(2))
+            if dup:
+                with pytest.raises(ValueError, match="twice in one cluster of x topic 0"):
+                    K.rs_side(*args)
+            else:
+                K.rs_side(*args)
+
+
 def test_organization_nan_weight_is_not_a_memory_error():
     # a NaN score used to be the signal of a failed allocation
     out = np.zeros(len(recorded("_organization.rs_side")[-1]))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -269,3 +270,32 @@ def test_key_index_aligns_str_and_int_ids_exactly():
     assert got == [gold.index(d) if any(type(d) is type(x) and d == x for x in gold) else -1 for d in sysd]
     with pytest.raises(TypeError):
         _trec_io.encode_keys([1.5])
+
+
+def test_key_index_lookup_agrees_with_a_dict_under_hash_collisions():
+    """KeyIndex.lookup against a dict, with the real hashes and with forged ones that
+    collide in the slot, in the stored tag (the high half), or entirely: the bytes
+    decide, a tag match on another key goes on probing."""
+    from irscore import _trec_io
+
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n = int(rng.integers(0, 300))
+        gold = list(dict.fromkeys("k%d" % v for v in rng.integers(0, 400, n)))
+        sysd = ["k%d" % v for v in rng.integers(0, 500, int(rng.integers(0, 300)))]
+        gbuf, goff, gh = _trec_io.encode_keys(gold)
+        sbuf, soff, sh = _trec_io.encode_keys(sysd)
+        mode = trial % 4
+        if mode:
+            # forged hashes: a function of the key, so equal keys hash alike
+            def forge(keys):
+                v = np.array([int(k[1:]) for k in keys], dtype=np.uint64)
+                if mode == 1:   # few tags, distinct slots
+                    return ((v % np.uint64(3)) << np.uint64(32)) | v
+                if mode == 2:   # one slot, few tags
+                    return (v % np.uint64(5)) << np.uint64(40)
+                return np.zeros(len(keys), dtype=np.uint64)  # all equal
+            gh, sh = forge(gold), forge(sysd)
+        got = _trec_io.KeyIndex(gbuf, goff, gh).lookup(sbuf, soff, sh, -1).tolist()
+        pos = {k: i for i, k in enumerate(gold)}
+        assert got == [pos.get(k, -1) for k in sysd]

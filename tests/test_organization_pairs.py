@@ -93,6 +93,38 @@ def test_against_pairwise_larger(seed):
             np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
 
 
+@pytest.mark.parametrize("max_size", [1, 3, 12])
+def test_against_pairwise_many_or_few_levels(max_size):
+    # the prefix sums of the simple documents at a multi document's corners come
+    # from a dense (level, reference level) table when it is small against the
+    # topic (few levels, max_size 12) and from a sweep over the levels otherwise
+    # (hundreds of levels of one or a few documents on both sides)
+    rng = random.Random(300 + max_size)
+    for _ in range(15):
+        nd = rng.randint(100, 500)
+        G = repeated_topic(rng, nd, rng.choice([0.0, 0.05, 0.3]), 400, 2, max_size)
+        X = repeated_topic(rng, nd + 20, rng.choice([0.01, 0.05, 0.3]), 400, 2, max_size)
+        for tail in (True, False):
+            new, ref = both_kernels(Organization(G), Organization(X), rng.choice([2.5, 50.0]), False, tail)
+            np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+
+
+def test_against_pairwise_deep_levels():
+    # hundreds of levels on both sides (levels x reference levels > 65,536): the
+    # dominance sums of the two-membership population by divide and conquer rather
+    # than the sweep with a 2-D Fenwick tree over (level, reference level)
+    rng = random.Random(404)
+    for _ in range(4):
+        nd = rng.randint(350, 500)
+        G = [[["d%d" % d]] for d in rng.sample(range(nd), 330)]
+        X = [[["d%d" % d]] for d in (list(range(nd)) + [rng.randrange(nd) for _ in range(nd // 3)])]
+        rng.shuffle(X)
+        X = [lev for i, lev in enumerate(X) if all(lev[0][0] != o[0][0] for o in X[max(0, i - 1):i])]
+        for tail in (True, False):
+            new, ref = both_kernels(Organization(G), Organization(X), 2.5, False, tail)
+            np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+
+
 def test_many_memberships_per_document():
     # documents in up to every level (their region grids fall back to one pair at a
     # time against a small population, and use the grid against a large one)
@@ -197,6 +229,20 @@ def test_relatedness_overlapping_clusters_against_pairwise(seed):
         for uniform in (True, False):
             new, ref = both_kernels(Organization(G), Organization(X), 2.5, uniform, True)
             np.testing.assert_allclose(new, ref, rtol=0, atol=TOL, err_msg=repr((G, X)))
+
+
+def test_relatedness_and_extended_bcubed_larger_overlaps_against_pairwise():
+    # hundreds of documents with several memberships: the classes and the keys of
+    # their cluster pairs are sorted by radix (64 or more entries), not by qsort
+    rng = random.Random(4242)
+    for _ in range(8):
+        docs = ["d%d" % i for i in range(rng.randint(150, 400))]
+        G = overlapping_clustering(rng, docs, rng.randint(4, 12), rng.randint(2, 4))
+        X = overlapping_clustering(rng, docs, rng.randint(4, 12), rng.randint(2, 4))
+        new, ref = both_kernels(Organization(G), Organization(X), 2.5, False, True)
+        np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+        new, ref = ebc_both(Organization(G), Organization(X))
+        np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
 
 
 def test_relatedness_against_python_reference_with_overlap():

@@ -54,6 +54,16 @@ static inline uint64_t irs_mix64(uint64_t h)
     return h;
 }
 
+/* A hint to fetch the cache line of p (read, or write) ahead of a random access:
+ * no fault, no effect on results. */
+#if defined(__GNUC__) || defined(__clang__)
+#define IRS_PREFETCH(p) __builtin_prefetch((const void *)(p), 0)
+#define IRS_PREFETCH_W(p) __builtin_prefetch((const void *)(p), 1)
+#else
+#define IRS_PREFETCH(p) ((void)0)
+#define IRS_PREFETCH_W(p) ((void)0)
+#endif
+
 static inline uint64_t irs_hash_bytes(const char *p, int64_t n)
 {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;

@@ -21,11 +21,14 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   levels in order, Fenwick tree over the reference levels); each multi document
   against the simple ones by 2-D prefix sums over the at most (2|A|+1)(2|B|+1)
   rectangles where its relation counts are constant (A, B: its levels on the two
-  sides; a document whose grid would outgrow the topic is scanned instead,
-  O(N log |B|)); pairs of two multi documents by dominance sums (see "pairs of two
-  documents with several memberships" below): O(N log^2 N) for documents with up
-  to three memberships on x and one on the reference, one pair at a time for the
-  rest (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
+  sides; read from a dense (level, reference level) table of prefix sums when it
+  is no bigger than the corners, else from a sweep; a document whose grid would
+  outgrow the topic is scanned instead, O(N log |B|)); pairs of two multi
+  documents by dominance sums (see "pairs of two documents with several
+  memberships" below): O(N log LX log LG) for two memberships on x and one on the
+  reference when the (level, reference level) table is small against the topic,
+  O(N log^2 N) otherwise and for three, one pair at a time for the rest
+  (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
 - relatedness: O(N) over cluster memberships (contingency counts: a pair sharing
   one cluster and at most one reference cluster counts ag, its probability), plus
   the pairs sharing two clusters on either side, one class pair at a time
@@ -34,13 +37,23 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   sums over its cluster mates counted once per shared cluster; the pairs sharing
   two clusters on either side are corrected one class pair at a time (_ebc_multi).
 """
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free, qsort
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.math cimport NAN, isnan
 
 import numpy as np
 from irscore._common cimport fenwick_add, fenwick_prefix
+
+cdef extern from "irs_common.h" nogil:
+    # a hint only (no fault, no effect on results): the per-document tables are
+    # read in the order of the other side, at random once they outgrow the caches
+    void IRS_PREFETCH(const void *p)
+    void IRS_PREFETCH_W(const void *p)
+
+# how many occurrences ahead the random lookups are prefetched
+cdef enum:
+    PF = 16
 
 
 cdef struct Topic:
@@ -55,6 +68,11 @@ cdef struct Topic:
     int32_t *gptr
     int32_t *gocc
     int32_t *xk        # per x occurrence (offset from xa): its local document
+    int32_t *gk        # per reference occurrence (offset from ga): its local document
+    int32_t *xlv       # level and cluster of each entry of xocc / gocc (the same order:
+    int32_t *xcv       # a document's levels are read in a row, not at random)
+    int32_t *glv
+    int32_t *gcv
     int32_t *gl1       # per local doc: level of its first reference occurrence
     int32_t *gc1       # per local doc: cluster of its first reference occurrence
 
@@ -69,6 +87,11 @@ cdef struct Work:
     int32_t *gptr
     int32_t *gocc
     int32_t *xk
+    int32_t *gk
+    int32_t *xlv
+    int32_t *xcv
+    int32_t *glv
+    int32_t *gcv
     int32_t *gl1
     int32_t *gc1
     int32_t *fill
@@ -87,7 +110,7 @@ cdef struct Work:
 cdef inline void _free_work(Work *w) noexcept nogil:
     free(w.loc); free(w.gid); free(w.kx); free(w.kg)
     free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
-    free(w.xk); free(w.gl1); free(w.gc1)
+    free(w.xk); free(w.gk); free(w.xlv); free(w.xcv); free(w.glv); free(w.gcv); free(w.gl1); free(w.gc1)
     free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
     free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
 
@@ -106,6 +129,11 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     w.gocc = <int32_t *> malloc(m * sizeof(int32_t))
     w.fill = <int32_t *> malloc(m * sizeof(int32_t))
     w.xk = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gk = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xlv = <int32_t *> malloc(m * sizeof(int32_t))
+    w.xcv = <int32_t *> malloc(m * sizeof(int32_t))
+    w.glv = <int32_t *> malloc(m * sizeof(int32_t))
+    w.gcv = <int32_t *> malloc(m * sizeof(int32_t))
     w.gl1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.gc1 = <int32_t *> malloc(m * sizeof(int32_t))
     w.wl = <double *> malloc(m * sizeof(double))
@@ -121,7 +149,8 @@ cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
             or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
             or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
             or w.fen_g == NULL or w.cnt == NULL or w.touched == NULL or w.multi == NULL
-            or w.mark == NULL or w.xk == NULL or w.gl1 == NULL or w.gc1 == NULL):
+            or w.mark == NULL or w.xk == NULL or w.gk == NULL or w.xlv == NULL or w.xcv == NULL
+            or w.glv == NULL or w.gcv == NULL or w.gl1 == NULL or w.gc1 == NULL):
         return -1
     for i in range(n_docs + 1):
         w.loc[i] = -1
@@ -144,9 +173,14 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
                        const int32_t[::1] x_doc, const int32_t[::1] x_level,
                        const int32_t[::1] x_cluster,
                        const int32_t[::1] g_doc, const int32_t[::1] g_level,
-                       const int32_t[::1] g_cluster) noexcept nogil:
+                       const int32_t[::1] g_cluster, bint values) noexcept nogil:
+    """The topic's local view.  xlv/xcv/glv/gcv (levels and clusters in the order
+    of the occurrence lists) are filled for every document when ``values``, else
+    for the documents with several memberships on either side (only the code for
+    those reads them)."""
     cdef int64_t i
-    cdef int32_t d, k, D = 0
+    cdef int32_t d, k, j, D = 0
+    cdef bint multi = False
     t.xa = xa; t.xb = xb; t.ga = ga; t.gb = gb
     t.nx = <int32_t> (xb - xa)
     t.ng = <int32_t> (gb - ga)
@@ -156,21 +190,49 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
     t.CG = g_cluster[gb - 1] + 1 if gb > ga else 0
     t.gid = w.gid; t.kx = w.kx; t.kg = w.kg
     t.xptr = w.xptr; t.xocc = w.xocc; t.gptr = w.gptr; t.gocc = w.gocc
-    t.xk = w.xk; t.gl1 = w.gl1; t.gc1 = w.gc1
-    # local ids (the one random access per occurrence: later passes read xk and the
-    # per-document arrays, whose ids follow the order of x)
+    t.xk = w.xk; t.gk = w.gk; t.gl1 = w.gl1; t.gc1 = w.gc1
+    t.xlv = w.xlv; t.xcv = w.xcv; t.glv = w.glv; t.gcv = w.gcv
+    # local ids (the one random access per occurrence, prefetched: later passes
+    # read xk/gk and the per-document arrays, whose ids follow the order of x)
     for i in range(xa, xb):
-        D = _local_doc(w, x_doc[i], D)
-        k = w.loc[x_doc[i]]
+        if i + PF < xb:
+            IRS_PREFETCH(w.loc + x_doc[i + PF])
+        d = x_doc[i]
+        k = w.loc[d]
+        if k < 0:
+            k = D
+            w.loc[d] = D
+            w.gid[D] = d
+            w.kx[D] = 0
+            w.kg[D] = 0
+            D += 1
+        elif not multi:
+            multi = True
         w.kx[k] += 1
         w.xk[i - xa] = k
     for i in range(ga, gb):
-        D = _local_doc(w, g_doc[i], D)
-        k = w.loc[g_doc[i]]
+        if i + 2 * PF < gb:
+            IRS_PREFETCH(w.loc + g_doc[i + 2 * PF])
+        if i + PF < gb:
+            k = w.loc[g_doc[i + PF]]
+            if k >= 0:
+                IRS_PREFETCH_W(w.kg + k)
+        d = g_doc[i]
+        k = w.loc[d]
+        if k < 0:
+            k = D
+            w.loc[d] = D
+            w.gid[D] = d
+            w.kx[D] = 0
+            w.kg[D] = 0
+            D += 1
         if w.kg[k] == 0:
             w.gl1[k] = g_level[i]
             w.gc1[k] = g_cluster[i]
+        elif not multi:
+            multi = True
         w.kg[k] += 1
+        w.gk[i - ga] = k
     t.D = D
     # CSR of each document's occurrences; filled in occurrence order, so the
     # level and cluster lists read through them are sorted ascending.
@@ -182,19 +244,43 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         w.fill[k] = w.xptr[k]
     for i in range(xa, xb):
         k = w.xk[i - xa]
-        w.xocc[w.fill[k]] = <int32_t> (i - xa)
-        w.fill[k] += 1
+        j = w.fill[k]
+        w.xocc[j] = <int32_t> (i - xa)
+        if values:
+            w.xlv[j] = x_level[i]
+            w.xcv[j] = x_cluster[i]
+        w.fill[k] = j + 1
     for k in range(D):
         w.fill[k] = w.gptr[k]
     for i in range(ga, gb):
-        k = w.loc[g_doc[i]]
-        w.gocc[w.fill[k]] = <int32_t> (i - ga)
-        w.fill[k] += 1
+        # (the scatter of the reference side: fill, then the slots it points to)
+        if i + 2 * PF < gb:
+            IRS_PREFETCH_W(w.fill + w.gk[i + 2 * PF - ga])
+        if i + PF < gb:
+            IRS_PREFETCH_W(w.gocc + w.fill[w.gk[i + PF - ga]])
+        k = w.gk[i - ga]
+        j = w.fill[k]
+        w.gocc[j] = <int32_t> (i - ga)
+        if values:
+            w.glv[j] = g_level[i]
+            w.gcv[j] = g_cluster[i]
+        w.fill[k] = j + 1
+    if multi and not values:
+        for k in range(D):
+            if w.kx[k] > 1 or w.kg[k] > 1:
+                for j in range(w.xptr[k], w.xptr[k + 1]):
+                    w.xlv[j] = x_level[xa + w.xocc[j]]
+                    w.xcv[j] = x_cluster[xa + w.xocc[j]]
+                for j in range(w.gptr[k], w.gptr[k + 1]):
+                    w.glv[j] = g_level[ga + w.gocc[j]]
+                    w.gcv[j] = g_cluster[ga + w.gocc[j]]
 
 
 cdef inline void _release_topic(Topic *t, Work *w) noexcept nogil:
     cdef int32_t k
     for k in range(t.D):
+        if k + PF < t.D:
+            IRS_PREFETCH_W(w.loc + w.gid[k + PF])
         w.loc[w.gid[k]] = -1
 
 
@@ -322,10 +408,12 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
 #   (wl[b_j], fl[b_j])_j; a's sum over all Lq documents is a combination of box
 #   sums over (b1, .., bq, gb), answered offline as dominance sums: divide and
 #   conquer over the X coordinates (merging by the next one) and a Fenwick tree
-#   over gb, O((P + Q) log^q).  Lq documents query the Lq population for
-#   "a above b" only (the ordered pairs), L3 documents query L2 both ways, heavy
-#   and K1 documents query both populations both ways unless their region grid
-#   would outgrow the population (then one pair at a time).
+#   over gb, O((P + Q) log^q); for q = 2 with few levels, a sweep over b1 and a
+#   2-D Fenwick tree over (b2, gb) instead, O((P + Q) log LX log LG).  Lq
+#   documents query the Lq population for "a above b" only (the ordered pairs),
+#   L3 documents query L2 both ways, heavy and K1 documents query both
+#   populations both ways unless their region grid would outgrow the population
+#   (then one pair at a time).
 # - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))).
 
 cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int32_t *lx,
@@ -408,6 +496,43 @@ cdef inline double _fv_dot(const double *tr, int32_t i, const double *c, int32_t
     while i > 0:
         for k in range(V):
             s[k] += tr[V * (i - 1) + k]
+        i -= i & (-i)
+    for k in range(V):
+        out += c[k] * s[k]
+    return out
+
+
+cdef inline void _f2_add(double *tr, int32_t ny, int32_t nz, int32_t y, int32_t z,
+                         const double *v, int32_t V) noexcept nogil:
+    """Add the V values v at (y, z) of a 2-D Fenwick tree of ny x nz cells."""
+    cdef int32_t i = y + 1, j, k
+    cdef int64_t base
+    while i <= ny:
+        j = z + 1
+        while j <= nz:
+            base = V * ((<int64_t> i - 1) * nz + (j - 1))
+            for k in range(V):
+                tr[base + k] += v[k]
+            j += j & (-j)
+        i += i & (-i)
+
+
+cdef inline double _f2_dot(const double *tr, int32_t nz, int32_t y, int32_t z,
+                           const double *c, int32_t V) noexcept nogil:
+    """c . (sum of the cells [0, y) x [0, z))."""
+    cdef double s[6]
+    cdef double out = 0.0
+    cdef int32_t i = y, j, k
+    cdef int64_t base
+    for k in range(V):
+        s[k] = 0.0
+    while i > 0:
+        j = z
+        while j > 0:
+            base = V * ((<int64_t> i - 1) * nz + (j - 1))
+            for k in range(V):
+                s[k] += tr[base + k]
+            j -= j & (-j)
         i -= i & (-i)
     for k in range(V):
         out += c[k] * s[k]
@@ -532,22 +657,72 @@ cdef void _cdq3(Run *r, int64_t lo, int64_t hi) noexcept nogil:
         r.ord[o] = r.tmp[o]
 
 
-cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexcept nogil:
-    """Answer the queries of one mask (adds to dm.acc).  r: buffers of
-    np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
+cdef int _dom_sweep(Dom *dm, Run *r, int64_t *pos, int64_t n, int32_t nd, int32_t LX,
+                    int32_t LG) noexcept nogil:
+    """The sweep of _dom_pass for one or two constrained coordinates (adds to
+    r.acc).  pos: the start of each (first coordinate, points first) bucket; the
+    items are visited in the order of the counting sort (stable), so the sums are
+    the same as over r.ord.  -1 if memory runs out."""
+    cdef int32_t V = dm.V, k, y
+    cdef int64_t i, o, key, NP = dm.np_
+    cdef int32_t *sy = <int32_t *> malloc(n * sizeof(int32_t))
+    cdef int32_t *sz = <int32_t *> malloc(n * sizeof(int32_t))
+    cdef double *sv = <double *> malloc(n * V * sizeof(double))
+    cdef char *st = <char *> malloc(n * sizeof(char))
+    cdef double *tr = NULL
+    cdef const double *src
+    if nd == 2:
+        tr = <double *> calloc(V * (<int64_t> LX) * (LG + 1), sizeof(double))
+    if sy == NULL or sz == NULL or sv == NULL or st == NULL or (nd == 2 and tr == NULL):
+        free(sy); free(sz); free(sv); free(st); free(tr)
+        return -1
+    for i in range(n):
+        key = 2 * r.cx[i] + (1 if i >= NP else 0)
+        o = pos[key]
+        pos[key] = o + 1
+        sy[o] = r.cy[i]
+        sz[o] = r.cz[i]
+        st[o] = i >= NP
+        src = r.pv + V * i if i < NP else r.q[r.qi[i - NP]].c
+        for k in range(V):
+            sv[V * o + k] = src[k]
+    r.acc = 0.0
+    if nd == 1:
+        for o in range(n):
+            if not st[o]:
+                _fv_add(r.fen, r.fsize, sz[o], sv + V * o, V)
+            else:
+                r.acc += _fv_dot(r.fen, sz[o] + 1, sv + V * o, V)
+        for o in range(n):
+            if not st[o]:
+                _fv_clear(r.fen, r.fsize, sz[o], V)
+    else:
+        for o in range(n):
+            if not st[o]:
+                _f2_add(tr, LX, LG + 1, sy[o], sz[o], sv + V * o, V)
+            else:
+                y = sy[o] + 1
+                if y > LX:
+                    y = LX
+                if y > 0:
+                    r.acc += _f2_dot(tr, LG + 1, y, sz[o] + 1, sv + V * o, V)
+    free(sy); free(sz); free(sv); free(st); free(tr)
+    return 0
+
+
+cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Run *r) noexcept nogil:
+    """Answer the nq queries of one mask, r.qi[0..nq) (adds to dm.acc).  r:
+    buffers of np_ + nq entries (fen: V (LG + 1)).  -1 if memory runs out."""
     cdef int32_t dims[3]
     cdef int32_t nd = 0, j, x
-    cdef int64_t i, n, nq = 0, key, nkey
+    cdef int64_t i, n, key, nkey
     cdef int64_t *cnt = NULL
+    cdef int rc
     cdef int32_t *cxs[3]
     for j in range(dm.qd):
         if mask & (1 << j):
             dims[nd] = j
             nd += 1
-    for i in range(dm.nq):
-        if dm.q[i].mask == mask:
-            r.qi[nq] = i
-            nq += 1
     if nq == 0:
         return 0
     n = dm.np_ + nq
@@ -582,20 +757,23 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexce
         cnt[2 * r.cx[i] + (1 if i >= dm.np_ else 0) + 1] += 1
     for key in range(nkey):
         cnt[key + 1] += cnt[key]
+    if nd == 1 or (nd == 2 and (<int64_t> LX) * (LG + 1) <= 4 * n + 65536):
+        # a sweep: the items copied once into that order (read in push order,
+        # written to the buckets' runs), then read in a row; nd = 1: a Fenwick
+        # tree over z; nd = 2: a 2-D Fenwick tree over (second coordinate, z),
+        # small against the items, it stays in cache (O(n log LX log LG))
+        rc = _dom_sweep(dm, r, cnt, n, nd, LX, LG)
+        free(cnt)
+        if rc != 0:
+            return -1
+        dm.acc += r.acc
+        return 0
     for i in range(n):
         key = 2 * r.cx[i] + (1 if i >= dm.np_ else 0)
         r.ord[cnt[key]] = i
         cnt[key] += 1
     free(cnt)
-    if nd == 1:
-        for i in range(n):
-            if r.ord[i] < dm.np_:
-                _run_point(r, r.ord[i])
-            else:
-                _run_query(r, r.ord[i])
-        for i in range(dm.np_):
-            _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
-    elif nd == 2:
+    if nd == 2:
         _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
     else:
         _cdq3(r, 0, n)
@@ -606,9 +784,11 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int32_t LX, int32_t LG, Run *r) noexce
 cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
     """Answers every query pushed (adds to dm.acc); -1 if memory runs out."""
     cdef Run r
-    cdef int64_t n
+    cdef int64_t n, i
     cdef int32_t mask
     cdef int rc = 0
+    cdef int64_t *qall = NULL
+    cdef int64_t moff[9]
     if dm.np_ == 0 or dm.nq == 0:
         return 0
     memset(&r, 0, sizeof(Run))
@@ -621,21 +801,33 @@ cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
     r.cy = <int32_t *> malloc(n * sizeof(int32_t))
     r.cw = <int32_t *> malloc(n * sizeof(int32_t))
     r.cz = <int32_t *> malloc(n * sizeof(int32_t))
-    r.qi = <int64_t *> malloc(dm.nq * sizeof(int64_t))
+    qall = <int64_t *> malloc(dm.nq * sizeof(int64_t))
     r.ord = <int64_t *> malloc(n * sizeof(int64_t))
     r.tmp = <int64_t *> malloc(n * sizeof(int64_t))
     r.sub = <int64_t *> malloc(n * sizeof(int64_t))
     r.tmp2 = <int64_t *> malloc(n * sizeof(int64_t))
     r.fen = <double *> calloc(dm.V * (<int64_t> LG + 2), sizeof(double))
-    if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or r.qi == NULL
+    if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or qall == NULL
             or r.ord == NULL or r.tmp == NULL or r.sub == NULL or r.tmp2 == NULL or r.fen == NULL):
         rc = -1
     else:
+        # the queries grouped by mask, in push order (one pass over them)
+        for mask in range(9):
+            moff[mask] = 0
+        for i in range(dm.nq):
+            moff[dm.q[i].mask + 1] += 1
         for mask in range(1 << dm.qd):
-            if _dom_pass(dm, mask, LX, LG, &r) != 0:
+            moff[mask + 1] += moff[mask]
+        for i in range(dm.nq):
+            qall[moff[dm.q[i].mask]] = i
+            moff[dm.q[i].mask] += 1
+        for mask in range(1 << dm.qd):
+            # moff[mask] is now the end of the mask's queries
+            r.qi = qall + (moff[mask - 1] if mask > 0 else 0)
+            if _dom_pass(dm, mask, moff[mask] - (moff[mask - 1] if mask > 0 else 0), LX, LG, &r) != 0:
                 rc = -1
                 break
-    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(r.qi); free(r.ord); free(r.tmp)
+    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(qall); free(r.ord); free(r.tmp)
     free(r.sub); free(r.tmp2); free(r.fen)
     return rc
 
@@ -687,11 +879,11 @@ cdef int _dom_points(Dom *dm, Topic *t, Work *w, const int32_t *docs, int64_t n,
     for i in range(n):
         b = docs[i]
         for j in range(qd):
-            lvl = lx[t.xa + t.xocc[t.xptr[b] + j]]
+            lvl = t.xlv[t.xptr[b] + j]
             dm.pc[qd * i + j] = lvl
             dm.pv[2 * qd * i + 2 * j] = w.wl[lvl]
             dm.pv[2 * qd * i + 2 * j + 1] = w.fl[lvl]
-        dm.pz[i] = t.LG - (lg[t.ga + t.gocc[t.gptr[b]]] if t.kg[b] == 1 else t.LG)
+        dm.pz[i] = t.LG - (t.glv[t.gptr[b]] if t.kg[b] == 1 else t.LG)
     return 0
 
 
@@ -720,13 +912,13 @@ cdef inline int64_t _grid_cells(Topic *t, int32_t k, int32_t qd, const int32_t *
     cdef int32_t i, d = 0, e = 0, last = -1, lvl
     cdef int64_t cells
     for i in range(t.kx[k]):
-        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        lvl = t.xlv[t.xptr[k] + i]
         if lvl != last:
             d += 1
             last = lvl
     last = -1
     for i in range(t.kg[k]):
-        lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+        lvl = t.glv[t.gptr[k] + i]
         if lvl != last:
             e += 1
             last = lvl
@@ -755,7 +947,7 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
     cdef double *gr = sc.grid
     # distinct X levels of k, with the weights of its occurrences on each
     for i in range(p):
-        lvl = lx[t.xa + t.xocc[t.xptr[k] + i]]
+        lvl = t.xlv[t.xptr[k] + i]
         if d == 0 or sc.xv[d] != lvl:
             d += 1
             sc.xv[d] = lvl
@@ -768,7 +960,7 @@ cdef int _doc_queries(Dom *dm, Topic *t, Work *w, int32_t k, bint both, const in
     # reference levels (no reference occurrence: one virtual one in the tail, LG)
     if t.kg[k] > 0:
         for i in range(t.kg[k]):
-            lvl = lg[t.ga + t.gocc[t.gptr[k] + i]]
+            lvl = t.glv[t.gptr[k] + i]
             if e == 0 or sc.gv[e] != lvl:
                 e += 1
                 sc.gv[e] = lvl
@@ -975,7 +1167,7 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                 while i < t.xb and lx[i] == l:
                     k = t.xk[i - xa]
                     if t.kx[k] == 1 and t.kg[k] >= 2:
-                        q = lg[ga + t.gocc[t.gptr[k] + t.kg[k] - 1]]
+                        q = t.glv[t.gptr[k] + t.kg[k] - 1]
                         F = fenwick_prefix(w.fen_f, q)
                         G = fenwick_prefix(w.fen_g, q)
                         acc += w.wl[l] * F + w.fl[l] * G
@@ -1224,6 +1416,38 @@ cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1
     return acc
 
 
+cdef void _simple_table(Topic *t, Work *w, const int32_t *lx, bint foreign_tail,
+                        double *P) noexcept nogil:
+    """P[x][y] (row stride LG + 2, two values per cell): the wl and fl sums of the
+    simple documents on an X level < x with reference level < y (the foreign tail
+    at LG), for x in 0..LX and y in 0..LG+1; P is zeroed by the caller.  The
+    occurrences are counted per (level, reference level), then summed."""
+    cdef int64_t YS = <int64_t> t.LG + 2, pos, row, prev
+    cdef int32_t k, beta, x, y
+    cdef double cf
+    # counts (in P's fl slot of row x + 1) of the simple documents on level x
+    for pos in range(t.xa, t.xb):
+        k = t.xk[pos - t.xa]
+        if t.kx[k] == 1 and t.kg[k] <= 1:
+            if t.kg[k] == 1:
+                beta = t.gl1[k]
+            elif foreign_tail:
+                beta = t.LG
+            else:
+                continue
+            P[2 * ((lx[pos] + 1) * YS + beta + 1) + 1] += 1.0
+    for x in range(t.LX):
+        row = (<int64_t> x + 1) * YS
+        prev = <int64_t> x * YS
+        cf = 0.0
+        for y in range(1, t.LG + 2):
+            # cf: the documents of level x with reference level < y
+            cf += P[2 * (row + y) + 1]
+            P[2 * (row + y)] = P[2 * (prev + y)] + w.wl[x] * cf
+            P[2 * (row + y) + 1] = P[2 * (prev + y) + 1] + w.fl[x] * cf
+    return
+
+
 cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t[::1] x_level,
                           const int32_t[::1] g_level, bint foreign_tail) noexcept nogil:
     """Priority pairs (occurrence of a multi document, occurrence of a simple one).
@@ -1253,7 +1477,9 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     cdef double acc = 0.0, Sw, Sf, sfl, swl, sfg, swg, sf_all, sw_all
     cdef double cxl, cxg, cgl, cgg, pbel, pabo, coefW, coefF
     cdef int32_t ia, ib, ja, jb, na, ng_
-    cdef int64_t cell, row0, row1
+    cdef int64_t cell, row0, row1, YS = <int64_t> LG + 2, c00, c01, c10, c11
+    cdef double *P = NULL
+    cdef bint dense
     cdef const int32_t *lx = &x_level[0]
     cdef const int32_t *lg = NULL
     if t.ng > 0:
@@ -1272,6 +1498,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         grid_tot += 2 * (2 * t.kx[k] + 2) * (2 * (t.kg[k] if t.kg[k] > 0 else 1) + 2)
     if nmd == 0:
         return acc
+    # the prefix sums at the corners: a dense (LX + 1) x (LG + 2) table when it is
+    # no bigger than the corners themselves (read in any order, it stays in cache),
+    # else the corners' values one by one from a sweep (grid)
+    dense = (<int64_t> LX + 1) * YS <= grid_tot + 2 * <int64_t> t.nx
     mdoc = <int32_t *> malloc(nmd * sizeof(int32_t))
     xb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
     gb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
@@ -1279,15 +1509,18 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     xbv = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
     gbv = <int32_t *> malloc(ngb_tot * sizeof(int32_t))
     q_ptr = <int64_t *> calloc(LX + 2, sizeof(int64_t))
-    q_fill = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
-    grid = <double *> malloc(grid_tot * sizeof(double))
-    q_slot = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
-    q_idx = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+    if dense:
+        P = <double *> calloc(2 * (<int64_t> LX + 1) * YS, sizeof(double))
+    else:
+        q_fill = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
+        grid = <double *> malloc(grid_tot * sizeof(double))
+        q_slot = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+        q_idx = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
     if (mdoc == NULL or xb_ptr == NULL or gb_ptr == NULL or grid_ptr == NULL or xbv == NULL
-            or gbv == NULL or q_ptr == NULL or q_fill == NULL or grid == NULL or q_slot == NULL
-            or q_idx == NULL):
+            or gbv == NULL or q_ptr == NULL or (dense and P == NULL)
+            or (not dense and (q_fill == NULL or grid == NULL or q_slot == NULL or q_idx == NULL))):
         free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
-        free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
+        free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx); free(P)
         w.oom = 1
         return 0.0
     # boundaries: X buckets [b_i, b_i+1) over levels 0..LX, reference buckets over 0..LG+1
@@ -1308,7 +1541,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         xbv[pos] = 0
         last = 0
         for i in range(t.kx[k]):
-            v = lx[xa + t.xocc[t.xptr[k] + i]]
+            v = t.xlv[t.xptr[k] + i]
             if v > last:
                 K += 1
                 xbv[pos + K] = v
@@ -1327,7 +1560,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         last = 0
         kg_eff = t.kg[k] if t.kg[k] > 0 else 1
         for i in range(kg_eff):
-            v = lg[ga + t.gocc[t.gptr[k] + i]] if t.kg[k] > 0 else LG
+            v = t.glv[t.gptr[k] + i] if t.kg[k] > 0 else LG
             if v > last:
                 J += 1
                 gbv[pos + J] = v
@@ -1344,44 +1577,47 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         for i in range(K + 1):
             q_ptr[xbv[xb_ptr[s] + i] + 1] += 1
         s += 1
-    for x in range(LX + 1):
-        q_ptr[x + 1] += q_ptr[x]
-    for x in range(LX + 1):
-        q_fill[x] = q_ptr[x]
-    for s in range(nmd):
-        for i in range(<int32_t> (xb_ptr[s + 1] - xb_ptr[s])):
-            x = xbv[xb_ptr[s] + i]
-            q_slot[q_fill[x]] = s
-            q_idx[q_fill[x]] = i
-            q_fill[x] += 1
-    # sweep over the X levels
-    for k in range(size + 1):
-        w.fen_f[k] = 0.0
-        w.fen_g[k] = 0.0
-    pos = xa
-    for x in range(LX + 1):
-        for q in range(<int32_t> q_ptr[x], <int32_t> q_ptr[x + 1]):
-            s = q_slot[q]
-            i = q_idx[q]
-            J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s])
-            for j in range(J):
-                y = gbv[gb_ptr[s] + j]
-                cell = grid_ptr[s] + 2 * (<int64_t> i * J + j)
-                grid[cell] = fenwick_prefix(w.fen_g + 1, y)
-                grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
-        while pos < t.xb and lx[pos] == x:
-            k = t.xk[pos - xa]
-            if t.kx[k] == 1 and t.kg[k] <= 1:
-                if t.kg[k] == 1:
-                    beta = t.gl1[k]
-                elif foreign_tail:
-                    beta = LG
-                else:
-                    beta = -1
-                if beta >= 0:
-                    fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
-                    fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
-            pos += 1
+    if dense:
+        _simple_table(t, w, lx, foreign_tail, P)
+    else:
+        for x in range(LX + 1):
+            q_ptr[x + 1] += q_ptr[x]
+        for x in range(LX + 1):
+            q_fill[x] = q_ptr[x]
+        for s in range(nmd):
+            for i in range(<int32_t> (xb_ptr[s + 1] - xb_ptr[s])):
+                x = xbv[xb_ptr[s] + i]
+                q_slot[q_fill[x]] = s
+                q_idx[q_fill[x]] = i
+                q_fill[x] += 1
+        # sweep over the X levels
+        for k in range(size + 1):
+            w.fen_f[k] = 0.0
+            w.fen_g[k] = 0.0
+        pos = xa
+        for x in range(LX + 1):
+            for q in range(<int32_t> q_ptr[x], <int32_t> q_ptr[x + 1]):
+                s = q_slot[q]
+                i = q_idx[q]
+                J = <int32_t> (gb_ptr[s + 1] - gb_ptr[s])
+                for j in range(J):
+                    y = gbv[gb_ptr[s] + j]
+                    cell = grid_ptr[s] + 2 * (<int64_t> i * J + j)
+                    grid[cell] = fenwick_prefix(w.fen_g + 1, y)
+                    grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
+            while pos < t.xb and lx[pos] == x:
+                k = t.xk[pos - xa]
+                if t.kx[k] == 1 and t.kg[k] <= 1:
+                    if t.kg[k] == 1:
+                        beta = t.gl1[k]
+                    elif foreign_tail:
+                        beta = LG
+                    else:
+                        beta = -1
+                    if beta >= 0:
+                        fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
+                        fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
+                pos += 1
     # rectangles
     for s in range(nmd):
         k = mdoc[s]
@@ -1392,7 +1628,7 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         sf_all = 0.0
         sw_all = 0.0
         for i in range(na):
-            v = lx[xa + t.xocc[t.xptr[k] + i]]
+            v = t.xlv[t.xptr[k] + i]
             sf_all += w.fl[v]
             sw_all += w.wl[v]
         ia = 0
@@ -1401,16 +1637,16 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
         for i in range(K):
             x = xbv[xb_ptr[s] + i]
             # occurrences of k strictly above x, and at x
-            while ia < na and lx[xa + t.xocc[t.xptr[k] + ia]] < x:
-                v = lx[xa + t.xocc[t.xptr[k] + ia]]
+            while ia < na and t.xlv[t.xptr[k] + ia] < x:
+                v = t.xlv[t.xptr[k] + ia]
                 sfl += w.fl[v]
                 swl += w.wl[v]
                 ia += 1
             ib = ia
             sfg = sf_all - sfl
             swg = sw_all - swl
-            while ib < na and lx[xa + t.xocc[t.xptr[k] + ib]] == x:
-                v = lx[xa + t.xocc[t.xptr[k] + ib]]
+            while ib < na and t.xlv[t.xptr[k] + ib] == x:
+                v = t.xlv[t.xptr[k] + ib]
                 sfg -= w.fl[v]
                 swg -= w.wl[v]
                 ib += 1
@@ -1420,10 +1656,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
             for j in range(J):
                 y = gbv[gb_ptr[s] + j]
                 if ng_ > 0:
-                    while ja < ng_ and lg[ga + t.gocc[t.gptr[k] + ja]] < y:
+                    while ja < ng_ and t.glv[t.gptr[k] + ja] < y:
                         ja += 1
                     jb = ja
-                    while jb < ng_ and lg[ga + t.gocc[t.gptr[k] + jb]] == y:
+                    while jb < ng_ and t.glv[t.gptr[k] + jb] == y:
                         jb += 1
                     cgl = ja
                     cgg = ng_ - jb
@@ -1436,13 +1672,21 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                 coefF = pbel * swl + pabo * swg
                 if coefW == 0.0 and coefF == 0.0:
                     continue
-                row0 = grid_ptr[s] + 2 * (<int64_t> i * (J + 1) + j)
-                row1 = row0 + 2 * (<int64_t> (J + 1))
-                Sw = grid[row1 + 2] - grid[row0 + 2] - grid[row1] + grid[row0]
-                Sf = grid[row1 + 3] - grid[row0 + 3] - grid[row1 + 1] + grid[row0 + 1]
+                if dense:
+                    c00 = 2 * (xbv[xb_ptr[s] + i] * YS + gbv[gb_ptr[s] + j])
+                    c01 = 2 * (xbv[xb_ptr[s] + i] * YS + gbv[gb_ptr[s] + j + 1])
+                    c10 = 2 * (xbv[xb_ptr[s] + i + 1] * YS + gbv[gb_ptr[s] + j])
+                    c11 = 2 * (xbv[xb_ptr[s] + i + 1] * YS + gbv[gb_ptr[s] + j + 1])
+                    Sw = P[c11] - P[c01] - P[c10] + P[c00]
+                    Sf = P[c11 + 1] - P[c01 + 1] - P[c10 + 1] + P[c00 + 1]
+                else:
+                    row0 = grid_ptr[s] + 2 * (<int64_t> i * (J + 1) + j)
+                    row1 = row0 + 2 * (<int64_t> (J + 1))
+                    Sw = grid[row1 + 2] - grid[row0 + 2] - grid[row1] + grid[row0]
+                    Sf = grid[row1 + 3] - grid[row0 + 3] - grid[row1 + 1] + grid[row0 + 1]
                 acc += coefW * Sw + coefF * Sf
     free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
-    free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx)
+    free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx); free(P)
     return acc
 
 
@@ -1480,7 +1724,7 @@ cdef double _relatedness_pairwise(Topic *t, Work *w, const int32_t[::1] x_level,
         for a in range(nm):
             k = w.multi[a]
             for q in range(t.kg[k]):
-                T += 2.0 * w.cnt[g_cluster[ga + t.gocc[t.gptr[k] + q]]]
+                T += 2.0 * w.cnt[t.gcv[t.gptr[k] + q]]
             for b in range(a, nm):
                 k = w.multi[a]
                 g = w.multi[b]
@@ -1513,6 +1757,56 @@ cdef int _cmp_hk(const void *pa, const void *pb) noexcept nogil:
     if a.idx != b.idx:
         return -1 if a.idx < b.idx else 1
     return 0
+
+
+cdef void _sort_hk(HK *a, int64_t n) noexcept nogil:
+    """Sort by (key, idx) when a[] is in increasing idx order (as every caller fills
+    it): a stable LSD radix sort on the non-negative keys, 11 bits a pass, passes
+    whose digit is the same for every key skipped (O(n)); qsort below 64 entries
+    (or without memory for the radix sort's buffer)."""
+    cdef HK *tmp
+    cdef HK *src = a
+    cdef HK *dst
+    cdef HK *sw
+    cdef int64_t cnt[2048]
+    cdef int64_t i, acc, c
+    cdef int shift
+    cdef uint64_t dg, first
+    cdef bint same
+    if n < 64:
+        qsort(a, n, sizeof(HK), _cmp_hk)
+        return
+    tmp = <HK *> malloc(n * sizeof(HK))
+    if tmp == NULL:
+        qsort(a, n, sizeof(HK), _cmp_hk)
+        return
+    dst = tmp
+    for shift in range(0, 64, 11):
+        memset(cnt, 0, sizeof(cnt))
+        first = (<uint64_t> src[0].key >> shift) & 2047
+        same = True
+        for i in range(n):
+            dg = (<uint64_t> src[i].key >> shift) & 2047
+            cnt[dg] += 1
+            if dg != first:
+                same = False
+        if same:
+            continue
+        acc = 0
+        for i in range(2048):
+            c = cnt[i]
+            cnt[i] = acc
+            acc += c
+        for i in range(n):
+            dg = (<uint64_t> src[i].key >> shift) & 2047
+            dst[cnt[dg]] = src[i]
+            cnt[dg] += 1
+        sw = src
+        src = dst
+        dst = sw
+    if src != a:
+        memcpy(a, src, n * sizeof(HK))
+    free(tmp)
 
 
 cdef inline int32_t _shared2(const int32_t *occ_a, int32_t na, const int32_t *occ_b, int32_t nb,
@@ -1584,14 +1878,14 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
         if t.kx[k] > 0 and t.kg[k] > 0 and not (t.kx[k] == 1 and t.kg[k] == 1):
             h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
             for i1 in range(t.kx[k]):
-                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.xcv[t.xptr[k] + i1]) * 1099511628211ULL
             h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
             for i1 in range(t.kg[k]):
-                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.gcv[t.gptr[k] + i1]) * 1099511628211ULL
             hk[nm].key = <int64_t> (h >> 1)
             hk[nm].idx = k
             nm += 1
-    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    _sort_hk(hk, nm)
     lo = 0
     while lo < nm:
         hi = lo
@@ -1625,27 +1919,27 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
             continue
         S = 0.0
         for i1 in range(t.kx[a]):
-            S += cw[xc[xa + t.xocc[t.xptr[a] + i1]]]
+            S += cw[t.xcv[t.xptr[a] + i1]]
         acc += <double> (cnt[ci] * (cnt[ci] - 1)) * corr * S
     # keys: each class's pairs of X clusters (type 0) and of reference clusters (type 1)
     pos = 0
     for ci in range(nc):
         a = rep[ci]
         for i1 in range(t.kx[a]):
-            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            c1 = t.xcv[t.xptr[a] + i1]
             for i2 in range(i1 + 1, t.kx[a]):
-                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                c2 = t.xcv[t.xptr[a] + i2]
                 keys[pos].key = ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
         for i1 in range(t.kg[a]):
-            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            c1 = t.gcv[t.gptr[a] + i1]
             for i2 in range(i1 + 1, t.kg[a]):
-                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                c2 = t.gcv[t.gptr[a] + i2]
                 keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
-    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    _sort_hk(keys, pos)
     lo = 0
     while lo < pos:
         hi = lo
@@ -1679,8 +1973,8 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
                 i1 = 0
                 i2 = 0
                 while i1 < t.kx[a] and i2 < t.kx[b]:
-                    c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
-                    c2 = xc[xa + t.xocc[t.xptr[b] + i2]]
+                    c1 = t.xcv[t.xptr[a] + i1]
+                    c2 = t.xcv[t.xptr[b] + i2]
                     if c1 == c2:
                         S += cw[c1]
                         i1 += 1
@@ -1736,7 +2030,7 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
                     w.cnt[g] += 1.0
             else:
                 for q in range(t.kg[k]):
-                    g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                    g = t.gcv[t.gptr[k] + q]
                     if w.cnt[g] == 0.0:
                         w.touched[nt] = g
                         nt += 1
@@ -1782,18 +2076,32 @@ cdef inline double _unit(double v) noexcept nogil:
     return v
 
 
+cdef enum:
+    SMALL_CLUSTER = 64      # clusters checked for repeated documents in a small hash set
+    SMALL_SET = 256         # its slots (a power of two, >= 2 SMALL_CLUSTER)
+
+
 cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32_t[::1] level,
-                     const int32_t[::1] cluster, int64_t n_docs, int64_t[::1] seen, str fn,
+                     const int32_t[::1] cluster, int64_t n_docs, int64_t ntab, str fn,
                      str side) except -1:
     """The memory preconditions of one side (ValueError): ``ptr`` CSR over the
     occurrences (from >= 0, non-decreasing, within ``doc``; doc/level/cluster of
     one length); ``0 <= doc < n_docs``; per topic, levels and clusters start at
     0 and rise by 0 or 1 from one occurrence to the next (sorted, consecutive),
     a new level starts a new cluster, and a document occurs at most once per
-    cluster.  ``seen`` (n_docs entries) is scratch."""
+    cluster: the first SMALL_CLUSTER occurrences of a cluster in a small hash set
+    (its slots stamped with the cluster), the rest with a table of the documents'
+    last cluster (``ntab`` entries, made when a cluster first needs it)."""
     cdef Py_ssize_t nt = ptr.shape[0] - 1, ti
-    cdef int64_t i, a, b, gc = 0
+    cdef int64_t i, j, a, b, cs = 0, gc = 0
     cdef int32_t d, dl, dc
+    cdef int64_t[::1] seen = None
+    cdef bint have_seen = False
+    cdef int64_t hst[SMALL_SET]
+    cdef int32_t hdoc[SMALL_SET]
+    cdef uint32_t h
+    for j in range(SMALL_SET):
+        hst[j] = -1
     if nt < 0:
         raise ValueError(f"{fn}: {side}_ptr must have n_topics + 1 entries")
     if level.shape[0] != doc.shape[0] or cluster.shape[0] != doc.shape[0]:
@@ -1807,12 +2115,13 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
             raise ValueError(f"{fn}: {side}_ptr not increasing")
         for i in range(a, b):
             d = doc[i]
-            if d < 0 or d >= n_docs or d >= seen.shape[0]:
+            if d < 0 or d >= n_docs or d >= ntab:
                 raise ValueError(f"{fn}: {side}_doc[{i}] = {d} is not a document code 0..{n_docs - 1}")
             if i == a:
                 if level[i] != 0 or cluster[i] != 0:
                     raise ValueError(f"{fn}: topic {ti} of {side} must start at level 0, cluster 0")
                 gc += 1
+                cs = i
             else:
                 dl = level[i] - level[i - 1]
                 dc = cluster[i] - cluster[i - 1]
@@ -1821,6 +2130,23 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
                                      "(level, cluster) with consecutive indices")
                 if dc:
                     gc += 1
+                    cs = i
+            if i - cs < SMALL_CLUSTER:
+                h = ((<uint32_t> d * 2654435761U) >> 24) & (SMALL_SET - 1)
+                while hst[h] == gc:
+                    if hdoc[h] == d:
+                        raise ValueError(f"{fn}: document {d} occurs twice in one cluster of {side} topic {ti}")
+                    h = (h + 1) & (SMALL_SET - 1)
+                hst[h] = gc
+                hdoc[h] = d
+                continue
+            if not have_seen:
+                seen = np.full(ntab, -1, dtype=np.int64)
+                have_seen = True
+            if i - cs == SMALL_CLUSTER:
+                # (the cluster's first occurrences, distinct)
+                for j in range(cs, i):
+                    seen[doc[j]] = gc
             if seen[d] == gc:
                 raise ValueError(f"{fn}: document {d} occurs twice in one cluster of {side} topic {ti}")
             seen[d] = gc
@@ -1834,7 +2160,6 @@ cdef int64_t _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, co
     """Checks both sides; returns the size of the document tables: the largest
     document code + 1 (at most n_docs)."""
     cdef Py_ssize_t nt = x_ptr.shape[0] - 1, ti
-    cdef int64_t[::1] seen
     cdef int64_t i, ntab = 0
     if nt < 0 or g_ptr.shape[0] != nt + 1 or n_out < nt:
         raise ValueError(f"{fn}: inconsistent topic arrays")
@@ -1850,10 +2175,8 @@ cdef int64_t _check_sides(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, co
             ntab = g_doc[i] + 1
     if ntab > n_docs:
         raise ValueError(f"{fn}: document code {ntab - 1} is not below n_docs={n_docs}")
-    seen = np.full(ntab, -1, dtype=np.int64)
-    _check_side(x_ptr, x_doc, x_level, x_cluster, n_docs, seen, fn, "x")
-    seen[:] = -1
-    _check_side(g_ptr, g_doc, g_level, g_cluster, n_docs, seen, fn, "g")
+    _check_side(x_ptr, x_doc, x_level, x_cluster, n_docs, ntab, fn, "x")
+    _check_side(g_ptr, g_doc, g_level, g_cluster, n_docs, ntab, fn, "g")
     for ti in range(nt):
         # one topic's occurrences (both sides) index int32 scratch arrays
         if (x_ptr[ti + 1] - x_ptr[ti]) + (g_ptr[ti + 1] - g_ptr[ti]) > 2147483600:
@@ -1895,7 +2218,7 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                     out_relatedness[ti] = 0.0
                     continue
                 _setup_topic(&t, &w, x_ptr[ti], x_ptr[ti + 1], g_ptr[ti], g_ptr[ti + 1],
-                             x_doc, x_level, x_cluster, g_doc, g_level, g_cluster)
+                             x_doc, x_level, x_cluster, g_doc, g_level, g_cluster, False)
                 _level_weights(&t, &w, x_level, c, uniform, &Wt, &Wr)
                 out_priority[ti] = _priority(&t, &w, x_doc, x_level, g_level, uniform,
                                              foreign_tail, Wt, Wr, pairwise)
@@ -1907,7 +2230,8 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
                 # is rounding
                 out_priority[ti] = _unit(out_priority[ti])
                 out_relatedness[ti] = _unit(out_relatedness[ti])
-                _release_topic(&t, &w)
+                if ti + 1 < nt:
+                    _release_topic(&t, &w)   # (after the last topic, w is freed)
                 if rc != 0:
                     break
         _free_work(&w)
@@ -1959,7 +2283,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
         for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
             k = t.xk[i - xa]
             for q in range(t.kg[k]):
-                g = gc[ga + t.gocc[t.gptr[k] + q]]
+                g = t.gcv[t.gptr[k] + q]
                 if w.cnt[g] == 0.0:
                     w.touched[nt_] = g
                     nt_ += 1
@@ -1970,7 +2294,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
                 continue
             N1[k] += cstart[cl + 1] - cstart[cl]
             for q in range(t.kg[k]):
-                S1[k] += w.cnt[gc[ga + t.gocc[t.gptr[k] + q]]]
+                S1[k] += w.cnt[t.gcv[t.gptr[k] + q]]
         for q in range(nt_):
             w.cnt[w.touched[q]] = 0.0
     # classes: documents with identical cluster lists on both sides
@@ -1979,14 +2303,14 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
         if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
             h = 1469598103934665603ULL ^ <uint64_t> t.kx[k]
             for i1 in range(t.kx[k]):
-                h = (h ^ <uint64_t> xc[xa + t.xocc[t.xptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.xcv[t.xptr[k] + i1]) * 1099511628211ULL
             h = (h ^ (<uint64_t> t.kg[k] << 32)) * 1099511628211ULL
             for i1 in range(t.kg[k]):
-                h = (h ^ <uint64_t> gc[ga + t.gocc[t.gptr[k] + i1]]) * 1099511628211ULL
+                h = (h ^ <uint64_t> t.gcv[t.gptr[k] + i1]) * 1099511628211ULL
             hk[nm].key = <int64_t> (h >> 1)
             hk[nm].idx = k
             nm += 1
-    qsort(hk, nm, sizeof(HK), _cmp_hk)
+    _sort_hk(hk, nm)
     lo = 0
     while lo < nm:
         hi = lo
@@ -2021,20 +2345,20 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
     for ci in range(nc):
         a = rep[ci]
         for i1 in range(t.kx[a]):
-            c1 = xc[xa + t.xocc[t.xptr[a] + i1]]
+            c1 = t.xcv[t.xptr[a] + i1]
             for i2 in range(i1 + 1, t.kx[a]):
-                c2 = xc[xa + t.xocc[t.xptr[a] + i2]]
+                c2 = t.xcv[t.xptr[a] + i2]
                 keys[pos].key = ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
         for i1 in range(t.kg[a]):
-            c1 = gc[ga + t.gocc[t.gptr[a] + i1]]
+            c1 = t.gcv[t.gptr[a] + i1]
             for i2 in range(i1 + 1, t.kg[a]):
-                c2 = gc[ga + t.gocc[t.gptr[a] + i2]]
+                c2 = t.gcv[t.gptr[a] + i2]
                 keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
                 keys[pos].idx = ci
                 pos += 1
-    qsort(keys, pos, sizeof(HK), _cmp_hk)
+    _sort_hk(keys, pos)
     lo = 0
     while lo < pos:
         hi = lo
@@ -2110,7 +2434,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     out[ti] = 0.0
                     continue
                 _setup_topic(&t, &w, x_ptr[ti], x_ptr[ti + 1], g_ptr[ti], g_ptr[ti + 1],
-                             x_doc, x_cluster, x_cluster, g_doc, g_cluster, g_cluster)
+                             x_doc, x_cluster, x_cluster, g_doc, g_cluster, g_cluster, True)
                 xa = t.xa
                 ga = t.ga
                 # cluster start offsets (occurrences are sorted by cluster)
@@ -2126,7 +2450,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     for i in range(xa + cstart[cl], xa + cstart[cl + 1]):
                         k = t.xk[i - xa]
                         for q in range(t.kg[k]):
-                            g = g_cluster[ga + t.gocc[t.gptr[k] + q]]
+                            g = t.gcv[t.gptr[k] + q]
                             if w.cnt[g] == 0.0:
                                 w.touched[nt_] = g
                                 nt_ += 1
@@ -2161,7 +2485,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                     s = 0.0
                     cnt_e = 0
                     for q in range(t.kx[k]):
-                        cl = x_cluster[xa + t.xocc[t.xptr[k] + q]]
+                        cl = t.xcv[t.xptr[k] + q]
                         for j in range(xa + cstart[cl], xa + cstart[cl + 1]):
                             e = t.xk[j - xa]
                             if w.mark[e] == k:
@@ -2175,7 +2499,8 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                             s += <double> (ag if ag < ax else ax) / <double> ax
                     total += s / cnt_e
                 out[ti] = _unit(total / ndoc)
-                _release_topic(&t, &w)
+                if ti + 1 < nt:
+                    _release_topic(&t, &w)   # (after the last topic, w is freed)
         _free_work(&w)
         free(cstart)
     if rc != 0:

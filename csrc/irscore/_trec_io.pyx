@@ -32,6 +32,7 @@ cdef extern from "irs_lines.h" nogil:
     uint64_t irs_hash_bytes_padded(const char *p, int64_t n, int64_t avail)
 
 cdef extern from "irs_common.h" nogil:
+    void IRS_PREFETCH(const void *p)
     uint64_t irs_hash_bytes(const char *p, int64_t n)
     int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
     int irs_parse_double(const char *p, int64_t n, double *out)
@@ -557,47 +558,77 @@ def encode_keys(list keys):
         free(buf.data)
 
 
+cdef enum:
+    KI_AHEAD = 8            # keys between the stages of KeyIndex.lookup's pipeline
+    KI_RING = 32            # candidates in flight (a power of two > 3 KI_AHEAD)
+
+cdef uint64_t KI_EMPTY = 0xFFFFFFFFFFFFFFFFULL
+
+
+cdef inline int64_t _ki_candidate(const uint64_t *table, int64_t mask, uint64_t h) noexcept nogil:
+    """The first key of the probe sequence of hash h whose stored tag (the hash's
+    high 32 bits) matches, or -1."""
+    cdef int64_t slot = <int64_t> (h & <uint64_t> mask)
+    cdef uint64_t e, tag = h >> 32
+    while True:
+        e = table[slot]
+        if e == KI_EMPTY:
+            return -1
+        if (e >> 32) == tag:
+            return <int64_t> (e & 0xFFFFFFFFULL)
+        slot = (slot + 1) & mask
+
+
 cdef class KeyIndex:
     """Hash index over encoded keys (``encode_keys``): ``lookup`` gives, for other
-    encoded keys, the position of the equal key here (bytes compared), or a default."""
+    encoded keys, the position of the equal key here (bytes compared), or a default.
+
+    Each table slot holds a key's position and the high half of its hash, so a
+    probe touches one slot until the tags match; ``lookup`` fetches, a few keys
+    ahead, the slot, then the candidate's offsets, then its bytes (the table and
+    the keys outgrow the caches: the lookups are random accesses)."""
     cdef const uint8_t[::1] buf
     cdef const int64_t[::1] off
-    cdef const uint64_t[::1] hv
-    cdef int64_t *table
+    cdef uint64_t *table
     cdef int64_t mask
 
     def __cinit__(self, const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[::1] hashes):
         cdef int64_t n = hashes.shape[0], i, slot, cap = 16
         if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
             raise ValueError("KeyIndex: inconsistent key columns")
+        if n >= 0xFFFFFFFF:
+            raise ValueError("KeyIndex: at most 2**32 - 2 keys")
         for i in range(n):
             if off[i + 1] < off[i]:
                 raise ValueError("KeyIndex: offsets must be non-decreasing")
         while cap < 2 * n:
             cap *= 2
-        self.table = <int64_t *> malloc(cap * sizeof(int64_t))
+        self.table = <uint64_t *> malloc(cap * sizeof(uint64_t))
         if self.table == NULL:
             raise MemoryError()
-        self.buf, self.off, self.hv, self.mask = buf, off, hashes, cap - 1
+        self.buf, self.off, self.mask = buf, off, cap - 1
         with nogil:
             for i in range(cap):
-                self.table[i] = -1
+                self.table[i] = KI_EMPTY
             for i in range(n):
                 slot = <int64_t> (hashes[i] & <uint64_t> self.mask)
-                while self.table[slot] >= 0:
+                while self.table[slot] != KI_EMPTY:
                     slot = (slot + 1) & self.mask
-                self.table[slot] = i
+                self.table[slot] = (hashes[i] & 0xFFFFFFFF00000000ULL) | <uint64_t> i
 
     def __dealloc__(self):
         free(self.table)
 
     def lookup(self, const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[::1] hashes,
                int64_t default=-1):
-        cdef int64_t n = hashes.shape[0], i, j, slot, la, lb
+        cdef int64_t n = hashes.shape[0], i, j, slot, la, lb, mask = self.mask
+        cdef uint64_t e
         cdef const char *a
-        cdef const char *b
         cdef const char *mine = <const char *> &self.buf[0] if self.buf.shape[0] else NULL
         cdef const char *theirs = <const char *> &buf[0] if buf.shape[0] else NULL
+        cdef const uint64_t *table = self.table
+        cdef const int64_t *moff = &self.off[0]
+        cdef int64_t cand[KI_RING]
         if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
             raise ValueError("KeyIndex.lookup: inconsistent key columns")
         for i in range(n):
@@ -606,19 +637,43 @@ cdef class KeyIndex:
         out_a = np.empty(n, dtype=np.int64)
         cdef int64_t[::1] out = out_a
         with nogil:
-            for i in range(n):
+            # pipeline: key i + 3A: fetch its slot; key i + 2A: find its candidate,
+            # fetch the candidate's offsets; key i + A: fetch the candidate's bytes;
+            # key i: compare
+            for i in range(-3 * KI_AHEAD, n):
+                j = i + 3 * KI_AHEAD
+                if j < n:
+                    IRS_PREFETCH(table + <int64_t> (hashes[j] & <uint64_t> mask))
+                j = i + 2 * KI_AHEAD
+                if 0 <= j < n:
+                    cand[j & (KI_RING - 1)] = _ki_candidate(table, mask, hashes[j])
+                    if cand[j & (KI_RING - 1)] >= 0:
+                        IRS_PREFETCH(moff + cand[j & (KI_RING - 1)])
+                j = i + KI_AHEAD
+                if 0 <= j < n and cand[j & (KI_RING - 1)] >= 0:
+                    IRS_PREFETCH(mine + moff[cand[j & (KI_RING - 1)]])
+                if i < 0:
+                    continue
                 out[i] = default
                 a = theirs + off[i]
                 la = off[i + 1] - off[i]
-                slot = <int64_t> (hashes[i] & <uint64_t> self.mask)
-                while self.table[slot] >= 0:
-                    j = self.table[slot]
-                    lb = self.off[j + 1] - self.off[j]
-                    if self.hv[j] == hashes[i] and lb == la and irs_bytes_cmp(
-                            mine + self.off[j], lb, a, la) == 0:
+                j = cand[i & (KI_RING - 1)]
+                if j < 0:
+                    continue
+                lb = moff[j + 1] - moff[j]
+                if lb == la and irs_bytes_cmp(mine + moff[j], lb, a, la) == 0:
+                    out[i] = j
+                    continue
+                # the tag matched another key: the rest of the probe sequence
+                slot = <int64_t> (hashes[i] & <uint64_t> mask)
+                while table[slot] != KI_EMPTY:
+                    e = table[slot]
+                    j = <int64_t> (e & 0xFFFFFFFFULL)
+                    lb = moff[j + 1] - moff[j]
+                    if lb == la and irs_bytes_cmp(mine + moff[j], lb, a, la) == 0:
                         out[i] = j
                         break
-                    slot = (slot + 1) & self.mask
+                    slot = (slot + 1) & mask
         return out_a
 
 
