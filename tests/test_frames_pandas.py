@@ -160,6 +160,8 @@ def _random_frames(rng, ids):
                 frame[col] = pd.Series([f"x{v}" for v in frame[col]], dtype=object)
             elif ids == "arrow":
                 frame[col] = pd.Series([f"x{v}" for v in frame[col]], dtype="string[pyarrow]")
+            elif ids == "category":
+                frame[col] = pd.Series([f"x{v}" for v in frame[col]], dtype="category")
             elif ids == "int32":
                 frame[col] = frame[col].astype(np.int32)
             elif ids == "float":       # read as text by astype(str): "1.0" (the dict path)
@@ -167,7 +169,7 @@ def _random_frames(rng, ids):
     return qr, rn
 
 
-@pytest.mark.parametrize("ids", ["str", "object", "arrow", "int32", "int", "float"])
+@pytest.mark.parametrize("ids", ["str", "object", "arrow", "category", "int32", "int", "float"])
 @pytest.mark.parametrize("seed", range(8))
 def test_frames_through_arrow_equal_the_dict_path(ids, seed):
     """evaluate() on DataFrames (read through Arrow when the dtypes allow)

@@ -212,6 +212,8 @@ def _plain_ids(col: Any, pd: Any) -> bool:
         return False
     if api.is_integer_dtype(dtype) or isinstance(dtype, pd.StringDtype):
         return True
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _plain_ids(pd.Series(dtype.categories), pd)
     if isinstance(dtype, pd.ArrowDtype):
         import pyarrow as pa
 
