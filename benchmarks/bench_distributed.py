@@ -24,8 +24,8 @@ numbers:
 
 Dask (``LocalCluster`` of 1 and 2 worker processes, 1 thread each): the
 frames are read from Parquet (a partition per row group) and persisted on the
-cluster first; timed: ``irscore.dask.evaluate`` with the shuffle by query (Dask's
-default method, p2p on a cluster, and the in-memory ``tasks`` method set by
+cluster first; timed: ``irscore.dask.evaluate`` with the shuffle by query
+(irscore's default, Dask's in-memory ``tasks`` method, and ``p2p`` set by
 ``dask.config``) and with ``shuffle=False`` (the row groups already hold whole
 queries, alike).
 Single process: ``irscore.evaluate`` on the pandas frames (its public path,
@@ -262,7 +262,7 @@ def bench_dask(paths: Tuple[str, str], workers: int, args: argparse.Namespace) -
         wait([qrels, run])
         irscore.dask.evaluate(qrels.partitions[0], run.partitions[0], MEASURES)   # warm-up, not timed
         name = f"{workers} worker{'s' if workers > 1 else ''}"
-        for label, shuffle, method in (("shuffle by query", True, None), ("shuffle by query, tasks", True, "tasks"),
+        for label, shuffle, method in (("shuffle by query", True, None), ("shuffle by query, p2p", True, "p2p"),
                                        ("shuffle=False", False, None)):
             with dask.config.set({"dataframe.shuffle.method": method} if method else {}):
                 t = timed(lambda: irscore.dask.evaluate(qrels, run, MEASURES, shuffle=shuffle))
