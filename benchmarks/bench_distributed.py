@@ -24,10 +24,12 @@ numbers:
 
 Dask (``LocalCluster`` of 1 and 2 worker processes, 1 thread each): the
 frames are read from Parquet (a partition per row group) and persisted on the
-cluster first; timed: ``irscore.dask.evaluate`` with the shuffle by query and
-with ``shuffle=False`` (the row groups already hold whole queries, alike).
+cluster first; timed: ``irscore.dask.evaluate`` with the shuffle by query
+(irscore's default, Dask's in-memory ``tasks`` method, and ``p2p`` set by
+``dask.config``) and with ``shuffle=False`` (the row groups already hold whole
+queries, alike).
 Single process: ``irscore.evaluate`` on the pandas frames (its public path,
-a dict per query) and on ``Qrels``/``Run`` built from the Arrow columns by
+read through Arrow) and on ``Qrels``/``Run`` built from the Arrow columns by
 :mod:`irscore.core.frames`.
 
 The load average is printed around every timing.  Usage: ``python
@@ -245,6 +247,7 @@ def bench_dask(paths: Tuple[str, str], workers: int, args: argparse.Namespace) -
     already)."""
     import logging
 
+    import dask
     import dask.dataframe as dd
     from distributed import Client, LocalCluster, wait
 
@@ -259,8 +262,10 @@ def bench_dask(paths: Tuple[str, str], workers: int, args: argparse.Namespace) -
         wait([qrels, run])
         irscore.dask.evaluate(qrels.partitions[0], run.partitions[0], MEASURES)   # warm-up, not timed
         name = f"{workers} worker{'s' if workers > 1 else ''}"
-        for label, shuffle in (("shuffle by query", True), ("shuffle=False", False)):
-            t = timed(lambda: irscore.dask.evaluate(qrels, run, MEASURES, shuffle=shuffle))
+        for label, shuffle, method in (("shuffle by query", True, None), ("shuffle by query, p2p", True, "p2p"),
+                                       ("shuffle=False", False, None)):
+            with dask.config.set({"dataframe.shuffle.method": method} if method else {}):
+                t = timed(lambda: irscore.dask.evaluate(qrels, run, MEASURES, shuffle=shuffle))
             out[f"{name}, {label}"] = t
             show(f"dask {name}, {label} ({run.npartitions} partitions)", t)
     return out
@@ -342,9 +347,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         rows.append(("irscore, grades>=1 set to 1 (not timed)", float("nan"), float("nan"),
                      {BINARY_NDCG: binary_ndcg(paths)}))
     keys = ["map", "P_10", "ndcg_cut_10", BINARY_NDCG, "recip_rank"]
-    print(f"\n{'':47s} {'wall s':>7s} {'CPU s':>7s}  " + "  ".join(f"{k:>16s}" for k in keys))
+    print(f"\n{'':56s} {'wall s':>7s} {'CPU s':>7s}  " + "  ".join(f"{k:>16s}" for k in keys))
     for name, t, c, res in rows:
-        print(f"{name:47s} {t:7.2f} {c:7.2f}  "
+        print(f"{name:56s} {t:7.2f} {c:7.2f}  "
               + "  ".join(f"{res[k]:16.12f}" if k in res else f"{'-':>16s}" for k in keys))
     wall = {name: t for name, t, _, _ in rows}
     cpu = {name: c for name, _, c, _ in rows}

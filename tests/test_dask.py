@@ -79,6 +79,26 @@ def test_every_measure_equals_evaluate(client, data, layout, parts):
     _check(_layout(q, layout), _layout(r, layout), q, r, MEASURES, npartitions=parts, **options)
 
 
+@pytest.mark.parametrize("method", [None, "p2p", "tasks"])
+def test_the_configured_shuffle_method(client, data, method):
+    """irscore's default (tasks) and a method set in dask.config give the
+    same values; the configured one is the one used."""
+    import dask
+
+    q, r = data
+    seen = []
+    original = dd.DataFrame.shuffle
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs.get("shuffle_method"))
+        return original(self, *args, **kwargs)
+
+    with dask.config.set({"dataframe.shuffle.method": method}), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dd.DataFrame, "shuffle", spy)
+        _check(_layout(q, "spread"), _layout(r, "spread"), q, r, SOME, npartitions=4)
+    assert set(seen) == {method or "tasks"}
+
+
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_trec_eval_options(client, data, options):
     q, r = data

@@ -140,3 +140,71 @@ def test_evaluate_output_pandas_wide_and_tidy(measures):
 def test_evaluate_output_is_checked():
     with pytest.raises(ValueError, match="output must be one of 'dict', 'pandas', 'pandas-tidy'"):
         irscore.evaluate(QRELS, RUN, MEASURES, output="frame")
+
+
+def _random_frames(rng, ids):
+    n_q = int(rng.integers(1, 12))
+    qrels, run = [], []
+    for q in range(n_q):
+        for d in rng.choice(40, size=int(rng.integers(1, 15))):          # repeats possible
+            qrels.append((q, d, int(rng.choice([-1, 0, 1, 2]))))
+        for d in rng.choice(40, size=int(rng.integers(0, 30))):
+            run.append((q, d, float(rng.integers(0, 6)) / 2))
+    qr = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
+    rn = pd.DataFrame(run or [(0, 0, 1.0)], columns=["query_id", "doc_id", "score"])
+    for frame in (qr, rn):
+        for col in ("query_id", "doc_id"):
+            if ids == "str":
+                frame[col] = [f"x{v}" for v in frame[col]]
+            elif ids == "object":
+                frame[col] = pd.Series([f"x{v}" for v in frame[col]], dtype=object)
+            elif ids == "arrow":
+                frame[col] = pd.Series([f"x{v}" for v in frame[col]], dtype="string[pyarrow]")
+            elif ids == "category":
+                frame[col] = pd.Series([f"x{v}" for v in frame[col]], dtype="category")
+            elif ids == "int32":
+                frame[col] = frame[col].astype(np.int32)
+            elif ids == "float":       # read as text by astype(str): "1.0" (the dict path)
+                frame[col] = frame[col].astype(np.float64)
+    return qr, rn
+
+
+@pytest.mark.parametrize("ids", ["str", "object", "arrow", "category", "int32", "int", "float"])
+@pytest.mark.parametrize("seed", range(8))
+def test_frames_through_arrow_equal_the_dict_path(ids, seed):
+    """evaluate() on DataFrames (read through Arrow when the dtypes allow)
+    gives the values of Qrels/Run.from_pandas (a dict per query), repeated
+    judgments and run entries included, and warns about them."""
+    rng = np.random.default_rng(seed)
+    qr, rn = _random_frames(rng, ids)
+    from irscore.core.frames import qrels_from_frame, run_from_frame
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert (qrels_from_frame(qr) is None) == (run_from_frame(rn) is None) == (ids == "float")
+    measures = ["map", "P_5", "ndcg_cut_10", "num_ret", "num_rel", "bpref", "recip_rank"]
+    with warnings.catch_warnings(record=True) as slow_warnings:
+        warnings.simplefilter("always")
+        want = irscore.evaluate(Qrels.from_pandas(qr), Run.from_pandas(rn), measures, per_query=True)
+    with warnings.catch_warnings(record=True) as fast_warnings:
+        warnings.simplefilter("always")
+        got = irscore.evaluate(qr, rn, measures, per_query=True)
+    assert got == want
+    for what in ("repeated (query, doc) judgments", "best-ranked"):
+        assert any(what in str(w.message) for w in slow_warnings) == any(what in str(w.message)
+                                                                         for w in fast_warnings)
+
+
+def test_frames_the_arrow_path_declines():
+    from irscore.core.frames import qrels_from_frame, run_from_frame
+
+    qr = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    rn = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [0.5, 0.2]})
+    assert qrels_from_frame(qr) is not None and run_from_frame(rn) is not None
+    assert qrels_from_frame(qr.iloc[:0]) is None                               # no rows
+    assert qrels_from_frame(qr.assign(relevance=[1.0, 0.0])) is None           # float grades
+    assert run_from_frame(rn.assign(score=[0.5, np.nan])) is None              # NaN: from_pandas reports it
+    assert run_from_frame(rn.assign(doc_id=[True, False])) is None             # str(True) is "True"
+    assert run_from_frame(rn.assign(doc_id=["d1", 2])) is None                 # mixed objects
+    assert run_from_frame(rn.assign(doc_id=["d1", None])) is None              # null
+    with pytest.raises(ValueError, match="query id"):                          # the columns: as from_pandas
+        run_from_frame(rn.rename(columns={"query_id": "topic"}))

@@ -432,10 +432,16 @@ def _column(df: Any, names: Tuple[str, ...], what: str, role: str) -> str:
     return have[0]
 
 
+def frame_columns(df: Any, value_col: str, what: str) -> Tuple[str, str, str]:
+    """The (query id, doc id, value) column names of a qrels (``value_col``
+    ``"relevance"``) or run (``"score"``) DataFrame: ir_measures', PyTerrier's
+    or ranx's; a clear ValueError when missing or ambiguous."""
+    return (_column(df, _QUERY_COLS, what, "query id"), _column(df, _DOC_COLS, what, "document id"),
+            _column(df, _VALUE_COLS[value_col], what, "value"))
+
+
 def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, Any]]:
-    qcol = _column(df, _QUERY_COLS, what, "query id")
-    dcol = _column(df, _DOC_COLS, what, "document id")
-    vcol = _column(df, _VALUE_COLS[value_col], what, "value")
+    qcol, dcol, vcol = frame_columns(df, value_col, what)
     out: Dict[str, Dict[str, Any]] = {}
     n_dup = 0
     best = what == "run"

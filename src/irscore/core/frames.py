@@ -17,14 +17,14 @@ be integral, scores finite; nulls are refused.  Unlike ``from_pandas``
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from irscore import _trec_io
-from irscore.core.data import Qrels, Run
+from irscore.core.data import Qrels, Run, frame_columns
 
-__all__ = ["qrels_from_columns", "run_from_columns", "empty_run"]
+__all__ = ["qrels_from_columns", "run_from_columns", "empty_run", "qrels_from_frame", "run_from_frame"]
 
 _INT32 = (-2147483648, 2147483647)
 
@@ -148,3 +148,74 @@ def empty_run(run_id: str = "irscore") -> Run:
     run.scores = np.zeros(0, dtype=np.float64)
     run.run_id = run_id
     return run
+
+
+def qrels_from_frame(df: Any) -> Optional[Qrels]:
+    """A :class:`Qrels` from a pandas DataFrame (the columns of
+    :meth:`Qrels.from_pandas`) through Arrow, without a Python object per
+    row; None when the frame is not one this path reads exactly as
+    :meth:`Qrels.from_pandas` does (no pyarrow, no rows, ids that are neither
+    strings nor integers, grades that are not integers, nulls, out-of-range
+    values): then use :meth:`Qrels.from_pandas`, which reports the errors.
+    A repeated (query, doc) pair keeps its last judgment, with a warning,
+    as from a file."""
+    cols = _frame_arrays(df, "relevance", "qrels")
+    if cols is None:
+        return None
+    try:
+        return qrels_from_columns(*cols, source="qrels")
+    except (ValueError, TypeError):
+        return None
+
+
+def run_from_frame(df: Any) -> Optional[Run]:
+    """A :class:`Run` from a pandas DataFrame (the columns of
+    :meth:`Run.from_pandas`), as :func:`qrels_from_frame`; None when
+    :meth:`Run.from_pandas` must read it.  Repeated (query, doc) entries are
+    kept, as from a file: :func:`irscore.evaluate` keeps the best-ranked one
+    and warns."""
+    cols = _frame_arrays(df, "score", "run")
+    if cols is None:
+        return None
+    try:
+        return run_from_columns(*cols, source="run")
+    except (ValueError, TypeError):
+        return None
+
+
+def _frame_arrays(df: Any, value: str, what: str) -> Optional[Tuple[Any, Any, Any]]:
+    """The (query ids, doc ids, values) columns of ``df`` when this module
+    reads them as ``astype(str)`` and ``tolist()`` would, else None."""
+    try:
+        import pandas as pd
+        import pyarrow  # noqa: F401
+    except ModuleNotFoundError:
+        return None
+    if not isinstance(df, pd.DataFrame) or len(df) == 0:
+        return None
+    qcol, dcol, vcol = frame_columns(df, value, what)
+    if not (_plain_ids(df[qcol], pd) and _plain_ids(df[dcol], pd)):
+        return None
+    dtype = df[vcol].dtype
+    api = pd.api.types
+    numeric = api.is_integer_dtype(dtype) or (value == "score" and api.is_float_dtype(dtype))
+    if api.is_bool_dtype(dtype) or not numeric:
+        return None
+    return df[qcol], df[dcol], df[vcol]
+
+
+def _plain_ids(col: Any, pd: Any) -> bool:
+    """Integer or string ids: their text is ``str(id)``, as Arrow casts them."""
+    api = pd.api.types
+    dtype = col.dtype
+    if api.is_bool_dtype(dtype):
+        return False
+    if api.is_integer_dtype(dtype) or isinstance(dtype, pd.StringDtype):
+        return True
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _plain_ids(pd.Series(dtype.categories), pd)
+    if isinstance(dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        return bool(pa.types.is_string(dtype.pyarrow_dtype) or pa.types.is_large_string(dtype.pyarrow_dtype))
+    return dtype == object and api.infer_dtype(col, skipna=False) == "string"

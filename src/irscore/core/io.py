@@ -18,6 +18,7 @@ from irscore import _trec_io
 from irscore.core import parallel as _parallel
 from irscore.core.data import Qrels, Run
 from irscore.core.files import GZIP_ERRORS, InputFileError, check_path, gzip_error, is_gzip, open_binary
+from irscore.core.frames import qrels_from_frame, run_from_frame
 
 __all__ = ["read_qrels", "read_run", "results_frame", "InputFileError"]
 
@@ -192,7 +193,9 @@ def _coerce(x: Any, cls: Any, reader: str) -> Any:
     if isinstance(x, Mapping):
         return cls.from_dict(x)
     if hasattr(x, "columns"):
-        return cls.from_pandas(x)
+        # through Arrow when the frame allows it (the values and warnings of a file), else a dict
+        fast = (qrels_from_frame if cls is Qrels else run_from_frame)(x)
+        return fast if fast is not None else cls.from_pandas(x)
     return _READERS[reader](x)
 
 

@@ -43,9 +43,13 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     memory whole.  ``shuffle=False``: the frames are already partitioned by
     query alike (same number of partitions, partition *i* of both holding
     every row of the same queries), so they are not shuffled; a query found in
-    two partitions is then an error.  ``n_jobs``: native threads per call.
+    two partitions is then an error.  The shuffle uses the method set in
+    ``dask.config`` (``dataframe.shuffle.method``), else Dask's in-memory
+    ``"tasks"`` shuffle (set ``"p2p"`` for data larger than the workers'
+    memory).  ``n_jobs``: native threads per call.
     """
     try:
+        import dask
         import dask.dataframe as dd
         import pandas as pd
     except ModuleNotFoundError as exc:
@@ -68,7 +72,11 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     r = _normalized(run, "run", (query_col, doc_col, score_col), int_query)
     if shuffle:
         n = _n_partitions(npartitions, max(q.npartitions, r.npartitions))
-        q, r = q.shuffle(on="q", npartitions=n), r.shuffle(on="q", npartitions=n)
+        # Dask's in-memory tasks shuffle unless one is configured: about half the CPU of p2p for data that
+        # fits in the workers' memory (docs/distributed.md); configure "p2p" for larger data
+        method = dask.config.get("dataframe.shuffle.method", None) or "tasks"
+        q = q.shuffle(on="q", npartitions=n, shuffle_method=method)
+        r = r.shuffle(on="q", npartitions=n, shuffle_method=method)
     elif q.npartitions != r.npartitions:
         raise ValueError(f"shuffle=False needs frames partitioned alike; qrels has {q.npartitions} "
                          f"partitions, run {r.npartitions}")
