@@ -200,12 +200,8 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         d = x_doc[i]
         k = w.loc[d]
         if k < 0:
-            k = D
-            w.loc[d] = D
-            w.gid[D] = d
-            w.kx[D] = 0
-            w.kg[D] = 0
-            D += 1
+            D = _local_doc(w, d, D)
+            k = D - 1
         elif not multi:
             multi = True
         w.kx[k] += 1
@@ -220,12 +216,8 @@ cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, in
         d = g_doc[i]
         k = w.loc[d]
         if k < 0:
-            k = D
-            w.loc[d] = D
-            w.gid[D] = d
-            w.kx[D] = 0
-            w.kg[D] = 0
-            D += 1
+            D = _local_doc(w, d, D)
+            k = D - 1
         if w.kg[k] == 0:
             w.gl1[k] = g_level[i]
             w.gc1[k] = g_cluster[i]
