@@ -235,6 +235,8 @@ def breakdown(qpath: Path, rpath: Path, names: List[str], repeat: int) -> Dict[s
             t = stage("run: layout (query order, rows, allocation)", t)
             _parallel.run(lambda k, _: sp.parse(k), spans)
             t = stage("run: tokenize + check + write at final rows", t)
+            sp.close_gaps()
+            _parallel.run(lambda k, _: sp.shift_starts(k, parts), spans)
             parsed = sp.finish()
             t = stage("run: finish (close gaps between parts)", t)
             del sp

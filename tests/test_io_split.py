@@ -180,6 +180,50 @@ def test_split_parser_checks_its_calls():
         sp.finish()
 
 
+def test_split_parser_gap_closing_calls_are_checked(tmp_path):
+    # close_gaps, then every share of shift_starts once (any order), then finish;
+    # the offsets moved in shares equal those moved by finish() alone
+    text = "".join(f"q{i % 7} Q0 d{i} {i} {i / 3!r} r\n" for i in range(500)).encode()
+    whole = _trec_io.SplitParser("run", "x", text, 3)
+    for k in range(3):
+        whole.count(k)
+    whole.layout()
+    for k in range(3):
+        whole.parse(k)
+    ref = whole.finish()
+    sp = _trec_io.SplitParser("run", "x", text, 3)
+    with pytest.raises(RuntimeError):
+        sp.close_gaps()
+    with pytest.raises(RuntimeError):
+        sp.shift_starts(0, 2)
+    for k in range(3):
+        sp.count(k)
+    sp.layout()
+    sp.parse(0)
+    with pytest.raises(RuntimeError, match="not parsed"):
+        sp.close_gaps()
+    sp.parse(1)
+    sp.parse(2)
+    sp.close_gaps()
+    with pytest.raises(RuntimeError):
+        sp.close_gaps()             # twice
+    with pytest.raises(ValueError, match="bad share"):
+        sp.shift_starts(2, 2)
+    sp.shift_starts(1, 2)
+    with pytest.raises(ValueError, match="bad share"):
+        sp.shift_starts(0, 3)       # another n
+    with pytest.raises(RuntimeError, match="share 1 is done"):
+        sp.shift_starts(1, 2)
+    with pytest.raises(RuntimeError, match="every share"):
+        sp.finish()
+    sp.shift_starts(0, 2)
+    out = sp.finish()
+    for key in ("offsets", "doc_start", "doc_len", "doc_hash", "scores", "doc_buf"):
+        assert np.array_equal(out[key], ref[key]), key
+    with pytest.raises(RuntimeError):
+        sp.finish()
+
+
 def test_sort_grouped_checks_its_arrays():
     buf = np.frombuffer(b"abc", dtype=np.uint8)
     off = np.array([0, 2], dtype=np.int64)
@@ -380,3 +424,29 @@ def test_qrels_ids_sharing_their_first_bytes_sort_as_bytes(tmp_path, seed):
             for q in got.query_ids:
                 ids = [d.encode() for d in got.doc_ids(q)]
                 assert ids == sorted(set(ids), reverse=True)
+
+
+def test_dedup_sorted_by_query_ranges_equals_one_call():
+    rng = random.Random(3)
+    ids = [f"d{rng.randint(0, 9)}".encode() for _ in range(200)]
+    counts = [0, 35, 20, 1, 0, 44, 20, 30, 25, 25]      # 200 rows, empty queries too
+    off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    rows = []
+    for q in range(10):
+        rows += sorted(ids[off[q]:off[q + 1]], reverse=True)
+    buf = np.frombuffer(b"".join(rows), dtype=np.uint8)
+    length = np.array([len(r) for r in rows], dtype=np.int32)
+    start = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    whole = _join.dedup_sorted(off, start, length, buf)
+    keep = np.ones(200, dtype=np.bool_)
+    for lo, hi in [(0, 3), (3, 4), (4, 10)]:
+        _join.dedup_sorted(off, start, length, buf, keep, lo, hi)
+    assert np.array_equal(keep, whole) and not whole.all()
+    with pytest.raises(ValueError, match="keep_out"):
+        _join.dedup_sorted(off, start, length, buf, np.ones(200, dtype=np.uint8), 0, 10)
+    with pytest.raises(ValueError, match="keep_out"):
+        _join.dedup_sorted(off, start, length, buf, np.ones(199, dtype=np.bool_), 0, 10)
+    with pytest.raises(ValueError, match="range"):
+        _join.dedup_sorted(off, start, length, buf, keep, 4, 11)
+    with pytest.raises(ValueError, match="out of the buffer"):
+        _join.dedup_sorted(off, start + 1000, length, buf, keep, 0, 10)

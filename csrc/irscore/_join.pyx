@@ -370,23 +370,41 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
 
 
 def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
-                 const int32_t[::1] doc_len, const uint8_t[::1] doc_buf):
+                 const int32_t[::1] doc_len, const uint8_t[::1] doc_buf, keep_out=None,
+                 int64_t lo=0, int64_t hi=-1):
     """Mark entries whose doc id equals the next entry's in the same query.
 
     For qrels sorted by ``group_sort(mode=2)`` equal doc ids are adjacent in
     input order, so keeping the unmarked entries keeps the last judgment.
-    Returns a boolean keep-mask.
+    Returns a boolean keep-mask; with ``keep_out`` (a boolean array of one
+    entry per row, set to True by the caller) marks the queries [lo, hi) in it
+    (calls for disjoint ranges may run on several threads; GIL released).
     """
     cdef int64_t nq = offsets.shape[0] - 1
     cdef int64_t n = doc_start.shape[0]
-    keep_a = np.ones(n, dtype=np.bool_)
-    cdef uint8_t[::1] keep = keep_a.view(np.uint8)
+    cdef uint8_t[::1] keep
     cdef int64_t q, i
     cdef const char *docs = <const char *> &doc_buf[0] if doc_buf.shape[0] > 0 else NULL
     check_offsets(offsets, n, "dedup_sorted")
-    check_spans(doc_start, doc_len, doc_buf.shape[0], "dedup_sorted")
+    if doc_len.shape[0] != n:
+        raise ValueError("dedup_sorted: doc_start and doc_len differ in length")
+    if hi < 0:
+        hi = nq
+    if lo < 0 or hi > nq or lo > hi:
+        raise ValueError("dedup_sorted: bad query range")
+    if keep_out is None:
+        keep_a = np.ones(n, dtype=np.bool_)
+    else:
+        keep_a = keep_out
+        if not isinstance(keep_a, np.ndarray) or keep_a.dtype != np.bool_ or keep_a.ndim != 1 \
+                or keep_a.shape[0] != n:
+            raise ValueError("dedup_sorted: keep_out must be a boolean array of one entry per row")
+    keep = keep_a.view(np.uint8)
+    for i in range(offsets[lo], offsets[hi]):
+        if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > doc_buf.shape[0]:
+            raise ValueError(f"dedup_sorted: doc id span {i} out of the buffer")
     with nogil:
-        for q in range(nq):
+        for q in range(lo, hi):
             for i in range(offsets[q], offsets[q + 1] - 1):
                 if doc_len[i] == doc_len[i + 1] and irs_bytes_cmp(
                         docs + doc_start[i], doc_len[i], docs + doc_start[i + 1], doc_len[i + 1]) == 0:

@@ -750,6 +750,12 @@ cdef class SplitParser:
     cdef Vec *unordered            # runs, per part: 1 when a local query's rows may be out of trec order (uint8)
     cdef Vec docbuf, start, length, hashes, values
     cdef bint counted_ok
+    cdef int64_t *delta            # per part: how far its doc-id bytes moved down (close_gaps)
+    cdef bint gaps_closed
+    cdef int64_t shift_n           # shares of the start shifting (shift_starts)
+    cdef int64_t shifts_done
+    cdef object share_done
+    cdef int64_t docbuf_end
 
     def __cinit__(self, str kind, str name, const uint8_t[::1] data, int64_t parts, bint release=False):
         cdef int64_t k, target, off = 0
@@ -770,11 +776,12 @@ cdef class SplitParser:
         self.doc_end = <int64_t *> calloc(parts, sizeof(int64_t))
         self.nq_counted = <int64_t *> calloc(parts, sizeof(int64_t))
         self.done = <uint8_t *> calloc(parts, sizeof(uint8_t))
+        self.delta = <int64_t *> calloc(parts, sizeof(int64_t))
         self.counts = <Vec *> calloc(parts, sizeof(Vec))
         self.fill = <Vec *> calloc(parts, sizeof(Vec))
         self.lim = <Vec *> calloc(parts, sizeof(Vec))
         self.unordered = <Vec *> calloc(parts, sizeof(Vec))
-        if (self.unordered == NULL or self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
+        if (self.unordered == NULL or self.delta == NULL or self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
                 or self.counts == NULL or self.fill == NULL or self.lim == NULL or self.done == NULL):
             raise MemoryError()
         if self.size >= 3 and <unsigned char> self.base[0] == 0xEF and <unsigned char> self.base[1] == 0xBB \
@@ -817,6 +824,7 @@ cdef class SplitParser:
         free(self.doc_end)
         free(self.nq_counted)
         free(self.done)
+        free(self.delta)
         free(self.docbuf.data)
         free(self.start.data)
         free(self.length.data)
@@ -1091,44 +1099,86 @@ cdef class SplitParser:
             out[q] = 1 if parts[q] <= 1 and not bad[q] else 0
         return out_a
 
-    def finish(self):
-        """The columns, grouped by query (queries by id bytes; within a query the
-        file order): a dict with ``query_ids``, ``offsets``, ``doc_buf``,
-        ``doc_start``, ``doc_len``, ``doc_hash`` and ``scores`` (runs, with
-        ``run_id``) or ``grades`` (qrels, as float64)."""
-        cdef int64_t k, q, i, nk, lo, dst = 0, delta
+    def close_gaps(self):
+        """Move the parts' document-id bytes together (after every part is
+        parsed); then ``shift_starts(i, n)`` for i in 0..n-1 (any threads) moves
+        the rows' doc-id offsets with them, and ``finish()`` returns the columns
+        (``finish()`` alone does both steps on one thread)."""
+        cdef int64_t k, q, dst = 0, nk
         cdef int64_t *fl
         cdef int64_t *lm
-        cdef int64_t *cnt
-        cdef int64_t *st = <int64_t *> self.start.data
-        cdef TrecParser tp
-        if self.stage != 1:
-            raise RuntimeError("SplitParser.finish: parse every part first")
+        if self.stage != 1 or self.gaps_closed:
+            raise RuntimeError("SplitParser.close_gaps: parse every part first, once")
         for k in range(self.nparts):
             if self.done[k] != 2:
-                raise RuntimeError(f"SplitParser.finish: part {k} not parsed")
+                raise RuntimeError(f"SplitParser.close_gaps: part {k} not parsed")
         for k in range(self.nparts):
             fl = <int64_t *> self.fill[k].data
             lm = <int64_t *> self.lim[k].data
             for q in range(self.nq_counted[k]):
                 if fl[q] != lm[q]:
                     raise RuntimeError(f"{self.name}: internal error: part {k} wrote fewer entries than counted")
-        self.stage = 2
         with nogil:
-            # close the gaps between the parts' document-id bytes (in order: a
-            # part moves down over space the earlier ones did not use)
+            # in part order: a part moves down over space the earlier ones did not use
             for k in range(self.nparts):
-                delta = dst - self.bounds[k]
+                self.delta[k] = dst - self.bounds[k]
                 nk = self.doc_end[k] - self.bounds[k]
-                if delta != 0:
+                if self.delta[k] != 0:
                     memmove(self.docbuf.data + dst, self.docbuf.data + self.bounds[k], nk)
-                    fl = <int64_t *> self.fill[k].data
-                    cnt = <int64_t *> self.counts[k].data
-                    for q in range(self.nq_counted[k]):
-                        lo = fl[q] - cnt[q]
-                        for i in range(lo, fl[q]):
-                            st[i] += delta
                 dst += nk
+        self.docbuf_end = dst
+        self.gaps_closed = True
+        self.shift_n = 0
+        self.shifts_done = 0
+
+    def shift_starts(self, int64_t i, int64_t n):
+        """Share i of n of moving the rows' doc-id offsets by their part's move
+        (after ``close_gaps``; the shares may run at once on several threads, each
+        share once, all with the same n)."""
+        cdef int64_t k, q, r, lo, hi, d, nq
+        cdef const int64_t *fl
+        cdef const int64_t *cnt
+        cdef int64_t *st = <int64_t *> self.start.data
+        if not self.gaps_closed or self.stage != 1:
+            raise RuntimeError("SplitParser.shift_starts: close_gaps() first")
+        if n < 1 or i < 0 or i >= n or (self.shift_n and self.shift_n != n):
+            raise ValueError("SplitParser.shift_starts: bad share")
+        if not self.shift_n:
+            self.shift_n = n
+            self.share_done = bytearray(n)
+        if self.share_done[i]:
+            raise RuntimeError(f"SplitParser.shift_starts: share {i} is done")
+        self.share_done[i] = 1
+        with nogil:
+            for k in range(self.nparts):
+                d = self.delta[k]
+                if d == 0:
+                    continue
+                fl = <const int64_t *> self.fill[k].data
+                cnt = <const int64_t *> self.counts[k].data
+                nq = self.nq_counted[k]
+                for q in range(nq * i // n, nq * (i + 1) // n):
+                    lo = fl[q] - cnt[q]
+                    hi = fl[q]
+                    for r in range(lo, hi):
+                        st[r] += d
+        self.shifts_done += 1
+
+    def finish(self):
+        """The columns, grouped by query (queries by id bytes; within a query the
+        file order): a dict with ``query_ids``, ``offsets``, ``doc_buf``,
+        ``doc_start``, ``doc_len``, ``doc_hash`` and ``scores`` (runs, with
+        ``run_id``) or ``grades`` (qrels, as float64)."""
+        cdef TrecParser tp
+        if self.stage != 1:
+            raise RuntimeError("SplitParser.finish: parse every part first (and finish once)")
+        if not self.gaps_closed:
+            self.close_gaps()
+            self.shift_starts(0, 1)
+        if self.shifts_done != self.shift_n:
+            raise RuntimeError("SplitParser.finish: shift_starts(i, n) for every share i first")
+        self.stage = 2
+        dst = self.docbuf_end
         self.docbuf.size = dst
         self.start.size = self.n * sizeof(int64_t)
         self.length.size = self.n * sizeof(int32_t)

@@ -30,7 +30,7 @@ def sort_grouped(
 ) -> None: ...
 def dedup_sorted(
     offsets: NDArray[np.int64], doc_start: NDArray[np.int64], doc_len: NDArray[np.int32],
-    doc_buf: NDArray[np.uint8],
+    doc_buf: NDArray[np.uint8], keep_out: Optional[NDArray[np.bool_]] = ..., lo: int = ..., hi: int = ...,
 ) -> NDArray[np.bool_]: ...
 
 class Join:

@@ -32,9 +32,10 @@ def _group_sort(parsed: Mapping[str, Any], qrank: np.ndarray, nq: int, values: n
 
 
 def _grouped(parsed: Mapping[str, Any], values: np.ndarray, mode: int,
-             n_jobs: Optional[int] = None) -> Tuple[np.ndarray, ...]:
+             n_jobs: Optional[int] = None, keep: Optional[np.ndarray] = None) -> Tuple[np.ndarray, ...]:
     """Columns the reader already grouped by query (``offsets``; the parallel file
-    reader), each query sorted in place, over threads for big inputs."""
+    reader), each query sorted in place, over threads for big inputs; with
+    ``keep`` (mode 2) the repeated judgments are marked in it in the same pass."""
     offsets, start, length, hashes = (parsed["offsets"], parsed["doc_start"], parsed["doc_len"],
                                       parsed["doc_hash"])
     nq = int(offsets.shape[0]) - 1
@@ -44,6 +45,8 @@ def _grouped(parsed: Mapping[str, Any], values: np.ndarray, mode: int,
         def sort(lo: int, hi: int) -> None:
             _join.sort_grouped(offsets, start, length, hashes, values, parsed["doc_buf"], mode, lo, hi,
                                parsed.get("ordered") if mode == 0 else None)
+            if keep is not None:
+                _join.dedup_sorted(offsets, start, length, parsed["doc_buf"], keep, lo, hi)
 
         _parallel.run(sort, _parallel.ranges_by_offsets(offsets, threads) if threads > 1 else [(0, nq)])
     return offsets, start, length, hashes, values
@@ -172,11 +175,14 @@ class Qrels(_Columns):
                  n_jobs: Optional[int] = None) -> None:
         # Judgments are sorted by doc id (repeats adjacent, to keep the last);
         # input already known to be unique (dict keys) is only grouped.
+        keep: Optional[np.ndarray] = None
         if "offsets" in parsed:
             query_ids = list(parsed["query_ids"])
             n = int(parsed["offsets"][-1])
+            if not unique:
+                keep = np.ones(n, dtype=np.bool_)
             offsets, start, length, hashes, grades = _grouped(
-                parsed, parsed["grades"].astype(np.float64), 3 if unique else 2, n_jobs)
+                parsed, parsed["grades"].astype(np.float64), 3 if unique else 2, n_jobs, keep)
         else:
             query_ids, qrank = _order_queries(list(parsed["query_ids"]))
             n = int(parsed["qidx"].shape[0])
@@ -186,7 +192,8 @@ class Qrels(_Columns):
             raise ValueError(f"{source}: no judgments")
         n_dup = 0
         if not unique:
-            keep = _join.dedup_sorted(offsets, start, length, parsed["doc_buf"])
+            if keep is None:
+                keep = _join.dedup_sorted(offsets, start, length, parsed["doc_buf"])
             n_dup = int(n - keep.sum())
         if n_dup:
             warnings.warn(f"{source}: {n_dup} repeated (query, doc) judgments; the last one is kept",

@@ -40,6 +40,8 @@ def _parse_split(name: str, kind: str, parts: int) -> Dict[str, Any]:
         _parallel.run(lambda k, _: sp.count(k), spans)
         sp.layout()
         _parallel.run(lambda k, _: sp.parse(k), spans)
+        sp.close_gaps()
+        _parallel.run(lambda k, _: sp.shift_starts(k, parts), spans)
         out: Dict[str, Any] = sp.finish()
         return out
 
