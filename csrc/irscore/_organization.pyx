@@ -169,6 +169,18 @@ cdef inline int32_t _local_doc(Work *w, int32_t d, int32_t D) noexcept nogil:
     return D
 
 
+cdef inline int32_t _simple_ref_level(const Topic *t, int32_t k, bint foreign_tail) noexcept nogil:
+    """The reference level of local document k when it is simple (one membership
+    on side x, at most one on side g): its g level, ``t.LG`` when it is only on
+    side x and ``foreign_tail``; -1 otherwise (not counted among the simple
+    documents)."""
+    if t.kx[k] != 1 or t.kg[k] > 1:
+        return -1
+    if t.kg[k] == 1:
+        return t.gl1[k]
+    return t.LG if foreign_tail else -1
+
+
 cdef void _setup_topic(Topic *t, Work *w, int64_t xa, int64_t xb, int64_t ga, int64_t gb,
                        const int32_t[::1] x_doc, const int32_t[::1] x_level,
                        const int32_t[::1] x_cluster,
@@ -1271,28 +1283,15 @@ cdef double _priority(Topic *t, Work *w, const int32_t[::1] x_doc, const int32_t
         l = x_level[i]
         start = i
         while i < t.xb and x_level[i] == l:
-            k = t.xk[i - xa]
-            if t.kx[k] == 1 and t.kg[k] <= 1:
-                if t.kg[k] == 1:
-                    beta = t.gl1[k]
-                elif foreign_tail:
-                    beta = t.LG
-                else:
-                    beta = -1
-                if beta >= 0:
-                    F = fenwick_prefix(w.fen_f + 1, beta)
-                    G = fenwick_prefix(w.fen_g + 1, beta)
-                    acc += w.wl[l] * F + w.fl[l] * G
+            beta = _simple_ref_level(t, t.xk[i - xa], foreign_tail)
+            if beta >= 0:
+                F = fenwick_prefix(w.fen_f + 1, beta)
+                G = fenwick_prefix(w.fen_g + 1, beta)
+                acc += w.wl[l] * F + w.fl[l] * G
             i += 1
         for j in range(start, i):
-            k = t.xk[j - xa]
-            if t.kx[k] == 1 and t.kg[k] <= 1:
-                if t.kg[k] == 1:
-                    beta = t.gl1[k]
-                elif foreign_tail:
-                    beta = t.LG
-                else:
-                    continue
+            beta = _simple_ref_level(t, t.xk[j - xa], foreign_tail)
+            if beta >= 0:
                 fenwick_add(w.fen_f + 1, size, beta, w.fl[l])
                 fenwick_add(w.fen_g + 1, size, beta, w.wl[l])
     # --- pairs of two documents with several memberships ----------------------
@@ -1354,7 +1353,7 @@ cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1
                                  bint foreign_tail) noexcept nogil:
     """The pairs of one multi document with every simple one, by a scan (O(N log k))."""
     cdef int64_t xa = t.xa, ga = t.ga, pos
-    cdef int32_t na = t.kx[k], ng_ = t.kg[k], LG = t.LG, ia = 0, ib = 0, x, y, k2, v
+    cdef int32_t na = t.kx[k], ng_ = t.kg[k], LG = t.LG, ia = 0, ib = 0, x, y, v
     cdef const int32_t *ax = t.xocc + t.xptr[k]
     cdef const int32_t *bg = t.gocc + t.gptr[k]
     cdef const int32_t *lx = &x_level[0]
@@ -1369,14 +1368,8 @@ cdef double _multi_simple_direct(Topic *t, Work *w, int32_t k, const int32_t[::1
         sw_all += w.wl[v]
     ia = 0
     for pos in range(xa, t.xb):
-        k2 = t.xk[pos - xa]
-        if not (t.kx[k2] == 1 and t.kg[k2] <= 1):
-            continue
-        if t.kg[k2] == 1:
-            y = t.gl1[k2]
-        elif foreign_tail:
-            y = LG
-        else:
+        y = _simple_ref_level(t, t.xk[pos - xa], foreign_tail)
+        if y < 0:
             continue
         x = lx[pos]
         while ia < na and lx[xa + ax[ia]] < x:
@@ -1419,14 +1412,8 @@ cdef void _simple_table(Topic *t, Work *w, const int32_t *lx, bint foreign_tail,
     cdef double cf
     # counts (in P's fl slot of row x + 1) of the simple documents on level x
     for pos in range(t.xa, t.xb):
-        k = t.xk[pos - t.xa]
-        if t.kx[k] == 1 and t.kg[k] <= 1:
-            if t.kg[k] == 1:
-                beta = t.gl1[k]
-            elif foreign_tail:
-                beta = t.LG
-            else:
-                continue
+        beta = _simple_ref_level(t, t.xk[pos - t.xa], foreign_tail)
+        if beta >= 0:
             P[2 * ((lx[pos] + 1) * YS + beta + 1) + 1] += 1.0
     for x in range(t.LX):
         row = (<int64_t> x + 1) * YS
@@ -1598,17 +1585,10 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                     grid[cell] = fenwick_prefix(w.fen_g + 1, y)
                     grid[cell + 1] = fenwick_prefix(w.fen_f + 1, y)
             while pos < t.xb and lx[pos] == x:
-                k = t.xk[pos - xa]
-                if t.kx[k] == 1 and t.kg[k] <= 1:
-                    if t.kg[k] == 1:
-                        beta = t.gl1[k]
-                    elif foreign_tail:
-                        beta = LG
-                    else:
-                        beta = -1
-                    if beta >= 0:
-                        fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
-                        fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
+                beta = _simple_ref_level(t, t.xk[pos - xa], foreign_tail)
+                if beta >= 0:
+                    fenwick_add(w.fen_f + 1, size, beta, w.fl[x])
+                    fenwick_add(w.fen_g + 1, size, beta, w.wl[x])
                 pos += 1
     # rectangles
     for s in range(nmd):
