@@ -17,7 +17,7 @@ be integral, scores finite; nulls are refused.  Unlike ``from_pandas``
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -159,13 +159,8 @@ def qrels_from_frame(df: Any) -> Optional[Qrels]:
     values): then use :meth:`Qrels.from_pandas`, which reports the errors.
     A repeated (query, doc) pair keeps its last judgment, with a warning,
     as from a file."""
-    cols = _frame_arrays(df, "relevance", "qrels")
-    if cols is None:
-        return None
-    try:
-        return qrels_from_columns(*cols, source="qrels")
-    except (ValueError, TypeError):
-        return None
+    out: Optional[Qrels] = _from_frame(df, "relevance", "qrels", qrels_from_columns)
+    return out
 
 
 def run_from_frame(df: Any) -> Optional[Run]:
@@ -174,11 +169,18 @@ def run_from_frame(df: Any) -> Optional[Run]:
     :meth:`Run.from_pandas` must read it.  Repeated (query, doc) entries are
     kept, as from a file: :func:`irscore.evaluate` keeps the best-ranked one
     and warns."""
-    cols = _frame_arrays(df, "score", "run")
+    out: Optional[Run] = _from_frame(df, "score", "run", run_from_columns)
+    return out
+
+
+def _from_frame(df: Any, value: str, what: str, build: Callable[..., Any]) -> Any:
+    """``build(query ids, doc ids, values, source=what)`` on the frame's columns, or
+    None when this path cannot read the frame exactly (see :func:`qrels_from_frame`)."""
+    cols = _frame_arrays(df, value, what)
     if cols is None:
         return None
     try:
-        return run_from_columns(*cols, source="run")
+        return build(*cols, source=what)
     except (ValueError, TypeError):
         return None
 
