@@ -40,7 +40,8 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] in
                      const int32_t[::1] intent, const int32_t[::1] grade, int64_t level, double alpha,
                      double beta, int64_t depth, const int64_t *cut, Py_ssize_t ncut, double *gain,
                      int64_t *ghead, int64_t *gtail, uint64_t *gmask, int64_t *nxt,
-                     double *dcg_at, double *err_at, double *nrbp) noexcept nogil:
+                     double *dcg_at, double *err_at, double *nrbp, const double *disc_tab,
+                     int64_t ntab) noexcept nogil:
     """The greedy ideal ranking of one query to ``depth``: its DCG and ERR
     sums at each cutoff and its NRBP sum (before NRBP's constant factor).
 
@@ -121,7 +122,7 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] in
         for a in range(int_off[r0 + r], int_off[r0 + r + 1]):
             if grade[a] >= level:
                 gain[intent[a]] *= 1.0 - alpha
-        dcg += best_s * log(2.0) / log(<double> pos + 2.0)
+        dcg += best_s * (disc_tab[pos] if pos < ntab else log(2.0) / log(<double> pos + 2.0))
         err += best_s / <double> (pos + 1)
         nrbp[0] += best_s * decay
         decay *= beta
@@ -166,6 +167,8 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
     cdef int64_t *nxt
     cdef uint64_t *gmask
     cdef double *base
+    cdef double *disc_tab = NULL
+    cdef int64_t ntab
     if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0] or judged_off.shape[0] != offsets.shape[0]:
         raise ValueError("offsets, judged_off and row_off must all hold n_queries + 1 entries")
     nq = offsets.shape[0] - 1
@@ -209,8 +212,22 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
         nrbp_depth = <int64_t> ceil(log(1e-20) / log(beta)) + 1
     base = <double *> malloc((3 * maxM + 2 * (ncut + 1)) * sizeof(double) + (2 * maxM + 3 * maxR) * sizeof(int64_t)
                              + maxR * sizeof(uint64_t))
-    if base == NULL:
+    # log(2) / log(k + 2), the DCG discount of rank k + 1, for the ranks both
+    # passes read (the same expression: the same bits as computing it in place)
+    ntab = cutoffs[ncut - 1] if ncut else 0
+    if nrbp_depth > ntab:
+        ntab = nrbp_depth
+    if ntab > maxR and ntab > (cutoffs[ncut - 1] if ncut else 0):
+        ntab = maxR
+    if ntab > 65536:
+        ntab = 65536
+    disc_tab = <double *> malloc((ntab + 1) * sizeof(double))
+    if base == NULL or disc_tab == NULL:
+        free(base)
+        free(disc_tab)
         raise MemoryError()
+    for k in range(ntab):
+        disc_tab[k] = log(2.0) / log(<double> k + 2.0)
     gain = base
     ap = gain + maxM
     idcg = ap + maxM
@@ -256,7 +273,7 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
                     depth = nrows
                 ideal_pass(r0, nrows, M, int_off, intent, grade, level, alpha, beta, depth,
                            &cutoffs[0] if ncut else NULL, ncut, gain, ghead, gtail, gmask, nxt,
-                           idcg, ierr, &ideal_nrbp)
+                           idcg, ierr, &ideal_nrbp, disc_tab, ntab)
                 for j in range(M):
                     gain[j] = 1.0
                 # the ranking
@@ -298,7 +315,7 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
                     nrbp += s * decay
                     decay *= beta
                     if k < kmax:        # the cutoff measures: only to the largest cutoff
-                        disc = log(2.0) / log(<double> k + 2.0)
+                        disc = disc_tab[k] if k < ntab else log(2.0) / log(<double> k + 2.0)
                         dcg += s * disc
                         err += s / <double> (k + 1)
                         ii_dcg += ii_gain * disc
@@ -332,6 +349,7 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
                 out[q, PER_CUTOFF * ncut + W_APIA] = s / <double> Ma
     finally:
         free(base)
+        free(disc_tab)
     if bad_intent >= 0:
         raise ValueError(f"intent {intent[bad_intent]} (judgment {bad_intent}) outside its query's "
                          f"0..n_intents - 1")

@@ -124,10 +124,11 @@ def _join_lists(qrels: Qrels, run: Run, tags: Optional[np.ndarray], complete: bo
     if max_grade > MAX_GRADE:
         raise ValueError(f"qrels grade {max_grade} is too large (at most {MAX_GRADE})")
     ridx = run._index()
+    query_ids = qrels.query_ids
     pair_q: List[int] = []
     pair_r: List[int] = []
     missing: List[str] = []
-    for q, qid in enumerate(qrels.query_ids):
+    for q, qid in enumerate(query_ids):
         r = ridx.get(qid, -1)
         if r < 0:
             missing.append(qid)
@@ -147,7 +148,7 @@ def _join_lists(qrels: Qrels, run: Run, tags: Optional[np.ndarray], complete: bo
     threads = _parallel.n_threads(n_jobs, run.n_entries)
     _parallel.run(j.run, _parallel.ranges(len(pair_q), threads))
     rel, sc, off, levels, n_dup = j.result()
-    qids = [qrels.query_ids[q] for q in pair_q]
+    qids = list(query_ids) if len(pair_q) == len(query_ids) else [query_ids[q] for q in pair_q]
     return (Joined(qids, rel, sc, off, levels, missing, np.asarray(pair_r) < 0, int(n_dup), n_jobs=n_jobs),
             _NO_TAGS if tags is None else j.tags())
 
