@@ -22,6 +22,8 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy
 
+from irscore._trec_io cimport owned_array
+
 import numpy as np
 
 cdef extern from "irs_common.h" nogil:
@@ -249,7 +251,7 @@ def encode_sorted(object data, bint is_run, str what="run"):
                     length[lo + k] = ent[k].len
                     hashes[lo + k] = ent[k].hash
         out = {"query_ids": [queries[order[i]][0] for i in range(nq)], "offsets": offsets_a,
-               "doc_buf": _to_array(&docbuf, bufsize, np.uint8),   # the array takes the buffer over
+               "doc_buf": owned_array(&docbuf, bufsize, np.uint8),   # the array takes the buffer over
                "doc_start": start_a, "doc_len": len_a, "doc_hash": hash_a}
         out["scores" if is_run else "grades"] = val_a
         return out
@@ -259,34 +261,6 @@ def encode_sorted(object data, bint is_run, str what="run"):
         free(block)
 
 
-@cython.auto_pickle(False)
-cdef class _Owner:
-    """Owns a malloc'd buffer handed to numpy without a copy (freed with the array)."""
-    cdef char *data
-    cdef Py_ssize_t size
-    cdef Py_ssize_t shape[1]
-
-    def __dealloc__(self):
-        free(self.data)
-
-    def __getbuffer__(self, Py_buffer *buf, int flags):
-        self.shape[0] = self.size
-        buf.buf = self.data
-        buf.obj = self
-        buf.len = self.size
-        buf.readonly = 0
-        buf.itemsize = 1
-        buf.format = "B"
-        buf.ndim = 1
-        buf.shape = self.shape
-        buf.strides = NULL
-        buf.suboffsets = NULL
-        buf.internal = NULL
-
-    def __releasebuffer__(self, Py_buffer *buf):
-        pass
-
-
 cdef void *_data(object arr) except? NULL:
     """The data pointer of a C-contiguous numpy array (NULL when empty)."""
     if arr.size == 0:
@@ -294,15 +268,3 @@ cdef void *_data(object arr) except? NULL:
     return <void *> <size_t> arr.__array_interface__["data"][0]
 
 
-cdef object _to_array(char **data, int64_t size, object dtype):
-    """An array of ``dtype`` over the malloc'd ``*data`` of ``size`` bytes; the
-    array owns (and frees) the buffer from then on: ``*data`` is set to NULL."""
-    cdef _Owner owner = _Owner()
-    cdef char *p
-    if size == 0:
-        return np.empty(0, dtype=dtype)   # *data is freed by the caller
-    p = <char *> realloc(data[0], size)   # give back the unused capacity
-    owner.data = p if p != NULL else data[0]
-    owner.size = size
-    data[0] = NULL
-    return np.frombuffer(owner, dtype=dtype)

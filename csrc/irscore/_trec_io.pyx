@@ -120,22 +120,30 @@ cdef class _Owner:
         pass
 
 
-cdef object vec_to_array(Vec *v, object dtype):
-    """Hand the vector's memory to a numpy array (no copy) and reset the vector."""
+cdef object owned_array(char **data, int64_t size, object dtype):
+    """An array of ``dtype`` over the malloc'd ``*data`` of ``size`` bytes (no
+    copy; the unused capacity given back); the array owns and frees the buffer
+    from then on and ``*data`` is set to NULL.  With ``size`` 0 an empty array,
+    ``*data`` left to the caller.  Shared with the dict encoder (``_dicts``)."""
     cdef _Owner owner = _Owner()
     cdef char *p
-    if v.size == 0:
-        free(v.data)
-        v.data = NULL
-        v.cap = 0
+    if size == 0:
         return np.empty(0, dtype=dtype)
-    p = <char *> realloc(v.data, v.size)   # give back the unused capacity
-    owner.data = p if p != NULL else v.data
-    owner.size = v.size
+    p = <char *> realloc(data[0], size)
+    owner.data = p if p != NULL else data[0]
+    owner.size = size
+    data[0] = NULL
+    return np.frombuffer(owner, dtype=dtype)
+
+
+cdef object vec_to_array(Vec *v, object dtype):
+    """Hand the vector's memory to a numpy array (no copy) and reset the vector."""
+    out = owned_array(&v.data, v.size, dtype)
+    free(v.data)        # still set only when the vector was empty
     v.data = NULL
     v.size = 0
     v.cap = 0
-    return np.frombuffer(owner, dtype=dtype)
+    return out
 
 
 cdef unsigned char SPACE[256]
