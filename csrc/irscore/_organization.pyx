@@ -1810,6 +1810,53 @@ cdef inline bint _same_lists(const int32_t *occ_a, const int32_t *occ_b, int32_t
     return True
 
 
+cdef int64_t _class_pair_keys(const Topic *t, const int32_t *rep, int32_t nc, HK *keys) noexcept nogil:
+    """For each class (its representative document rep[ci]), a key per pair of its
+    X clusters (type 0) and per pair of its reference clusters (type 1, bit 62),
+    sorted; returns their number."""
+    cdef int64_t pos = 0
+    cdef int32_t ci, a, i1, i2, c1, c2
+    for ci in range(nc):
+        a = rep[ci]
+        for i1 in range(t.kx[a]):
+            c1 = t.xcv[t.xptr[a] + i1]
+            for i2 in range(i1 + 1, t.kx[a]):
+                c2 = t.xcv[t.xptr[a] + i2]
+                keys[pos].key = ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+        for i1 in range(t.kg[a]):
+            c1 = t.gcv[t.gptr[a] + i1]
+            for i2 in range(i1 + 1, t.kg[a]):
+                c2 = t.gcv[t.gptr[a] + i2]
+                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
+                keys[pos].idx = ci
+                pos += 1
+    _sort_hk(keys, pos)
+    return pos
+
+
+cdef inline bint _class_pair_shares(const Topic *t, int64_t side, int32_t c1, int32_t c2, int32_t a, int32_t b,
+                                    const int32_t *xc, const int32_t *gc, int32_t *ax, int32_t *ag) noexcept nogil:
+    """Documents a and b met at the key of clusters (c1, c2) on ``side`` (0: X,
+    1: reference): their shared X clusters in ax and reference clusters in ag,
+    and True when this key is where the pair is counted (c1, c2 are their two
+    smallest shared clusters on that side; through reference clusters only when
+    they share exactly one X cluster), else False."""
+    cdef int32_t s[2]
+    if side == 0:
+        ax[0] = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, t.xa, s)
+        if s[0] != c1 or s[1] != c2:
+            return False
+        ag[0] = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, t.ga)
+        return True
+    ax[0] = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, t.xa)
+    if ax[0] != 1:
+        return False
+    ag[0] = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, t.ga, s)
+    return s[0] == c1 and s[1] == c2
+
+
 cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int32_t *gc,
                                  const double *cw) noexcept nogil:
     """The corrections (f - ag) of the pairs a != b of multi documents that share two
@@ -1894,24 +1941,7 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
             S += cw[t.xcv[t.xptr[a] + i1]]
         acc += <double> (cnt[ci] * (cnt[ci] - 1)) * corr * S
     # keys: each class's pairs of X clusters (type 0) and of reference clusters (type 1)
-    pos = 0
-    for ci in range(nc):
-        a = rep[ci]
-        for i1 in range(t.kx[a]):
-            c1 = t.xcv[t.xptr[a] + i1]
-            for i2 in range(i1 + 1, t.kx[a]):
-                c2 = t.xcv[t.xptr[a] + i2]
-                keys[pos].key = ((<int64_t> c1) << 31) | c2
-                keys[pos].idx = ci
-                pos += 1
-        for i1 in range(t.kg[a]):
-            c1 = t.gcv[t.gptr[a] + i1]
-            for i2 in range(i1 + 1, t.kg[a]):
-                c2 = t.gcv[t.gptr[a] + i2]
-                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
-                keys[pos].idx = ci
-                pos += 1
-    _sort_hk(keys, pos)
+    pos = _class_pair_keys(t, rep, nc, keys)
     lo = 0
     while lo < pos:
         hi = lo
@@ -1925,18 +1955,8 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
             for j in range(i + 1, hi):
                 cj = keys[j].idx
                 b = rep[cj]
-                if keys[lo].key >> 62 == 0:
-                    ax = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa, s)
-                    if s[0] != c1 or s[1] != c2:
-                        continue  # counted at their two smallest shared clusters
-                    ag = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga)
-                else:
-                    ax = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa)
-                    if ax != 1:
-                        continue  # unrelated, or found through their X clusters
-                    ag = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga, s)
-                    if s[0] != c1 or s[1] != c2:
-                        continue
+                if not _class_pair_shares(t, keys[lo].key >> 62, c1, c2, a, b, xc, gc, &ax, &ag):
+                    continue    # counted at another key of the pair
                 f = <double> (ag if ag < ax else ax) / <double> ax
                 corr = f - <double> ag
                 if corr == 0.0:
@@ -2313,24 +2333,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
         S1[a] += <double> cnt[ci] * corr
         N1[a] -= <double> cnt[ci] * (t.kx[a] - 1)
     # class pairs sharing two clusters on either side
-    pos = 0
-    for ci in range(nc):
-        a = rep[ci]
-        for i1 in range(t.kx[a]):
-            c1 = t.xcv[t.xptr[a] + i1]
-            for i2 in range(i1 + 1, t.kx[a]):
-                c2 = t.xcv[t.xptr[a] + i2]
-                keys[pos].key = ((<int64_t> c1) << 31) | c2
-                keys[pos].idx = ci
-                pos += 1
-        for i1 in range(t.kg[a]):
-            c1 = t.gcv[t.gptr[a] + i1]
-            for i2 in range(i1 + 1, t.kg[a]):
-                c2 = t.gcv[t.gptr[a] + i2]
-                keys[pos].key = (1LL << 62) | ((<int64_t> c1) << 31) | c2
-                keys[pos].idx = ci
-                pos += 1
-    _sort_hk(keys, pos)
+    pos = _class_pair_keys(t, rep, nc, keys)
     lo = 0
     while lo < pos:
         hi = lo
@@ -2344,18 +2347,8 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
             for j in range(i + 1, hi):
                 cj = keys[j].idx
                 b = rep[cj]
-                if keys[lo].key >> 62 == 0:
-                    ax = _shared2(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa, s)
-                    if s[0] != c1 or s[1] != c2:
-                        continue  # counted at their two smallest shared clusters
-                    ag = _intersect(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga)
-                else:
-                    ax = _intersect(t.xocc + t.xptr[a], t.kx[a], t.xocc + t.xptr[b], t.kx[b], xc, xa)
-                    if ax != 1:
-                        continue  # not neighbours, or found through their X clusters
-                    ag = _shared2(t.gocc + t.gptr[a], t.kg[a], t.gocc + t.gptr[b], t.kg[b], gc, ga, s)
-                    if s[0] != c1 or s[1] != c2:
-                        continue
+                if not _class_pair_shares(t, keys[lo].key >> 62, c1, c2, a, b, xc, gc, &ax, &ag):
+                    continue    # counted at another key of the pair
                 f = <double> (ag if ag < ax else ax) / <double> ax
                 corr = f - <double> ax * ag
                 ncorr = ax - 1
