@@ -38,12 +38,23 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   two clusters on either side are corrected one class pair at a time (_ebc_multi).
 """
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
-from libc.stdlib cimport malloc, calloc, realloc, free, qsort
+from libc.stdlib cimport qsort
 from libc.string cimport memset, memcpy
 from libc.math cimport NAN, isnan
 
 import numpy as np
 from irscore._common cimport fenwick_add, fenwick_prefix
+
+# Scratch memory comes from irs_scratch.h, which keeps the large blocks a call frees
+# for the next call (see there): one topic of 800,000 occurrences needs about 120 MB,
+# which malloc/free would hand back to the system and fault in again every call.
+cdef extern from "irs_scratch.h" nogil:
+    void *scratch_malloc "irs_scratch_malloc" (size_t n)
+    void *scratch_calloc "irs_scratch_calloc" (size_t n, size_t size)
+    void scratch_free "irs_scratch_free" (void *p)
+    void scratch_release "irs_scratch_release" ()
+    void scratch_configure "irs_scratch_configure" (size_t min_bytes, int poison)
+    size_t SCRATCH_MIN "IRS_SCRATCH_MIN"
 
 cdef extern from "irs_common.h" nogil:
     # a hint only (no fault, no effect on results): the per-document tables are
@@ -108,43 +119,43 @@ cdef struct Work:
 
 
 cdef inline void _free_work(Work *w) noexcept nogil:
-    free(w.loc); free(w.gid); free(w.kx); free(w.kg)
-    free(w.xptr); free(w.xocc); free(w.gptr); free(w.gocc); free(w.fill)
-    free(w.xk); free(w.gk); free(w.xlv); free(w.xcv); free(w.glv); free(w.gcv); free(w.gl1); free(w.gc1)
-    free(w.wl); free(w.fl); free(w.neq); free(w.fen_f); free(w.fen_g)
-    free(w.cnt); free(w.touched); free(w.multi); free(w.mark)
+    scratch_free(w.loc); scratch_free(w.gid); scratch_free(w.kx); scratch_free(w.kg)
+    scratch_free(w.xptr); scratch_free(w.xocc); scratch_free(w.gptr); scratch_free(w.gocc); scratch_free(w.fill)
+    scratch_free(w.xk); scratch_free(w.gk); scratch_free(w.xlv); scratch_free(w.xcv); scratch_free(w.glv); scratch_free(w.gcv); scratch_free(w.gl1); scratch_free(w.gc1)
+    scratch_free(w.wl); scratch_free(w.fl); scratch_free(w.neq); scratch_free(w.fen_f); scratch_free(w.fen_g)
+    scratch_free(w.cnt); scratch_free(w.touched); scratch_free(w.multi); scratch_free(w.mark)
 
 
 cdef int _alloc_work(Work *w, int64_t n_docs, int64_t maxocc) noexcept nogil:
     cdef int64_t i
     cdef int64_t m = maxocc + 2
     w.oom = 0
-    w.loc = <int32_t *> malloc((n_docs + 1) * sizeof(int32_t))
-    w.gid = <int32_t *> malloc(m * sizeof(int32_t))
-    w.kx = <int32_t *> malloc(m * sizeof(int32_t))
-    w.kg = <int32_t *> malloc(m * sizeof(int32_t))
-    w.xptr = <int32_t *> malloc((m + 1) * sizeof(int32_t))
-    w.xocc = <int32_t *> malloc(m * sizeof(int32_t))
-    w.gptr = <int32_t *> malloc((m + 1) * sizeof(int32_t))
-    w.gocc = <int32_t *> malloc(m * sizeof(int32_t))
-    w.fill = <int32_t *> malloc(m * sizeof(int32_t))
-    w.xk = <int32_t *> malloc(m * sizeof(int32_t))
-    w.gk = <int32_t *> malloc(m * sizeof(int32_t))
-    w.xlv = <int32_t *> malloc(m * sizeof(int32_t))
-    w.xcv = <int32_t *> malloc(m * sizeof(int32_t))
-    w.glv = <int32_t *> malloc(m * sizeof(int32_t))
-    w.gcv = <int32_t *> malloc(m * sizeof(int32_t))
-    w.gl1 = <int32_t *> malloc(m * sizeof(int32_t))
-    w.gc1 = <int32_t *> malloc(m * sizeof(int32_t))
-    w.wl = <double *> malloc(m * sizeof(double))
-    w.fl = <double *> malloc(m * sizeof(double))
-    w.neq = <int32_t *> malloc(m * sizeof(int32_t))
-    w.fen_f = <double *> malloc((m + 1) * sizeof(double))
-    w.fen_g = <double *> malloc((m + 1) * sizeof(double))
-    w.cnt = <double *> calloc(m, sizeof(double))
-    w.touched = <int32_t *> malloc(m * sizeof(int32_t))
-    w.multi = <int32_t *> malloc(m * sizeof(int32_t))
-    w.mark = <int32_t *> malloc(m * sizeof(int32_t))
+    w.loc = <int32_t *> scratch_malloc((n_docs + 1) * sizeof(int32_t))
+    w.gid = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.kx = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.kg = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.xptr = <int32_t *> scratch_malloc((m + 1) * sizeof(int32_t))
+    w.xocc = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.gptr = <int32_t *> scratch_malloc((m + 1) * sizeof(int32_t))
+    w.gocc = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.fill = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.xk = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.gk = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.xlv = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.xcv = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.glv = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.gcv = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.gl1 = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.gc1 = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.wl = <double *> scratch_malloc(m * sizeof(double))
+    w.fl = <double *> scratch_malloc(m * sizeof(double))
+    w.neq = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.fen_f = <double *> scratch_malloc((m + 1) * sizeof(double))
+    w.fen_g = <double *> scratch_malloc((m + 1) * sizeof(double))
+    w.cnt = <double *> scratch_calloc(m, sizeof(double))
+    w.touched = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.multi = <int32_t *> scratch_malloc(m * sizeof(int32_t))
+    w.mark = <int32_t *> scratch_malloc(m * sizeof(int32_t))
     if (w.loc == NULL or w.gid == NULL or w.kx == NULL or w.kg == NULL or w.xptr == NULL
             or w.xocc == NULL or w.gptr == NULL or w.gocc == NULL or w.fill == NULL
             or w.wl == NULL or w.fl == NULL or w.neq == NULL or w.fen_f == NULL
@@ -669,16 +680,16 @@ cdef int _dom_sweep(Dom *dm, Run *r, int64_t *pos, int64_t n, int32_t nd, int32_
     the same as over r.ord.  -1 if memory runs out."""
     cdef int32_t V = dm.V, k, y
     cdef int64_t i, o, key, NP = dm.np_
-    cdef int32_t *sy = <int32_t *> malloc(n * sizeof(int32_t))
-    cdef int32_t *sz = <int32_t *> malloc(n * sizeof(int32_t))
-    cdef double *sv = <double *> malloc(n * V * sizeof(double))
-    cdef char *st = <char *> malloc(n * sizeof(char))
+    cdef int32_t *sy = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    cdef int32_t *sz = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    cdef double *sv = <double *> scratch_malloc(n * V * sizeof(double))
+    cdef char *st = <char *> scratch_malloc(n * sizeof(char))
     cdef double *tr = NULL
     cdef const double *src
     if nd == 2:
-        tr = <double *> calloc(V * (<int64_t> LX) * (LG + 1), sizeof(double))
+        tr = <double *> scratch_calloc(V * (<int64_t> LX) * (LG + 1), sizeof(double))
     if sy == NULL or sz == NULL or sv == NULL or st == NULL or (nd == 2 and tr == NULL):
-        free(sy); free(sz); free(sv); free(st); free(tr)
+        scratch_free(sy); scratch_free(sz); scratch_free(sv); scratch_free(st); scratch_free(tr)
         return -1
     for i in range(n):
         key = 2 * r.cx[i] + (1 if i >= NP else 0)
@@ -710,7 +721,7 @@ cdef int _dom_sweep(Dom *dm, Run *r, int64_t *pos, int64_t n, int32_t nd, int32_
                     y = LX
                 if y > 0:
                     r.acc += _f2_dot(tr, LG + 1, y, sz[o] + 1, sv + V * o, V)
-    free(sy); free(sz); free(sv); free(st); free(tr)
+    scratch_free(sy); scratch_free(sz); scratch_free(sv); scratch_free(st); scratch_free(tr)
     return 0
 
 
@@ -754,7 +765,7 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         return 0
     # counting sort by (first coordinate, points first)
     nkey = 2 * (<int64_t> LX + 1)
-    cnt = <int64_t *> calloc(nkey + 1, sizeof(int64_t))
+    cnt = <int64_t *> scratch_calloc(nkey + 1, sizeof(int64_t))
     if cnt == NULL:
         return -1
     for i in range(n):
@@ -767,7 +778,7 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         # tree over z; nd = 2: a 2-D Fenwick tree over (second coordinate, z),
         # small against the items, it stays in cache (O(n log LX log LG))
         rc = _dom_sweep(dm, r, cnt, n, nd, LX, LG)
-        free(cnt)
+        scratch_free(cnt)
         if rc != 0:
             return -1
         dm.acc += r.acc
@@ -776,7 +787,7 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         key = 2 * r.cx[i] + (1 if i >= dm.np_ else 0)
         r.ord[cnt[key]] = i
         cnt[key] += 1
-    free(cnt)
+    scratch_free(cnt)
     if nd == 2:
         _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
     else:
@@ -801,16 +812,16 @@ cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
     r.fsize = LG + 1
     r.pv = dm.pv
     r.q = dm.q
-    r.cx = <int32_t *> malloc(n * sizeof(int32_t))
-    r.cy = <int32_t *> malloc(n * sizeof(int32_t))
-    r.cw = <int32_t *> malloc(n * sizeof(int32_t))
-    r.cz = <int32_t *> malloc(n * sizeof(int32_t))
-    qall = <int64_t *> malloc(dm.nq * sizeof(int64_t))
-    r.ord = <int64_t *> malloc(n * sizeof(int64_t))
-    r.tmp = <int64_t *> malloc(n * sizeof(int64_t))
-    r.sub = <int64_t *> malloc(n * sizeof(int64_t))
-    r.tmp2 = <int64_t *> malloc(n * sizeof(int64_t))
-    r.fen = <double *> calloc(dm.V * (<int64_t> LG + 2), sizeof(double))
+    r.cx = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    r.cy = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    r.cw = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    r.cz = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    qall = <int64_t *> scratch_malloc(dm.nq * sizeof(int64_t))
+    r.ord = <int64_t *> scratch_malloc(n * sizeof(int64_t))
+    r.tmp = <int64_t *> scratch_malloc(n * sizeof(int64_t))
+    r.sub = <int64_t *> scratch_malloc(n * sizeof(int64_t))
+    r.tmp2 = <int64_t *> scratch_malloc(n * sizeof(int64_t))
+    r.fen = <double *> scratch_calloc(dm.V * (<int64_t> LG + 2), sizeof(double))
     if (r.cx == NULL or r.cy == NULL or r.cw == NULL or r.cz == NULL or qall == NULL
             or r.ord == NULL or r.tmp == NULL or r.sub == NULL or r.tmp2 == NULL or r.fen == NULL):
         rc = -1
@@ -831,8 +842,8 @@ cdef int _dom_solve(Dom *dm, int32_t LX, int32_t LG) noexcept nogil:
             if _dom_pass(dm, mask, moff[mask] - (moff[mask - 1] if mask > 0 else 0), LX, LG, &r) != 0:
                 rc = -1
                 break
-    free(r.cx); free(r.cy); free(r.cw); free(r.cz); free(qall); free(r.ord); free(r.tmp)
-    free(r.sub); free(r.tmp2); free(r.fen)
+    scratch_free(r.cx); scratch_free(r.cy); scratch_free(r.cw); scratch_free(r.cz); scratch_free(qall); scratch_free(r.ord); scratch_free(r.tmp)
+    scratch_free(r.sub); scratch_free(r.tmp2); scratch_free(r.fen)
     return rc
 
 
@@ -843,9 +854,12 @@ cdef int _dom_push(Dom *dm, const int32_t *u, int32_t z, int32_t mask,
     cdef int32_t j
     if dm.nq == dm.cap:
         cap = 2 * dm.cap + 64
-        nq = <DQuery *> realloc(dm.q, cap * sizeof(DQuery))
+        nq = <DQuery *> scratch_malloc(cap * sizeof(DQuery))
         if nq == NULL:
             return -1
+        if dm.nq > 0:
+            memcpy(nq, dm.q, dm.nq * sizeof(DQuery))
+        scratch_free(dm.q)
         dm.q = nq
         dm.cap = cap
     nq = dm.q + dm.nq
@@ -860,7 +874,7 @@ cdef int _dom_push(Dom *dm, const int32_t *u, int32_t z, int32_t mask,
 
 
 cdef inline void _dom_free(Dom *dm) noexcept nogil:
-    free(dm.pc); free(dm.pz); free(dm.pv); free(dm.q)
+    scratch_free(dm.pc); scratch_free(dm.pz); scratch_free(dm.pv); scratch_free(dm.q)
 
 
 cdef int _dom_points(Dom *dm, Topic *t, Work *w, const int32_t *docs, int64_t n, int32_t qd,
@@ -875,9 +889,9 @@ cdef int _dom_points(Dom *dm, Topic *t, Work *w, const int32_t *docs, int64_t n,
     dm.np_ = n
     if n == 0:
         return 0
-    dm.pc = <int32_t *> malloc(qd * n * sizeof(int32_t))
-    dm.pz = <int32_t *> malloc(n * sizeof(int32_t))
-    dm.pv = <double *> malloc(2 * qd * n * sizeof(double))
+    dm.pc = <int32_t *> scratch_malloc(qd * n * sizeof(int32_t))
+    dm.pz = <int32_t *> scratch_malloc(n * sizeof(int32_t))
+    dm.pv = <double *> scratch_malloc(2 * qd * n * sizeof(double))
     if dm.pc == NULL or dm.pz == NULL or dm.pv == NULL:
         return -1
     for i in range(n):
@@ -1133,11 +1147,11 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
     memset(&sc, 0, sizeof(Scratch))
     nl[2] = 0
     nl[3] = 0
-    lq[2] = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
-    lq[3] = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
-    hv = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
-    k1 = <int32_t *> malloc((t.D + 1) * sizeof(int32_t))
-    grid_ok = <char *> malloc((t.D + 1) * sizeof(char))
+    lq[2] = <int32_t *> scratch_malloc((t.D + 1) * sizeof(int32_t))
+    lq[3] = <int32_t *> scratch_malloc((t.D + 1) * sizeof(int32_t))
+    hv = <int32_t *> scratch_malloc((t.D + 1) * sizeof(int32_t))
+    k1 = <int32_t *> scratch_malloc((t.D + 1) * sizeof(int32_t))
+    grid_ok = <char *> scratch_malloc((t.D + 1) * sizeof(char))
     if lq[2] == NULL or lq[3] == NULL or hv == NULL or k1 == NULL or grid_ok == NULL:
         rc = -1
     if rc == 0:
@@ -1196,12 +1210,12 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                 acc += _pair_term(t, w, b, a, lx, lg, tail)
     # --- scratch of the region grids ------------------------------------------------
     if rc == 0 and nl[2] + nl[3] > 0:
-        sc.xv = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
-        sc.th = <int32_t *> malloc((maxkx + 2) * sizeof(int32_t))
-        sc.xc = <double *> malloc(6 * (maxkx + 2) * sizeof(double))
-        sc.gv = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
-        sc.gt = <int32_t *> malloc((maxkg + 2) * sizeof(int32_t))
-        sc.gc = <double *> malloc(2 * (maxkg + 2) * sizeof(double))
+        sc.xv = <int32_t *> scratch_malloc((maxkx + 2) * sizeof(int32_t))
+        sc.th = <int32_t *> scratch_malloc((maxkx + 2) * sizeof(int32_t))
+        sc.xc = <double *> scratch_malloc(6 * (maxkx + 2) * sizeof(double))
+        sc.gv = <int32_t *> scratch_malloc((maxkg + 2) * sizeof(int32_t))
+        sc.gt = <int32_t *> scratch_malloc((maxkg + 2) * sizeof(int32_t))
+        sc.gc = <double *> scratch_malloc(2 * (maxkg + 2) * sizeof(double))
         if (sc.xv == NULL or sc.th == NULL or sc.xc == NULL or sc.gv == NULL or sc.gt == NULL
                 or sc.gc == NULL):
             rc = -1
@@ -1231,7 +1245,7 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                     acc += _pair_term(t, w, b, k, lx, lg, tail)
             elif ncell > maxcell:
                 maxcell = ncell
-        sc.grid = <double *> malloc(2 * qd * maxcell * sizeof(double))
+        sc.grid = <double *> scratch_malloc(2 * qd * maxcell * sizeof(double))
         if sc.grid == NULL or _dom_points(&dm, t, w, lq[qd], nl[qd], qd, lx, lg) != 0:
             rc = -1
         if rc == 0:
@@ -1255,10 +1269,10 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
             acc += dm.acc
         _dom_free(&dm)
         memset(&dm, 0, sizeof(Dom))
-        free(sc.grid)
+        scratch_free(sc.grid)
         sc.grid = NULL
-    free(lq[2]); free(lq[3]); free(hv); free(k1); free(grid_ok)
-    free(sc.xv); free(sc.th); free(sc.xc); free(sc.gv); free(sc.gt); free(sc.gc)
+    scratch_free(lq[2]); scratch_free(lq[3]); scratch_free(hv); scratch_free(k1); scratch_free(grid_ok)
+    scratch_free(sc.xv); scratch_free(sc.th); scratch_free(sc.xc); scratch_free(sc.gv); scratch_free(sc.gt); scratch_free(sc.gc)
     if rc != 0:
         w.oom = 1
         return 0.0
@@ -1481,25 +1495,25 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
     # no bigger than the corners themselves (read in any order, it stays in cache),
     # else the corners' values one by one from a sweep (grid)
     dense = (<int64_t> LX + 1) * YS <= grid_tot + 2 * <int64_t> t.nx
-    mdoc = <int32_t *> malloc(nmd * sizeof(int32_t))
-    xb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
-    gb_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
-    grid_ptr = <int64_t *> malloc((nmd + 1) * sizeof(int64_t))
-    xbv = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
-    gbv = <int32_t *> malloc(ngb_tot * sizeof(int32_t))
-    q_ptr = <int64_t *> calloc(LX + 2, sizeof(int64_t))
+    mdoc = <int32_t *> scratch_malloc(nmd * sizeof(int32_t))
+    xb_ptr = <int64_t *> scratch_malloc((nmd + 1) * sizeof(int64_t))
+    gb_ptr = <int64_t *> scratch_malloc((nmd + 1) * sizeof(int64_t))
+    grid_ptr = <int64_t *> scratch_malloc((nmd + 1) * sizeof(int64_t))
+    xbv = <int32_t *> scratch_malloc(nxb_tot * sizeof(int32_t))
+    gbv = <int32_t *> scratch_malloc(ngb_tot * sizeof(int32_t))
+    q_ptr = <int64_t *> scratch_calloc(LX + 2, sizeof(int64_t))
     if dense:
-        P = <double *> calloc(2 * (<int64_t> LX + 1) * YS, sizeof(double))
+        P = <double *> scratch_calloc(2 * (<int64_t> LX + 1) * YS, sizeof(double))
     else:
-        q_fill = <int64_t *> malloc((LX + 2) * sizeof(int64_t))
-        grid = <double *> malloc(grid_tot * sizeof(double))
-        q_slot = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
-        q_idx = <int32_t *> malloc(nxb_tot * sizeof(int32_t))
+        q_fill = <int64_t *> scratch_malloc((LX + 2) * sizeof(int64_t))
+        grid = <double *> scratch_malloc(grid_tot * sizeof(double))
+        q_slot = <int32_t *> scratch_malloc(nxb_tot * sizeof(int32_t))
+        q_idx = <int32_t *> scratch_malloc(nxb_tot * sizeof(int32_t))
     if (mdoc == NULL or xb_ptr == NULL or gb_ptr == NULL or grid_ptr == NULL or xbv == NULL
             or gbv == NULL or q_ptr == NULL or (dense and P == NULL)
             or (not dense and (q_fill == NULL or grid == NULL or q_slot == NULL or q_idx == NULL))):
-        free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
-        free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx); free(P)
+        scratch_free(mdoc); scratch_free(xb_ptr); scratch_free(gb_ptr); scratch_free(grid_ptr); scratch_free(xbv); scratch_free(gbv)
+        scratch_free(grid); scratch_free(q_ptr); scratch_free(q_fill); scratch_free(q_slot); scratch_free(q_idx); scratch_free(P)
         w.oom = 1
         return 0.0
     # boundaries: X buckets [b_i, b_i+1) over levels 0..LX, reference buckets over 0..LG+1
@@ -1657,8 +1671,8 @@ cdef double _multi_simple(Topic *t, Work *w, const int32_t[::1] x_doc, const int
                     Sw = grid[row1 + 2] - grid[row0 + 2] - grid[row1] + grid[row0]
                     Sf = grid[row1 + 3] - grid[row0 + 3] - grid[row1 + 1] + grid[row0 + 1]
                 acc += coefW * Sw + coefF * Sf
-    free(mdoc); free(xb_ptr); free(gb_ptr); free(grid_ptr); free(xbv); free(gbv)
-    free(grid); free(q_ptr); free(q_fill); free(q_slot); free(q_idx); free(P)
+    scratch_free(mdoc); scratch_free(xb_ptr); scratch_free(gb_ptr); scratch_free(grid_ptr); scratch_free(xbv); scratch_free(gbv)
+    scratch_free(grid); scratch_free(q_ptr); scratch_free(q_fill); scratch_free(q_slot); scratch_free(q_idx); scratch_free(P)
     return acc
 
 
@@ -1748,7 +1762,7 @@ cdef void _sort_hk(HK *a, int64_t n) noexcept nogil:
     if n < 64:
         qsort(a, n, sizeof(HK), _cmp_hk)
         return
-    tmp = <HK *> malloc(n * sizeof(HK))
+    tmp = <HK *> scratch_malloc(n * sizeof(HK))
     if tmp == NULL:
         qsort(a, n, sizeof(HK), _cmp_hk)
         return
@@ -1778,7 +1792,7 @@ cdef void _sort_hk(HK *a, int64_t n) noexcept nogil:
         dst = sw
     if src != a:
         memcpy(a, src, n * sizeof(HK))
-    free(tmp)
+    scratch_free(tmp)
 
 
 cdef inline int32_t _shared2(const int32_t *occ_a, int32_t na, const int32_t *occ_b, int32_t nb,
@@ -1883,12 +1897,12 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
         return 0.0
     if nkeys > 16 * (<int64_t> t.nx + t.ng) + 1000000:
         return NAN
-    hk = <HK *> malloc(nm * sizeof(HK))
-    rep = <int32_t *> malloc(nm * sizeof(int32_t))
-    cnt = <int64_t *> malloc(nm * sizeof(int64_t))
-    keys = <HK *> malloc((nkeys + 1) * sizeof(HK))
+    hk = <HK *> scratch_malloc(nm * sizeof(HK))
+    rep = <int32_t *> scratch_malloc(nm * sizeof(int32_t))
+    cnt = <int64_t *> scratch_malloc(nm * sizeof(int64_t))
+    keys = <HK *> scratch_malloc((nkeys + 1) * sizeof(HK))
     if hk == NULL or rep == NULL or cnt == NULL or keys == NULL:
-        free(hk); free(rep); free(cnt); free(keys)
+        scratch_free(hk); scratch_free(rep); scratch_free(cnt); scratch_free(keys)
         w.oom = 1
         return 0.0
     # classes: documents with identical cluster lists on both sides
@@ -1979,7 +1993,7 @@ cdef double _related_exceptional(Topic *t, Work *w, const int32_t *xc, const int
                 c2 = <int32_t> (keys[lo].key & 0x7FFFFFFF)
                 acc += 2.0 * <double> (cnt[ci] * cnt[cj]) * corr * S
         lo = hi
-    free(hk); free(rep); free(cnt); free(keys)
+    scratch_free(hk); scratch_free(rep); scratch_free(cnt); scratch_free(keys)
     return acc
 
 
@@ -2001,7 +2015,7 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
         if t.kx[k] > 0 and not (t.kx[k] == 1 and t.kg[k] <= 1):
             nm += 1
     if nm > 0:
-        cw = <double *> malloc((t.CX + 1) * sizeof(double))
+        cw = <double *> scratch_malloc((t.CX + 1) * sizeof(double))
         if cw == NULL:
             w.oom = 1
             return 0.0
@@ -2044,7 +2058,7 @@ cdef double _relatedness(Topic *t, Work *w, const int32_t[::1] x_level,
     if nm == 0:
         return acc
     ex = _related_exceptional(t, w, &x_cluster[0], &g_cluster[0] if t.ng > 0 else NULL, cw)
-    free(cw)
+    scratch_free(cw)
     if isnan(ex):
         return _relatedness_pairwise(t, w, x_level, x_cluster, g_cluster, Wt)
     return acc + ex
@@ -2260,14 +2274,14 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
         return 0
     if nkeys > 16 * (<int64_t> t.nx + t.ng) + 1000000:
         return 1
-    hk = <HK *> malloc(nm * sizeof(HK))
-    rep = <int32_t *> malloc(nm * sizeof(int32_t))
-    cnt = <int64_t *> malloc(nm * sizeof(int64_t))
-    keys = <HK *> malloc((nkeys + 1) * sizeof(HK))
-    S1 = <double *> calloc(t.D + 1, sizeof(double))
-    N1 = <double *> calloc(t.D + 1, sizeof(double))
+    hk = <HK *> scratch_malloc(nm * sizeof(HK))
+    rep = <int32_t *> scratch_malloc(nm * sizeof(int32_t))
+    cnt = <int64_t *> scratch_malloc(nm * sizeof(int64_t))
+    keys = <HK *> scratch_malloc((nkeys + 1) * sizeof(HK))
+    S1 = <double *> scratch_calloc(t.D + 1, sizeof(double))
+    N1 = <double *> scratch_calloc(t.D + 1, sizeof(double))
     if hk == NULL or rep == NULL or cnt == NULL or keys == NULL or S1 == NULL or N1 == NULL:
-        free(hk); free(rep); free(cnt); free(keys); free(S1); free(N1)
+        scratch_free(hk); scratch_free(rep); scratch_free(cnt); scratch_free(keys); scratch_free(S1); scratch_free(N1)
         return -1
     # per X cluster: contingency counts over every document's reference clusters
     for cl in range(t.CX):
@@ -2360,7 +2374,7 @@ cdef int _ebc_multi(Topic *t, Work *w, const int32_t *xc, const int32_t *gc, con
     for ci in range(nc):
         a = rep[ci]
         total[0] += <double> cnt[ci] * (S1[a] / N1[a])
-    free(hk); free(rep); free(cnt); free(keys); free(S1); free(N1)
+    scratch_free(hk); scratch_free(rep); scratch_free(cnt); scratch_free(keys); scratch_free(S1); scratch_free(N1)
     return 0
 
 
@@ -2390,7 +2404,7 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
     with nogil:
         maxocc = _max_topic(x_ptr, g_ptr)
         rc = _alloc_work(&w, n_docs, maxocc)
-        cstart = <int32_t *> malloc((maxocc + 2) * sizeof(int32_t))
+        cstart = <int32_t *> scratch_malloc((maxocc + 2) * sizeof(int32_t))
         if cstart == NULL:
             rc = -1
         if rc == 0:
@@ -2467,6 +2481,20 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
                 if ti + 1 < nt:
                     _release_topic(&t, &w)   # (after the last topic, w is freed)
         _free_work(&w)
-        free(cstart)
+        scratch_free(cstart)
     if rc != 0:
         raise MemoryError("extended_bcubed_side: cannot allocate work space")
+
+
+def release_scratch():
+    """Free the scratch blocks the R&S kernels keep for their next call (at most
+    384 MiB; see irs_scratch.h).  Only memory is given back: results never depend
+    on whether a block was reused."""
+    scratch_release()
+
+
+def _scratch_test_mode(bint on):
+    """Test hook: on, every freed scratch block is cached (not only those of
+    256 KiB or more) and a reused block is filled with 0xA5 bytes; off, the
+    defaults.  Either way the cache is emptied first."""
+    scratch_configure(0 if on else SCRATCH_MIN, 1 if on else 0)

@@ -1,0 +1,98 @@
+"""The R&S kernels' scratch cache (irs_scratch.h): blocks a call frees are reused by
+the next call, so no kernel may read scratch it did not write.  In test mode every
+block is cached and a reused block is filled with 0xA5 bytes first: any read of
+stale or never-written scratch then changes the numbers, which must equal those of
+the default mode bit for bit, and the one-pair-at-a-time reference."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from irscore import _organization as K
+from irscore.organization import Organization
+from irscore.organization.align import pair_arrays
+
+from test_organization_pairs import TOL, both_kernels, ebc_both, overlapping_clustering, repeated_topic
+
+
+@pytest.fixture
+def poisoned_cache():
+    K._scratch_test_mode(True)
+    try:
+        yield
+    finally:
+        K._scratch_test_mode(False)
+
+
+def _cases(seed: int, n: int):
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        nd = rng.randint(1, 200)
+        G = repeated_topic(rng, nd, rng.choice([0.0, 0.1, 0.5]), rng.randint(1, 20), 4, 8)
+        X = repeated_topic(rng, nd + 10, rng.choice([0.0, 0.01, 0.1, 0.5]), rng.randint(1, 25), 4, 8)
+        out.append((Organization(G), Organization(X), rng.choice([0.5, 7.5]), rng.random() < 0.3,
+                    rng.random() < 0.7))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_poisoned_reuse_changes_nothing(seed):
+    cases = _cases(500 + seed, 60)
+    default = [both_kernels(g, x, c, u, t) for g, x, c, u, t in cases]
+    K._scratch_test_mode(True)
+    try:
+        # twice: the second pass reuses (poisoned) blocks of every size the first left
+        for _ in range(2):
+            for (g, x, c, u, t), (new0, ref0) in zip(cases, default):
+                new, ref = both_kernels(g, x, c, u, t)
+                np.testing.assert_array_equal(new, new0)
+                np.testing.assert_array_equal(ref, ref0)
+                np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+    finally:
+        K._scratch_test_mode(False)
+
+
+def test_poisoned_reuse_relatedness_and_extended_bcubed(poisoned_cache):
+    rng = random.Random(77)
+    for _ in range(150):
+        docs = ["d%d" % i for i in range(rng.randint(1, 60))]
+        G = overlapping_clustering(rng, docs, rng.randint(1, 6), rng.randint(1, 4))
+        X = overlapping_clustering(rng, docs, rng.randint(1, 6), rng.randint(1, 4))
+        if not G or not X:
+            continue
+        new, ref = ebc_both(Organization(G), Organization(X))
+        np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
+
+
+def _big_topic(rng: random.Random, n_docs: int, repeat: float):
+    return repeated_topic(rng, n_docs, repeat, 60, 200, 20)
+
+
+def _rs(gold: Organization, system: Organization) -> np.ndarray:
+    a = pair_arrays(gold, system, gold.topics)
+    res = []
+    for x, g in ((a[4:8], a[0:4]), (a[0:4], a[4:8])):
+        pr, re = np.zeros(1), np.zeros(1)
+        K.rs_side(*x, *g, a[8], 7.5, False, True, pr, re)
+        res.extend([pr, re])
+    return np.concatenate(res)
+
+
+def test_large_blocks_reused_across_topics():
+    # topics of ~100,000 occurrences: scratch blocks above the default 256 KiB
+    # threshold, which are cached; a topic evaluated after another (whose blocks it
+    # reuses) gives the bits it gives with fresh memory
+    rng = random.Random(5)
+    a = (Organization(_big_topic(rng, 60_000, 0.1)), Organization(_big_topic(rng, 70_000, 0.1)))
+    b = (Organization(_big_topic(rng, 50_000, 0.05)), Organization(_big_topic(rng, 60_000, 0.2)))
+    K.release_scratch()
+    fresh_b = _rs(*b)
+    K.release_scratch()
+    fresh_a = _rs(*a)
+    for _ in range(2):
+        np.testing.assert_array_equal(_rs(*b), fresh_b)
+        np.testing.assert_array_equal(_rs(*a), fresh_a)
+    K.release_scratch()
