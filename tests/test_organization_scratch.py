@@ -96,3 +96,19 @@ def test_large_blocks_reused_across_topics():
         np.testing.assert_array_equal(_rs(*b), fresh_b)
         np.testing.assert_array_equal(_rs(*a), fresh_a)
     K.release_scratch()
+
+
+def test_concurrent_calls_share_the_cache(poisoned_cache):
+    # the kernels release the GIL: calls on several threads take and return
+    # blocks of the one cache at once; each must still get its own memory
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = _cases(900, 40)
+    K._scratch_test_mode(False)
+    want = [both_kernels(g, x, c, u, t)[0] for g, x, c, u, t in cases]
+    K._scratch_test_mode(True)
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            got = list(pool.map(lambda case: both_kernels(*case)[0], cases))
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)
