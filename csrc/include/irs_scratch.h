@@ -18,10 +18,10 @@
  * irs_scratch_malloc / _calloc / _free are drop-in replacements of malloc /
  * calloc / free for memory obtained from them only (each block carries a
  * 16-byte header with its capacity; realloc is not offered).  Thread-safe (a
- * spin lock around the slot table, held for a scan of the 48 slots); without the
- * GCC/Clang atomic builtins nothing is cached.  Contents of a reused block are
- * undefined, as malloc's; irs_scratch_calloc zeroes.  irs_scratch_release()
- * frees every cached block.
+ * spin lock around the slot table, held for a scan of the slots).  Without the
+ * GCC/Clang atomic builtins, or under AddressSanitizer, nothing is cached.
+ * Contents of a reused block are undefined, as malloc's; irs_scratch_calloc
+ * zeroes.  irs_scratch_release() frees every cached block.
  */
 #ifndef IRS_SCRATCH_H
 #define IRS_SCRATCH_H
@@ -41,7 +41,18 @@
 static size_t irs_scratch_min = IRS_SCRATCH_MIN;
 static int irs_scratch_poison = 0;
 
-#if defined(__GNUC__) || defined(__clang__)
+/* Under AddressSanitizer (the fuzz builds) nothing is cached, so that every
+ * block is a malloc of its own size and an overflow still hits a redzone. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IRS_SCRATCH_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define IRS_SCRATCH_ASAN 1
+#endif
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(IRS_SCRATCH_ASAN)
 #define IRS_SCRATCH_CACHE 1
 static char *irs_scratch_slot[IRS_SCRATCH_SLOTS];
 static size_t irs_scratch_kept;
