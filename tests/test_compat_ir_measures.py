@@ -146,9 +146,40 @@ def test_evaluator_reused_for_several_runs():
     assert agg[AP] == pytest.approx(sum(m.value for m in per_query if m.measure == AP) / len(ev.qrel_qids))
 
 
+def tie_free(qrels, run):
+    """The case with every score of a query distinct: ir_measures' providers
+    break ties their own ways (pytrec_eval by doc id, cwl_eval and the judged
+    provider in input order), irscore as trec_eval does."""
+    rng = random.Random(len(run))
+    return qrels, {q: {d: rng.random() for d in docs} for q, docs in run.items()}
+
+
+# ir_measures families irscore.evaluate reads under their ir_measures strings
+NAMED = [Judged @ 10, Judged @ 3, Judged, RR @ 5, RR(rel=2) @ 3, ir_measures.RBP(rel=2),
+         ir_measures.RBP(p=0.5, rel=1), nDCG(gains={0: 0, 1: 1, 2: 5, 3: 10}) @ 10,
+         nDCG(gains={0: 0, 1: 2, 2: 3}) @ 5, ir_measures.SDCG(max_rel=3) @ 10,
+         ir_measures.NERR8(max_rel=3) @ 10, ir_measures.NERR9(max_rel=3) @ 5]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_named_families_against_ir_measures_providers(seed):
+    qrels, run = tie_free(*random_case(seed, 400))
+    want = by_key(ir_measures.iter_calc(NAMED, qrels, run))
+    got = by_key(compat.iter_calc(NAMED, qrels, run))
+    assert set(got) == set(want)
+    assert len(want) > 300 * len(NAMED)
+    bad = [(k, got[k], want[k]) for k in want if not math.isclose(got[k], want[k], rel_tol=1e-9, abs_tol=1e-12)]
+    assert bad == []
+    agg_want = ir_measures.calc_aggregate(NAMED, qrels, run)
+    agg_got = compat.calc_aggregate(NAMED, qrels, run)
+    for m in NAMED:
+        assert agg_got[m] == pytest.approx(agg_want[m], rel=1e-9), m
+
+
 def test_unsupported_measures_are_refused_clearly():
     qrels, run = random_case(7, 20)
-    for m in (Judged @ 10, RR @ 5, ir_measures.ERR @ 10, ir_measures.RBP(rel=2)):
+    for m in (ir_measures.ERR, ir_measures.RBP @ 10, nDCG(dcg="exp-log2", gains={0: 0, 1: 1}),
+              ir_measures.alpha_nDCG @ 10):
         with pytest.raises(ValueError, match="not implemented by irscore"):
             compat.calc_aggregate([m], qrels, run)
 
@@ -172,17 +203,18 @@ def test_provider_registration(provider):
     got = ir_measures.irscore.calc_aggregate(ms, qrels, run)
     for m in ms:
         assert got[m] == pytest.approx(want[m], rel=1e-9)
-    assert provider.supports(nDCG @ 10) and not provider.supports(Judged @ 10)
+    assert provider.supports(nDCG @ 10) and provider.supports(Judged @ 10)
+    assert not provider.supports(ir_measures.alpha_nDCG @ 10)
 
 
 def test_provider_as_default(provider):
     qrels, run = random_case(9, 300)
     compat.register(default=True)
     assert ir_measures.DefaultPipeline.providers[0] is provider
-    ms = [AP, Judged @ 10]              # Judged falls through to ir_measures' judged provider
+    ms = [AP, ir_measures.alpha_nDCG @ 10]     # alpha_nDCG falls through to ir_measures' pyndeval provider
     got = ir_measures.calc_aggregate(ms, qrels, run)
-    want = ir_measures.judged.calc_aggregate([Judged @ 10], qrels, run)
-    assert got[Judged @ 10] == pytest.approx(want[Judged @ 10])
+    want = ir_measures.providers.registry["pyndeval"].calc_aggregate([ir_measures.alpha_nDCG @ 10], qrels, run)
+    assert got[ir_measures.alpha_nDCG @ 10] == pytest.approx(want[ir_measures.alpha_nDCG @ 10])
     assert got[AP] == pytest.approx(ir_measures.pytrec_eval.calc_aggregate([AP], qrels, run)[AP], rel=1e-9)
 
 

@@ -21,10 +21,15 @@ per-query values and a NaN mean (sums: 0).
 
 ir_measures measure objects are read from their parameters (not their strings),
 so ``NumRet(rel=1)`` (``NumRelRet``) counts relevant retrieved documents and
-``RBP`` is p=0.8.  Measures whose ir_measures definition irscore does not
-implement yet (``Judged@k``, ``RBP(rel=k)``, ``RR@k``, ``nDCG(gains=...)``, ...)
-raise ``ValueError`` here and are left to ir_measures' other providers when
-irscore is registered as a provider.
+``RBP`` is p=0.8.  ``Judged`` / ``Judged@k``, ``RR@k``, ``RBP(rel=k)``, gain maps
+with a cutoff, gdeval's ``ERR@k`` and the C/W/L measures (``SDCG``, ``INST``,
+``INSQ``, ``BPM``, ``NERR8``-``NERR11``) are handed to :func:`irscore.evaluate`
+under their ir_measures strings, which it reads with ir_measures' definitions.
+Measures irscore has no equal of (``RBP@k``, ``ERR`` without a cutoff,
+``nDCG(dcg="exp-log2", gains=...)``, the diversity measures, which need intent
+judgments that ir_measures' ``Qrel`` tuples do not carry) raise ``ValueError``
+here and are left to ir_measures' other providers when irscore is registered as
+a provider.
 """
 from __future__ import annotations
 
@@ -46,6 +51,9 @@ except ImportError:  # pragma: no cover - exercised only without ir_measures
     _HAVE_IRM = False
 
 _SUM_FAMILIES = ("NumRet", "NumRel", "NumQ", "NumRelRet")
+# families irscore.evaluate reads under their ir_measures strings with ir_measures'
+# definitions (tests/test_compat_ir_measures.py compares them with its providers)
+_AS_NAMED = ("Judged", "SDCG", "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")
 
 
 def _param(measure: Any, key: str) -> Any:
@@ -73,8 +81,14 @@ def to_irscore_name(measure: Any) -> Tuple[str, bool]:
     rel = p("rel")
 
     def unsupported(why: str) -> ValueError:
-        return ValueError(f"measure {measure!r}: {why} (ir_measures' definition is not implemented by irscore "
-                          "yet; issue 13)")
+        return ValueError(f"measure {measure!r}: {why} (ir_measures' definition is not implemented by irscore)")
+
+    def as_named() -> Tuple[str, bool]:
+        """The ir_measures string, which irscore.evaluate reads as ir_measures
+        defines it (per-measure judged_only included)."""
+        text = str(measure)
+        irscore.parse_measure(text)
+        return text, False
 
     def at(base: str, args: Dict[str, Any], c: Any) -> str:
         a = ",".join(f"{k}={v}" for k, v in args.items() if v is not None)
@@ -90,9 +104,13 @@ def to_irscore_name(measure: Any) -> Tuple[str, bool]:
             raise unsupported("a cutoff is required")
         return at(name, level(), cut), judged_only
     if name == "RR":
-        if cut is not None:
-            raise unsupported("RR@k")
-        return at("RR", level(), None), judged_only
+        return at("RR", level(), cut), judged_only
+    if name in _AS_NAMED:
+        return as_named()
+    if name == "ERR":
+        if cut is None:
+            raise unsupported("ERR without a cutoff")
+        return as_named()
     if name in ("Rprec", "Bpref", "infAP", "SetAP", "SetR"):
         return at(name, level(), None), judged_only
     if name == "SetP":
@@ -111,8 +129,10 @@ def to_irscore_name(measure: Any) -> Tuple[str, bool]:
         if gains is not None:
             # trec_eval's gain map (ndcg.level=gain,...): unlisted grades gain
             # their grade, as ir_measures maps them
-            if cut is not None or dcg != "log2" or not all(isinstance(k, int) for k in gains):
-                raise unsupported("gains= with a cutoff or dcg=")
+            if dcg != "log2" or not all(isinstance(k, int) for k in gains):
+                raise unsupported("gains= with dcg= or grades that are not integers")
+            if cut is not None:
+                return as_named()
             pairs = ",".join(f"{int(k)}={float(v)!r}" for k, v in sorted(gains.items()))
             return f"ndcg.{pairs}", judged_only
         gain = {"log2": None, "exp-log2": "exp"}.get(dcg, "?")
@@ -126,8 +146,11 @@ def to_irscore_name(measure: Any) -> Tuple[str, bool]:
     if name == "NumQ":
         return "NumQ", False
     if name == "RBP":
-        if rel is not None or cut is not None:
-            raise unsupported("RBP(rel=k) / RBP@k")
+        if cut is not None:
+            raise unsupported("RBP@k")
+        if rel is not None:
+            level()
+            return f"RBP(p={float(p('p'))!r},rel={rel})", False
         return f"RBP(p={float(p('p'))!r})", False
     raise unsupported(f"{name} is not an irscore measure")
 
