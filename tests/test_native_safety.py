@@ -650,7 +650,9 @@ def run_garbage(seed, iterations):
                                  np.array([[1, 1, 0, 0], [0, 0, 0, 1]], i64), 2, 4, np.zeros(2), np.zeros(2)],
                                 ["rel", "offsets", "levels", "cutoff", "max_rel", "out_err", "out_nerr"]),
              "_join.group_sort": (list(_gs_args().values()),
-                                  ["qidx", "qrank", "nq", "doc_off", "doc_hash", "scores", "doc_buf", "mode"])}
+                                  ["qidx", "qrank", "nq", "doc_off", "doc_hash", "scores", "doc_buf", "mode"]),
+             "_trec_io.intern_keys": (list(_trec_io.encode_keys(["a", "bb", 3, "a", "é"])),
+                                      ["buf", "off", "hashes"])}
     for it in range(iterations):
         for name in names + sorted(extra):
             if name in extra:
@@ -718,6 +720,7 @@ MODULES["_join_tagged"] = type(sys)("_join_tagged")
 MODULES["_join_tagged"].join = _tagged_join
 MODULES["_diversity"] = _diversity
 MODULES["_usermodel"] = _usermodel
+MODULES["_trec_io"] = _trec_io
 
 
 def test_tagged_join_and_new_kernels_accept_their_valid_arguments():

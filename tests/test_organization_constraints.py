@@ -299,3 +299,46 @@ def test_key_index_lookup_agrees_with_a_dict_under_hash_collisions():
         got = _trec_io.KeyIndex(gbuf, goff, gh).lookup(sbuf, soff, sh, -1).tolist()
         pos = {k: i for i, k in enumerate(gold)}
         assert got == [pos.get(k, -1) for k in sysd]
+
+
+def test_intern_keys_agrees_with_a_dict_under_hash_collisions():
+    """intern_keys (the organizations' document codes, in order of first
+    appearance) against a dict, with the real hashes and with forged ones that
+    collide in the slot, in the stored tag, or entirely; str and int ids apart."""
+    from irscore import _trec_io
+
+    rng = np.random.default_rng(11)
+    for trial in range(80):
+        n = int(rng.integers(0, 400))
+        keys = [("k%d" % v) if v % 3 else int(v) for v in rng.integers(0, int(rng.integers(1, 300)), n)]
+        buf, off, h = _trec_io.encode_keys(keys)
+        mode = trial % 4
+        if mode:
+            v = np.array([hash(("s" if type(k) is str else "i", str(k))) & 0xFFFF for k in keys], dtype=np.uint64)
+            if mode == 1:
+                h = ((v % np.uint64(3)) << np.uint64(32)) | v
+            elif mode == 2:
+                h = (v % np.uint64(5)) << np.uint64(40)
+            else:
+                h = np.zeros(n, dtype=np.uint64)
+        codes, first = _trec_io.intern_keys(buf, off, h)
+        want: dict = {}
+        for k in keys:
+            want.setdefault((type(k), k), len(want))
+        assert codes.dtype == np.int32 and first.dtype == np.int64
+        assert codes.tolist() == [want[(type(k), k)] for k in keys]
+        assert [keys[i] for i in first.tolist()] == [k for _, k in want]
+
+
+def test_intern_keys_checks_its_columns():
+    from irscore import _trec_io
+
+    buf, off, h = _trec_io.encode_keys(["a", "bb", "a"])
+    assert _trec_io.intern_keys(buf, off, h)[0].tolist() == [0, 1, 0]
+    i64 = np.int64
+    for bad_off in (off[:-1], np.array([0, 2, 1, len(buf)], i64), np.array([1, 2, 4, len(buf)], i64),
+                    np.array([0, 2, 5, len(buf) + 1], i64)):
+        with pytest.raises(ValueError):
+            _trec_io.intern_keys(buf, bad_off, h)
+    with pytest.raises(ValueError):
+        _trec_io.intern_keys(buf, off, h[:2])

@@ -685,6 +685,61 @@ cdef class KeyIndex:
         return out_a
 
 
+def intern_keys(const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[::1] hashes):
+    """Codes of encoded keys (``encode_keys``) in order of first appearance:
+    returns ``(codes, first)``, ``codes[i]`` the code of key i (int32) and
+    ``first[c]`` the position of the first key with code c (int64)."""
+    cdef int64_t n = hashes.shape[0], i, slot, cap = 16, u = 0, j, la
+    cdef uint64_t e, tag, mask
+    cdef uint64_t *table
+    cdef const char *base
+    cdef const char *a
+    if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
+        raise ValueError("intern_keys: inconsistent key columns")
+    if n >= 0x7FFFFFFF:
+        raise ValueError("intern_keys: at most 2**31 - 2 keys")
+    for i in range(n):
+        if off[i + 1] < off[i]:
+            raise ValueError("intern_keys: offsets must be non-decreasing")
+    while cap < 2 * n:
+        cap *= 2
+    codes_a = np.empty(n, dtype=np.int32)
+    first_a = np.empty(n, dtype=np.int64)
+    cdef int32_t[::1] codes = codes_a
+    cdef int64_t[::1] first = first_a
+    table = <uint64_t *> malloc(cap * sizeof(uint64_t))
+    if table == NULL:
+        raise MemoryError()
+    mask = <uint64_t> (cap - 1)
+    base = <const char *> &buf[0] if buf.shape[0] else NULL
+    with nogil:
+        for i in range(cap):
+            table[i] = KI_EMPTY
+        for i in range(n):
+            if i + KI_AHEAD < n:
+                IRS_PREFETCH(table + <int64_t> (hashes[i + KI_AHEAD] & mask))
+            a = base + off[i]
+            la = off[i + 1] - off[i]
+            tag = hashes[i] & 0xFFFFFFFF00000000ULL
+            slot = <int64_t> (hashes[i] & mask)
+            while True:
+                e = table[slot]
+                if e == KI_EMPTY:
+                    table[slot] = tag | <uint64_t> u
+                    first[u] = i
+                    codes[i] = <int32_t> u
+                    u += 1
+                    break
+                if (e & 0xFFFFFFFF00000000ULL) == tag:
+                    j = first[<int64_t> (e & 0xFFFFFFFFULL)]
+                    if off[j + 1] - off[j] == la and irs_bytes_cmp(base + off[j], la, a, la) == 0:
+                        codes[i] = <int32_t> (e & 0xFFFFFFFFULL)
+                        break
+                slot = <int64_t> ((<uint64_t> slot + 1) & mask)
+    free(table)
+    return codes_a, first_a[:u].copy()
+
+
 # ---------------------------------------------------------------------------
 # Parallel reading of a whole file in memory (a memory map of a plain file)
 

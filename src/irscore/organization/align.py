@@ -2,11 +2,11 @@
 native kernel reads."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
 import numpy as np
 
-from irscore.organization.model import DocId, Organization
+from irscore.organization.model import Organization
 
 
 # ---------------------------------------------------------------------------
@@ -47,12 +47,11 @@ def pair_arrays(gold: Organization, system: Organization, topics: Sequence[str])
     senc = system._encoded()
     g_ptr, g_doc, g_lev, g_cl = _reorder(genc, topics)
     s_ptr, s_doc, s_lev, s_cl = _reorder(senc, topics)
-    gvocab: Dict[DocId, int] = genc[5]
-    svocab_list: List[DocId] = senc[6]
+    n_gold: int = genc[5]
     trans = gold._keys()[1].lookup(*system._keys()[0], -1)
     missing = trans < 0
-    n_docs = len(gvocab) + int(missing.sum())
-    trans[missing] = np.arange(len(gvocab), n_docs, dtype=np.int64)
+    n_docs = n_gold + int(missing.sum())
+    trans[missing] = np.arange(n_gold, n_docs, dtype=np.int64)
     s_doc = trans[s_doc].astype(np.int32) if len(s_doc) else s_doc
     if n_docs >= 2**31 - 1:
         raise ValueError("too many distinct documents (at most 2**31 - 2)")

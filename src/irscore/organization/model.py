@@ -2,7 +2,6 @@
 its checks, and the result type :class:`RSResult`."""
 from __future__ import annotations
 
-import itertools
 import os
 from typing import Any, Collection, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -296,7 +295,8 @@ class Organization:
         return sum(len(cl) for lev in self._topics[topic] for cl in lev)
 
     # -- encoding for the kernels -----------------------------------------------
-    def _encoded(self) -> Tuple[Dict[str, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, Dict[DocId, int], List[DocId]]:
+    def _encoded(self) -> Tuple[Dict[str, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, int,
+                                Tuple[np.ndarray, np.ndarray, np.ndarray]]:
         if self._enc is None:
             all_docs: List[DocId] = []
             extend = all_docs.extend
@@ -315,18 +315,25 @@ class Organization:
                     cl_level.extend([li] * len(lev))
                 cl_first.extend([first] * (len(sizes) - first))
                 ptr.append(len(all_docs))
-            vocab: Dict[DocId, int] = dict(zip(dict.fromkeys(all_docs), itertools.count()))
-            codes = np.array(list(map(vocab.__getitem__, all_docs)), dtype=np.int32)
+            # the documents' codes in order of first appearance, natively (one pass
+            # over the ids' bytes instead of three dict operations per occurrence)
+            buf, off, hashes = _trec_io.encode_keys(all_docs)
+            codes, seen = _trec_io.intern_keys(buf, off, hashes)
+            # the distinct documents' encoded keys, in code order (for _keys)
+            lens = off[seen + 1] - off[seen]
+            uoff = np.zeros(len(seen) + 1, dtype=np.int64)
+            np.cumsum(lens, out=uoff[1:])
+            ubuf = buf[np.repeat(off[seen] - uoff[:-1], lens) + np.arange(uoff[-1], dtype=np.int64)]
             size_arr = np.asarray(sizes, dtype=np.int64)
             local_cluster = np.arange(len(sizes), dtype=np.int64) - np.asarray(cl_first, dtype=np.int64)
             self._enc = (
                 index,
                 np.asarray(ptr, dtype=np.int64),
-                codes.reshape(-1),
+                codes,
                 np.repeat(np.asarray(cl_level, dtype=np.int32), size_arr),
                 np.repeat(local_cluster.astype(np.int32), size_arr),
-                vocab,
-                list(vocab),
+                len(seen),
+                (ubuf, uoff, hashes[seen]),
             )
         return self._enc  # type: ignore[return-value]
 
@@ -334,7 +341,7 @@ class Organization:
         """The vocabulary as a byte column (tagged UTF-8, hashes) and a hash index
         over it: aligning two organizations' documents is then one native pass."""
         if self._key_cache is None:
-            cols = _trec_io.encode_keys(self._encoded()[6])
+            cols = self._encoded()[6]
             self._key_cache = (cols, _trec_io.KeyIndex(*cols))
         return self._key_cache
 
