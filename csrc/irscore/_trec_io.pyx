@@ -566,6 +566,22 @@ def encode_keys(list keys):
         free(buf.data)
 
 
+cdef int _check_key_columns(const uint8_t[::1] buf, const int64_t[::1] off, int64_t n, int64_t most,
+                            str fn) except -1:
+    """The encoded-key columns (``encode_keys``) of n keys, as every reader of them
+    needs them: n + 1 non-decreasing offsets from 0 to the buffer's end, and at
+    most ``most`` keys."""
+    cdef int64_t i
+    if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
+        raise ValueError(f"{fn}: inconsistent key columns")
+    if n > most:
+        raise ValueError(f"{fn}: at most {most} keys")
+    for i in range(n):
+        if off[i + 1] < off[i]:
+            raise ValueError(f"{fn}: offsets must be non-decreasing")
+    return 0
+
+
 cdef enum:
     KI_AHEAD = 8            # keys between the stages of KeyIndex.lookup's pipeline
     KI_RING = 32            # candidates in flight (a power of two > 3 KI_AHEAD)
@@ -602,13 +618,7 @@ cdef class KeyIndex:
 
     def __cinit__(self, const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[::1] hashes):
         cdef int64_t n = hashes.shape[0], i, slot, cap = 16
-        if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
-            raise ValueError("KeyIndex: inconsistent key columns")
-        if n >= 0xFFFFFFFF:
-            raise ValueError("KeyIndex: at most 2**32 - 2 keys")
-        for i in range(n):
-            if off[i + 1] < off[i]:
-                raise ValueError("KeyIndex: offsets must be non-decreasing")
+        _check_key_columns(buf, off, n, 0xFFFFFFFE, "KeyIndex")
         while cap < 2 * n:
             cap *= 2
         self.table = <uint64_t *> malloc(cap * sizeof(uint64_t))
@@ -637,11 +647,7 @@ cdef class KeyIndex:
         cdef const uint64_t *table = self.table
         cdef const int64_t *moff = &self.off[0]
         cdef int64_t cand[KI_RING]
-        if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
-            raise ValueError("KeyIndex.lookup: inconsistent key columns")
-        for i in range(n):
-            if off[i + 1] < off[i]:
-                raise ValueError("KeyIndex.lookup: offsets must be non-decreasing")
+        _check_key_columns(buf, off, n, n, "KeyIndex.lookup")
         out_a = np.empty(n, dtype=np.int64)
         cdef int64_t[::1] out = out_a
         with nogil:
@@ -694,13 +700,7 @@ def intern_keys(const uint8_t[::1] buf, const int64_t[::1] off, const uint64_t[:
     cdef uint64_t *table
     cdef const char *base
     cdef const char *a
-    if off.shape[0] != n + 1 or (n and (off[0] != 0 or off[n] != buf.shape[0])):
-        raise ValueError("intern_keys: inconsistent key columns")
-    if n >= 0x7FFFFFFF:
-        raise ValueError("intern_keys: at most 2**31 - 2 keys")
-    for i in range(n):
-        if off[i + 1] < off[i]:
-            raise ValueError("intern_keys: offsets must be non-decreasing")
+    _check_key_columns(buf, off, n, 0x7FFFFFFE, "intern_keys")
     while cap < 2 * n:
         cap *= 2
     codes_a = np.empty(n, dtype=np.int32)
