@@ -312,9 +312,14 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
         raise ValueError("sort_grouped: ordered must hold one flag per query, in mode 0")
     cdef bint has_ordered = ordered is not None
     check_offsets(offsets, n, "sort_grouped")
-    for i in range(offsets[lo], offsets[hi]):
-        if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > doc_buf.shape[0]:
-            raise ValueError(f"sort_grouped: doc id span {i} out of the buffer")
+    cdef int64_t bad = -1, nbuf = doc_buf.shape[0]
+    with nogil:         # without the GIL: calls for other query ranges check theirs at the same time
+        for i in range(offsets[lo], offsets[hi]):
+            if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > nbuf:
+                bad = i
+                break
+    if bad >= 0:
+        raise ValueError(f"sort_grouped: doc id span {bad} out of the buffer")
     for q in range(lo, hi):
         if offsets[q + 1] - offsets[q] > maxcnt:
             maxcnt = offsets[q + 1] - offsets[q]
@@ -400,9 +405,14 @@ def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
                 or keep_a.shape[0] != n:
             raise ValueError("dedup_sorted: keep_out must be a boolean array of one entry per row")
     keep = keep_a.view(np.uint8)
-    for i in range(offsets[lo], offsets[hi]):
-        if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > doc_buf.shape[0]:
-            raise ValueError(f"dedup_sorted: doc id span {i} out of the buffer")
+    cdef int64_t bad = -1, nbuf = doc_buf.shape[0]
+    with nogil:
+        for i in range(offsets[lo], offsets[hi]):
+            if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > nbuf:
+                bad = i
+                break
+    if bad >= 0:
+        raise ValueError(f"dedup_sorted: doc id span {bad} out of the buffer")
     with nogil:
         for q in range(lo, hi):
             for i in range(offsets[q], offsets[q + 1] - 1):

@@ -158,6 +158,13 @@ cdef inline bint is_space(char c) noexcept nogil:
 cdef class TrecParser:
     """Streaming parser.  ``kind`` is ``"run"`` or ``"qrels"``."""
 
+    # SplitParser's parts run one TrecParser each on their own threads, each
+    # writing its parser's line state (lineno, rid) on every line: 128 bytes at
+    # each end keep two parsers' fields off a shared cache line wherever the
+    # allocator puts them (without them, the parse of 10M lines on two threads
+    # took 0.28 s instead of 0.23 s whenever the two parsers were allocated
+    # next to each other)
+    cdef char _pad_head[128]
     cdef Vec docbuf, docoff, hashes, qidx, values
     cdef Vec qbuf, qoff
     cdef int64_t *qtab          # open-addressing table of query indices (-1 empty)
@@ -180,6 +187,7 @@ cdef class TrecParser:
     cdef const char *rid
     cdef int64_t rid_len
     cdef bint bom_checked
+    cdef char _pad_tail[128]
 
     def __cinit__(self, str kind, str name="<input>"):
         self.is_run = kind == "run"

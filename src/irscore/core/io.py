@@ -67,10 +67,10 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
             parser.feed(chunk)
         return _finish(parser, "<stdin>", kind)
     name = check_path(name, kind)
-    parser = _trec_io.TrecParser(kind, name)
     size = os.path.getsize(name)
     if size >= _SPLIT_MIN and not is_gzip(name):
         return _finish_split(_parse_split(name, kind, _parallel.cpu_count()), name, kind)
+    parser = _trec_io.TrecParser(kind, name)
     if is_gzip(name):
         with open_binary(name, kind) as f:
             _feed_pipelined(f, parser, name)
