@@ -135,3 +135,36 @@ def test_hypothesis_floats_in_several_spellings(xs, p):
 @given(st.from_regex(r"\A[+-]?([0-9]{1,22}(\.[0-9]{0,22})?|\.[0-9]{1,22})([eE][+-]?[0-9]{1,3})?\Z"))
 def test_hypothesis_decimal_strings(s):
     _check([s])
+
+
+def test_short_tokens_accepted_and_refused_like_float():
+    """Tokens of up to 17 characters (the reader's short fast path) over the
+    characters of decimals: every one ``float()`` reads gives its exact double,
+    every other one is refused as not a number, including signs, dots and
+    digits in the wrong places and 15/16-digit significands around 2**53."""
+    rng = random.Random(17)
+    alphabet = "0123456789" * 3 + ".-+eE"
+    tokens = {"1.", ".5", "-0.0", "+0", "-.0", "007.50", "999999999999999", "9999999999999999",
+              "9007199254740993", "900719925474099.3", "-900719925474099.5", "1.2.3", ".", "-", "+",
+              "--1", "1-", "+-1", "1..", "..1", "1.e", "1e", "e1", ".e1", "12345678901234.56"}
+    while len(tokens) < 6000:
+        tokens.add("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 17))))
+    good, bad = [], []
+    for t in sorted(tokens):
+        try:
+            float(t)
+        except ValueError:
+            bad.append(t)
+        else:
+            good.append(t)
+    assert len(good) > 1000 and len(bad) > 1000
+    _check(good)
+    for t in bad:
+        p = _trec_io.TrecParser("run", "<floats>")
+        try:
+            p.feed(f"q Q0 d 1 {t} r\n".encode())
+            p.finish()
+        except ValueError as exc:
+            assert "is not a number" in str(exc), (t, str(exc))
+        else:
+            raise AssertionError(f"{t!r} was read as a number")

@@ -261,3 +261,32 @@ def test_dicts_and_files_give_the_same_columns(tmp_path, seed):
     for kw in ({}, {"judged_only": True}, {"max_docs": 3}, {"complete": True}):
         assert irscore.evaluate(qrels, run, names, per_query=True, **kw) == \
             irscore.evaluate(qp, rp, names, per_query=True, **kw)
+
+
+@pytest.mark.parametrize("where", ["qid", "docid", "tag"])
+def test_text_check_at_every_line_length_and_buffer_position(where):
+    """The tokenizer's ASCII test (taken from the same loads as its white-space
+    mask) decides between the fast path and the exact UTF-8 check of the ids:
+    an invalid byte in an id is refused, valid UTF-8 is kept, whatever the line
+    length (one or several 64-byte windows) and whether the line ends the
+    buffer (read byte by byte) or not; a non-UTF-8 run tag is not an id."""
+    for pad in range(0, 150, 7):
+        for last in (False, True):
+            for bad in (True, False):
+                ch = b"\xe9" if bad else "é".encode()
+                qid = b"q" + (b"x" * pad + ch if where == "qid" else b"")
+                doc = b"d" + (b"x" * pad + ch if where == "docid" else b"")
+                tag = b"r" + (b"x" * pad + ch if where == "tag" else b"")
+                line = b" ".join([qid, b"Q0", doc, b"1", b"1.5", tag]) + b"\n"
+                other = b"q Q0 other 2 0.5 r\n"
+                data = line if last else line + other * 3
+                p = _trec_io.TrecParser("run", "<text>")
+                if bad and where != "tag":
+                    with pytest.raises(ValueError, match="<text>:1: binary or non-UTF-8 data"):
+                        p.feed(data)
+                        p.finish()
+                    continue
+                p.feed(data)
+                out = p.finish()
+                assert out["query_ids"][0] == qid.decode("utf-8", "replace")
+                assert bytes(out["doc_buf"][:out["doc_off"][1]]) == doc

@@ -140,6 +140,37 @@ static inline int irs_parse_double(const char *p, int64_t n, double *out)
     int64_t e10 = 0;
     if (n <= 0)
         return -1;
+    if (n <= 17) {
+        /* fast path, the usual score: a sign, at most 15 digits (so below
+         * 2^53) and at most one '.', nothing else; one correctly rounded
+         * division, the same as the general Clinger path below.  Anything
+         * else is parsed again by the general code. */
+        const char *t = p;
+        uint64_t m = 0;
+        int nd = 0, fr = -1, sg = 0;
+        if (*t == '+' || *t == '-') {
+            sg = (*t == '-');
+            t++;
+        }
+        for (; t < end; t++) {
+            unsigned d = (unsigned)((unsigned char)*t - '0');
+            if (d <= 9) {
+                m = m * 10 + d;
+                nd++;
+            } else if (*t == '.' && fr < 0) {
+                fr = (int)(end - t - 1);
+            } else {
+                break;
+            }
+        }
+        if (t == end && nd > 0 && nd <= 15) {
+            double v = (double)m;
+            if (fr > 0)
+                v = v / irs_pow10_exact[fr];
+            *out = sg ? -v : v;
+            return 0;
+        }
+    }
     if (*s == '+' || *s == '-') {
         neg = (*s == '-');
         s++;

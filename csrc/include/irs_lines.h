@@ -207,30 +207,4 @@ static inline uint64_t irs_hash_bytes_padded(const char *p, int64_t n, int64_t a
     return irs_hash_bytes(p, n);
 }
 
-/* 1 when line [s, eol) is all ASCII without a NUL byte (so it is text), 0 when
- * it may not be (the caller then checks its tokens exactly).  bufend bounds
- * what may be read. */
-static inline int irs_plain_ascii(const char *s, const char *eol, const char *bufend)
-{
-#ifdef IRS_HAVE_SSE2
-    if (eol - s <= 64 && bufend - s >= 64) {
-        const __m128i zero = _mm_setzero_si128();
-        uint64_t bad = 0;
-        int k;
-        for (k = 0; k < 4; k++) {
-            __m128i x = _mm_loadu_si128((const __m128i *)(s + 16 * k));
-            uint32_t m = (uint32_t)_mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(x, zero)));
-            bad |= (uint64_t)m << (16 * k);
-        }
-        if (eol - s < 64)
-            bad &= (((uint64_t)1) << (eol - s)) - 1;
-        return bad == 0;
-    }
-#endif
-    (void)s;
-    (void)eol;
-    (void)bufend;
-    return 0;
-}
-
 #endif

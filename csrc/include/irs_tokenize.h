@@ -34,25 +34,32 @@ static inline int irs_is_space(unsigned char c)
     return c == ' ' || (c >= 9 && c <= 13);
 }
 
-/* Mask of the white-space bytes among p[0..n) (n <= 64); bits >= n are 0. */
-static inline uint64_t irs_space_mask(const char *p, int64_t n, int full)
+/* Mask of the white-space bytes among p[0..n) (n <= 64); bits >= n are 0.
+ * *odd gets the mask of the bytes that are not ASCII or are NUL (the same
+ * loads). */
+static inline uint64_t irs_space_mask(const char *p, int64_t n, int full, uint64_t *odd)
 {
-    uint64_t m = 0;
+    uint64_t m = 0, o = 0;
 #ifdef IRS_HAVE_SSE2
     if (full) {
         int k;
         const __m128i sp = _mm_set1_epi8(' ');
         const __m128i nine = _mm_set1_epi8(9);
         const __m128i four = _mm_set1_epi8(4);
+        const __m128i zero = _mm_setzero_si128();
         for (k = 0; k < 4; k++) {
             __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * k));
             __m128i t = _mm_sub_epi8(x, nine);
             __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(t, four), t);
             __m128i s = _mm_or_si128(_mm_cmpeq_epi8(x, sp), ctl);
             m |= (uint64_t)(uint32_t)_mm_movemask_epi8(s) << (16 * k);
+            o |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(x, _mm_cmpeq_epi8(x, zero))) << (16 * k);
         }
-        if (n < 64)
+        if (n < 64) {
             m &= (((uint64_t)1) << n) - 1;
+            o &= (((uint64_t)1) << n) - 1;
+        }
+        *odd = o;
         return m;
     }
 #else
@@ -60,26 +67,35 @@ static inline uint64_t irs_space_mask(const char *p, int64_t n, int full)
 #endif
     {
         int64_t i;
-        for (i = 0; i < n; i++)
-            if (irs_is_space((unsigned char)p[i]))
+        for (i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)p[i];
+            if (irs_is_space(c))
                 m |= ((uint64_t)1) << i;
+            if (c == 0 || c >= 0x80)
+                o |= ((uint64_t)1) << i;
+        }
     }
+    *odd = o;
     return m;
 }
 
 /* Tokens of line [s, eol); bufend bounds what may be read.  Stores the first
- * maxtok tokens (start, length) and returns the total number of tokens. */
+ * maxtok tokens (start, length) and returns the total number of tokens;
+ * *plain is set to 1 when every byte of the line is ASCII and none is NUL (the
+ * line is text), else 0. */
 static inline int irs_tokens(const char *s, const char *eol, const char *bufend,
-                             const char **tok, int64_t *tlen, int maxtok)
+                             const char **tok, int64_t *tlen, int maxtok, int *plain)
 {
     int n = 0;
     int in_tok = 0;
+    uint64_t odd_any = 0;
     const char *p = s;
     while (p < eol) {
         int64_t avail = eol - p;
         int64_t w = avail < 64 ? avail : 64;
         uint64_t valid = w == 64 ? ~(uint64_t)0 : ((((uint64_t)1) << w) - 1);
-        uint64_t M = irs_space_mask(p, w, bufend - p >= 64);
+        uint64_t odd;
+        uint64_t M = irs_space_mask(p, w, bufend - p >= 64, &odd);
         uint64_t ns = ~M & valid;
         uint64_t prev_ns = (ns << 1) | (uint64_t)in_tok;
         uint64_t starts = ns & ~prev_ns;
@@ -112,6 +128,7 @@ static inline int irs_tokens(const char *s, const char *eol, const char *bufend,
         }
         /* a token running to eol inside this window was closed by bit w above */
         in_tok = w == 64 ? (int)((ns >> 63) & 1) : 0;
+        odd_any |= odd;
         p += w;
     }
     if (in_tok) {
@@ -119,6 +136,7 @@ static inline int irs_tokens(const char *s, const char *eol, const char *bufend,
             tlen[n] = eol - tok[n];
         n++;
     }
+    *plain = odd_any == 0;
     return n;
 }
 

@@ -24,11 +24,10 @@ import numpy as np
 
 cdef extern from "irs_tokenize.h" nogil:
     int irs_tokens(const char *s, const char *eol, const char *bufend,
-                   const char **tok, int64_t *tlen, int maxtok)
+                   const char **tok, int64_t *tlen, int maxtok, int *plain)
 
 cdef extern from "irs_lines.h" nogil:
     int irs_same_bytes(const char *a, const char *b, int64_t n)
-    int irs_plain_ascii(const char *s, const char *eol, const char *bufend)
     uint64_t irs_hash_bytes_padded(const char *p, int64_t n, int64_t avail)
 
 cdef extern from "irs_common.h" nogil:
@@ -322,8 +321,8 @@ cdef class TrecParser:
                         const char **tok, int64_t *tlen, double *score, int32_t *grade) noexcept nogil:
         """Tokenize and validate one line: -1 for a blank or comment line, 0 for a
         data line (tokens, score or grade set), else an error code (state set)."""
-        cdef int ntok, rc
-        ntok = irs_tokens(line, eol, end, tok, tlen, 6)
+        cdef int ntok, rc, plain
+        ntok = irs_tokens(line, eol, end, tok, tlen, 6, &plain)
         if ntok == 0 or tok[0][0] == b'#':
             return -1       # blank line or comment
         if self.is_run:
@@ -341,7 +340,7 @@ cdef class TrecParser:
             if rc != 0:
                 return self.line_error(6 if rc == -2 else 5, ntok, tok[3], tlen[3], line, eol)
         # ids must be text (binary input is reported as such, not as odd ids)
-        if not irs_plain_ascii(line, eol, end) and (irs_not_text(tok[0], tlen[0])
+        if not plain and (irs_not_text(tok[0], tlen[0])
                                                    or irs_not_text(tok[2], tlen[2])):
             self.set_error(7, ntok, NULL, 0)
             return 7
