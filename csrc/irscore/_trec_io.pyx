@@ -1080,7 +1080,8 @@ cdef class SplitParser:
         cdef double score = 0.0
         cdef uint8_t *unord = <uint8_t *> self.unordered[k].data
         cdef const int64_t *cnt = <const int64_t *> self.counts[k].data
-        cdef int64_t prev_q = -1, prev_cur = 0, prev_len = 0
+        cdef int64_t prev_q = -1, prev_cur = 0, prev_len = 0, prev_qlen = 0, prev_qi = -1
+        cdef const char *prev_qtok = NULL
         cdef double prev_score = 0.0
         cdef bint is_run = self.is_run
         cdef irs_nl_iter it
@@ -1095,7 +1096,12 @@ cdef class SplitParser:
                 continue
             if rc > 0:
                 return rc
-            q = tp.intern_query(tok[0], tlen[0])
+            # the previous line's query (its id bytes in the input): no call
+            if prev_qtok != NULL and tlen[0] == prev_qlen and irs_same_bytes(tok[0], prev_qtok, prev_qlen):
+                q = prev_qi
+            else:
+                q = tp.intern_query(tok[0], tlen[0])
+                prev_qtok, prev_qlen, prev_qi = tok[0], tlen[0], q
             if q < 0 or q >= nq:
                 tp.set_error(9, 0, NULL, 0)
                 return 9
