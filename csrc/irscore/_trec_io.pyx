@@ -822,6 +822,7 @@ cdef class SplitParser:
     cdef bint counted_ok
     cdef int64_t *delta            # per part: how far its doc-id bytes moved down (close_gaps)
     cdef bint gaps_closed
+    cdef bint moves_shared         # close_gaps left the byte moves to the shift_starts shares
     cdef int64_t shift_n           # shares of the start shifting (shift_starts)
     cdef int64_t shifts_done
     cdef object share_done
@@ -1194,14 +1195,32 @@ cdef class SplitParser:
             for q in range(self.nq_counted[k]):
                 if fl[q] != lm[q]:
                     raise RuntimeError(f"{self.name}: internal error: part {k} wrote fewer entries than counted")
-        with nogil:
-            # in part order: a part moves down over space the earlier ones did not use
-            for k in range(self.nparts):
-                self.delta[k] = dst - self.bounds[k]
-                nk = self.doc_end[k] - self.bounds[k]
-                if self.delta[k] != 0:
-                    memmove(self.docbuf.data + dst, self.docbuf.data + self.bounds[k], nk)
-                dst += nk
+        cdef int64_t j, dk, nj
+        cdef bint disjoint = True
+        for k in range(self.nparts):
+            self.delta[k] = dst - self.bounds[k]
+            dst += self.doc_end[k] - self.bounds[k]
+        # when no part's destination overlaps any moving part's source bytes,
+        # the moves are independent: the shift_starts shares make them in
+        # slices, on their threads (the destinations are fresh pages, whose
+        # faults are most of the cost)
+        for k in range(self.nparts):
+            if self.delta[k] == 0:
+                continue
+            dk = self.bounds[k] + self.delta[k]
+            nk = self.doc_end[k] - self.bounds[k]
+            for j in range(self.nparts):
+                nj = self.doc_end[j] - self.bounds[j]
+                if self.delta[j] != 0 and nk > 0 and nj > 0 and dk < self.bounds[j] + nj and self.bounds[j] < dk + nk:
+                    disjoint = False
+        self.moves_shared = disjoint
+        if not disjoint:
+            with nogil:
+                # in part order: a part moves down over space the earlier ones did not use
+                for k in range(self.nparts):
+                    nk = self.doc_end[k] - self.bounds[k]
+                    if self.delta[k] != 0:
+                        memmove(self.docbuf.data + self.bounds[k] + self.delta[k], self.docbuf.data + self.bounds[k], nk)
         self.docbuf_end = dst
         self.gaps_closed = True
         self.shift_n = 0
@@ -1225,11 +1244,19 @@ cdef class SplitParser:
         if self.share_done[i]:
             raise RuntimeError(f"SplitParser.shift_starts: share {i} is done")
         self.share_done[i] = 1
+        cdef int64_t nk, b0, b1
+        cdef bint moves = self.moves_shared
         with nogil:
             for k in range(self.nparts):
                 d = self.delta[k]
                 if d == 0:
                     continue
+                if moves:       # this share's slice of the part's bytes (disjoint moves: any order)
+                    nk = self.doc_end[k] - self.bounds[k]
+                    b0 = self.bounds[k] + nk * i // n
+                    b1 = self.bounds[k] + nk * (i + 1) // n
+                    if b1 > b0:
+                        memcpy(self.docbuf.data + b0 + d, self.docbuf.data + b0, b1 - b0)
                 fl = <const int64_t *> self.fill[k].data
                 cnt = <const int64_t *> self.counts[k].data
                 nq = self.nq_counted[k]
