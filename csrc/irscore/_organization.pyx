@@ -28,7 +28,9 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   memberships" below): O(N log LX log LG) for two memberships on x and one on the
   reference when the (level, reference level) table is small against the topic,
   O(N log^2 N) otherwise and for three, one pair at a time for the rest
-  (``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
+  (O(h^2) in their number h; both orders of a pair at once, O(k) per pair of k
+  memberships from one document's per-level tables when it meets enough
+  partners; ``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
 - relatedness: O(N) over cluster memberships (contingency counts: a pair sharing
   one cluster and at most one reference cluster counts ag, its probability), plus
   the pairs sharing two clusters on either side, one class pair at a time
@@ -429,7 +431,10 @@ cdef double _level_weights(Topic *t, Work *w, const int32_t[::1] x_level, double
 #   L3 documents query L2 both ways, heavy and K1 documents query both
 #   populations both ways unless their region grid would outgrow the population
 #   (then one pair at a time).
-# - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))).
+# - heavy x heavy and heavy x K1: one pair at a time (O(h (h + k1))), both orders of
+#   a pair from one merge of the two documents' level lists per side (_pair_both),
+#   or, when a document meets enough partners, from its per-level tables
+#   (_tab_build, O(LX + LG) once; then O(k) per partner of k memberships: _tab_pair).
 
 cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int32_t *lx,
                               const int32_t *lg, int32_t tail) noexcept nogil:
@@ -444,6 +449,215 @@ cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int
         return (rg if rg < rx else rx) / rx * W
     return 0.0
 
+
+
+cdef inline void _merge_above(const int32_t *la, int32_t na, const int32_t *lb, int32_t nb,
+                              int64_t *ab, int64_t *ba) noexcept nogil:
+    """Pairs (alpha in A, beta in B) with alpha strictly above beta (ab) and with
+    beta strictly above alpha (ba): one merge of the two sorted level lists."""
+    cdef int32_t i = 0, j = 0, l, ca, cb
+    cdef int64_t ua = 0, ub = 0, rab = 0, rba = 0
+    while i < na or j < nb:
+        if j >= nb or (i < na and la[i] < lb[j]):
+            l = la[i]
+        else:
+            l = lb[j]
+        ca = 0
+        while i < na and la[i] == l:
+            ca += 1
+            i += 1
+        cb = 0
+        while j < nb and lb[j] == l:
+            cb += 1
+            j += 1
+        rab += cb * ua
+        rba += ca * ub
+        ua += ca
+        ub += cb
+    ab[0] = rab
+    ba[0] = rba
+
+
+cdef inline double _pair_both(Topic *t, Work *w, int32_t a, int32_t b, int32_t tail) noexcept nogil:
+    """_pair_term(a, b) + _pair_term(b, a) for two distinct documents with several
+    memberships, from one merge of their level lists on each side (xlv/glv: a
+    document's levels in a row, ascending) instead of four walks through the
+    occurrence lists; ``tail`` >= 0 stands for an empty reference list as in
+    _count_above."""
+    cdef const int32_t *la = t.xlv + t.xptr[a]
+    cdef const int32_t *lb = t.xlv + t.xptr[b]
+    cdef int32_t na = t.kx[a], nb = t.kx[b], i = 0, j = 0, l, ca, cb, u
+    cdef int32_t ta[1]
+    cdef int32_t tb[1]
+    cdef const int32_t *ga
+    cdef const int32_t *gb
+    cdef int32_t nga = t.kg[a], ngb = t.kg[b]
+    cdef int64_t ua = 0, ub = 0, rab = 0, rba = 0, gab = 0, gba = 0
+    cdef double fa = 0.0, sa = 0.0, fb = 0.0, sb = 0.0, wab = 0.0, wba = 0.0, wlv, flv, out = 0.0
+    # x: counts and weights of both orders (the sums of _cross, term by term)
+    while i < na or j < nb:
+        if j >= nb or (i < na and la[i] < lb[j]):
+            l = la[i]
+        else:
+            l = lb[j]
+        ca = 0
+        while i < na and la[i] == l:
+            ca += 1
+            i += 1
+        cb = 0
+        while j < nb and lb[j] == l:
+            cb += 1
+            j += 1
+        wlv = w.wl[l]
+        flv = w.fl[l]
+        rab += cb * ua
+        rba += ca * ub
+        for u in range(cb):
+            wab += fa * wlv + sa * flv
+        for u in range(ca):
+            wba += fb * wlv + sb * flv
+        for u in range(ca):
+            fa += flv
+            sa += wlv
+        for u in range(cb):
+            fb += flv
+            sb += wlv
+        ua += ca
+        ub += cb
+    if rab == 0 and rba == 0:
+        return 0.0
+    # reference: an empty list is the tail's one virtual occurrence, or relates to nothing
+    ga = t.glv + t.gptr[a]
+    gb = t.glv + t.gptr[b]
+    if nga == 0:
+        if tail < 0:
+            return 0.0
+        ta[0] = tail
+        ga = ta
+        nga = 1
+    if ngb == 0:
+        if tail < 0:
+            return 0.0
+        tb[0] = tail
+        gb = tb
+        ngb = 1
+    _merge_above(ga, nga, gb, ngb, &gab, &gba)
+    if rab > 0:
+        out += <double> (gab if gab < rab else rab) / <double> rab * wab
+    if rba > 0:
+        out += <double> (gba if gba < rba else rba) / <double> rba * wba
+    return out
+
+
+cdef struct PairTab:
+    # one document a's view of every level, for scoring a against many others:
+    # per x level l, the occurrences of a strictly above and strictly below l and
+    # the weights a partner's occurrence at l adds to each order
+    # (wab: sum over alpha above l of fl[alpha] wl[l] + wl[alpha] fl[l]; wba: the
+    # same over alpha below l, roles swapped); per reference level (tail
+    # included), the reference occurrences of a above and below it.
+    int32_t *xab
+    int32_t *xbe
+    double *wab
+    double *wba
+    int32_t *gab
+    int32_t *gbe
+    bint has_g         # a has a reference list (or the tail stands for it)
+
+
+cdef inline bint _tab_worth(const Topic *t, int64_t partners) noexcept nogil:
+    """Build a document's level tables (O(LX + LG)) rather than merge per pair
+    when it meets enough partners to pay for them."""
+    return <int64_t> t.LX + t.LG + 2 <= 4 * partners
+
+
+cdef void _tab_build(Topic *t, Work *w, int32_t a, int32_t tail, PairTab *pt) noexcept nogil:
+    cdef const int32_t *la = t.xlv + t.xptr[a]
+    cdef const int32_t *lg = t.glv + t.gptr[a]
+    cdef int32_t na = t.kx[a], ng = t.kg[a], i = 0, l, c, above = 0, LX = t.LX, LG = t.LG
+    cdef double f = 0.0, s = 0.0
+    # x, top down: occurrences and weight sums strictly above each level
+    for l in range(LX):
+        c = 0
+        while i < na and la[i] == l:
+            c += 1
+            i += 1
+        pt.xab[l] = above
+        pt.xbe[l] = na - above - c
+        pt.wab[l] = f * w.wl[l] + s * w.fl[l]
+        above += c
+        while c > 0:
+            f += w.fl[l]
+            s += w.wl[l]
+            c -= 1
+    # x, bottom up: weight sums strictly below each level
+    f = 0.0
+    s = 0.0
+    i = na - 1
+    l = LX - 1
+    while l >= 0:
+        c = 0
+        while i >= 0 and la[i] == l:
+            c += 1
+            i -= 1
+        pt.wba[l] = f * w.wl[l] + s * w.fl[l]
+        while c > 0:
+            f += w.fl[l]
+            s += w.wl[l]
+            c -= 1
+        l -= 1
+    # reference levels 0..LG (LG: the tail's virtual level)
+    pt.has_g = ng > 0 or tail >= 0
+    if not pt.has_g:
+        return
+    above = 0
+    i = 0
+    for l in range(LG + 1):
+        c = 0
+        if ng > 0:
+            while i < ng and lg[i] == l:
+                c += 1
+                i += 1
+        elif l == tail:
+            c = 1
+        pt.gab[l] = above
+        pt.gbe[l] = (ng if ng > 0 else 1) - above - c
+        above += c
+
+
+cdef inline double _tab_pair(const Topic *t, const PairTab *pt, int32_t b, int32_t tail) noexcept nogil:
+    """_pair_both(a, b) from a's tables (the same sums; each order's weights in
+    the order of b's occurrences)."""
+    cdef const int32_t *lb = t.xlv + t.xptr[b]
+    cdef const int32_t *gb
+    cdef int32_t nb = t.kx[b], ngb = t.kg[b], j, l
+    cdef int64_t rab = 0, rba = 0, gab = 0, gba = 0
+    cdef double wab = 0.0, wba = 0.0, out = 0.0
+    if not pt.has_g:
+        return 0.0
+    for j in range(nb):
+        l = lb[j]
+        rab += pt.xab[l]
+        rba += pt.xbe[l]
+        wab += pt.wab[l]
+        wba += pt.wba[l]
+    if rab == 0 and rba == 0:
+        return 0.0
+    if ngb == 0:
+        if tail < 0:
+            return 0.0
+        gab = pt.gab[tail]
+        gba = pt.gbe[tail]
+    else:
+        gb = t.glv + t.gptr[b]
+        for j in range(ngb):
+            gab += pt.gab[gb[j]]
+            gba += pt.gbe[gb[j]]
+    if rab > 0:
+        out += <double> (gab if gab < rab else rab) / <double> rab * wab
+    if rba > 0:
+        out += <double> (gba if gba < rba else rba) / <double> rba * wba
+    return out
 
 cdef struct DQuery:
     int32_t u[3]       # b_j <= u[j] for the coordinates in mask
@@ -1142,8 +1356,19 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
     cdef char *grid_ok = NULL
     cdef Dom dm
     cdef Scratch sc
+    cdef PairTab pt
+    cdef bint tabs_ok
     cdef int rc = 0
     memset(&dm, 0, sizeof(Dom))
+    # the level tables of _tab_build (LX + 1 and LG + 2 entries)
+    pt.xab = <int32_t *> scratch_malloc((t.LX + 1) * sizeof(int32_t))
+    pt.xbe = <int32_t *> scratch_malloc((t.LX + 1) * sizeof(int32_t))
+    pt.wab = <double *> scratch_malloc((t.LX + 1) * sizeof(double))
+    pt.wba = <double *> scratch_malloc((t.LX + 1) * sizeof(double))
+    pt.gab = <int32_t *> scratch_malloc((t.LG + 2) * sizeof(int32_t))
+    pt.gbe = <int32_t *> scratch_malloc((t.LG + 2) * sizeof(int32_t))
+    tabs_ok = (pt.xab != NULL and pt.xbe != NULL and pt.wab != NULL and pt.wba != NULL
+               and pt.gab != NULL and pt.gbe != NULL)
     memset(&sc, 0, sizeof(Scratch))
     nl[2] = 0
     nl[3] = 0
@@ -1199,15 +1424,18 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
         # --- heavy x heavy, heavy x K1: one pair at a time ----------------------
         for i in range(nhv):
             a = hv[i]
-            for j in range(i, nhv):
-                b = hv[j]
-                acc += _pair_term(t, w, a, b, lx, lg, tail)
-                if a != b:
-                    acc += _pair_term(t, w, b, a, lx, lg, tail)
-            for j in range(nk1):
-                b = k1[j]
-                acc += _pair_term(t, w, a, b, lx, lg, tail)
-                acc += _pair_term(t, w, b, a, lx, lg, tail)
+            acc += _pair_term(t, w, a, a, lx, lg, tail)
+            if tabs_ok and _tab_worth(t, nhv - i - 1 + nk1):
+                _tab_build(t, w, a, tail, &pt)
+                for j in range(i + 1, nhv):
+                    acc += _tab_pair(t, &pt, hv[j], tail)
+                for j in range(nk1):
+                    acc += _tab_pair(t, &pt, k1[j], tail)
+            else:
+                for j in range(i + 1, nhv):
+                    acc += _pair_both(t, w, a, hv[j], tail)
+                for j in range(nk1):
+                    acc += _pair_both(t, w, a, k1[j], tail)
     # --- scratch of the region grids ------------------------------------------------
     if rc == 0 and nl[2] + nl[3] > 0:
         sc.xv = <int32_t *> scratch_malloc((maxkx + 2) * sizeof(int32_t))
@@ -1239,10 +1467,13 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
             ncell = _grid_cells(t, k, qd, lx, lg)
             grid_ok[k] = ncell <= 4 * nl[qd] + 64
             if not grid_ok[k]:
-                for j in range(nl[qd]):
-                    b = lq[qd][j]
-                    acc += _pair_term(t, w, k, b, lx, lg, tail)
-                    acc += _pair_term(t, w, b, k, lx, lg, tail)
+                if tabs_ok and _tab_worth(t, nl[qd]):
+                    _tab_build(t, w, k, tail, &pt)
+                    for j in range(nl[qd]):
+                        acc += _tab_pair(t, &pt, lq[qd][j], tail)
+                else:
+                    for j in range(nl[qd]):
+                        acc += _pair_both(t, w, k, lq[qd][j], tail)
             elif ncell > maxcell:
                 maxcell = ncell
         sc.grid = <double *> scratch_malloc(2 * qd * maxcell * sizeof(double))
@@ -1272,6 +1503,8 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
         scratch_free(sc.grid)
         sc.grid = NULL
     scratch_free(lq[2]); scratch_free(lq[3]); scratch_free(hv); scratch_free(k1); scratch_free(grid_ok)
+    scratch_free(pt.xab); scratch_free(pt.xbe); scratch_free(pt.wab); scratch_free(pt.wba)
+    scratch_free(pt.gab); scratch_free(pt.gbe)
     scratch_free(sc.xv); scratch_free(sc.th); scratch_free(sc.xc); scratch_free(sc.gv); scratch_free(sc.gt); scratch_free(sc.gc)
     if rc != 0:
         w.oom = 1
