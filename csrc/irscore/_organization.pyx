@@ -451,6 +451,39 @@ cdef inline double _pair_term(Topic *t, Work *w, int32_t a, int32_t b, const int
 
 
 
+cdef inline int32_t _next_level(const int32_t *la, int32_t na, int32_t *i, const int32_t *lb,
+                               int32_t nb, int32_t *j, int32_t *ca, int32_t *cb) noexcept nogil:
+    """One step of a merge of two sorted level lists (one of them not yet
+    exhausted): the next level l, and how many entries of each list are at l
+    (ca, cb; i and j move past them)."""
+    cdef int32_t l
+    if j[0] >= nb or (i[0] < na and la[i[0]] < lb[j[0]]):
+        l = la[i[0]]
+    else:
+        l = lb[j[0]]
+    ca[0] = 0
+    while i[0] < na and la[i[0]] == l:
+        ca[0] += 1
+        i[0] += 1
+    cb[0] = 0
+    while j[0] < nb and lb[j[0]] == l:
+        cb[0] += 1
+        j[0] += 1
+    return l
+
+
+cdef inline double _both_orders(int64_t rab, int64_t rba, int64_t gab, int64_t gba, double wab,
+                                double wba) noexcept nogil:
+    """The terms of a pair in both orders from its x counts (rab: a above b), its
+    reference counts and its weight sums (min(rg, rx) / rx * W each)."""
+    cdef double out = 0.0
+    if rab > 0:
+        out += <double> (gab if gab < rab else rab) / <double> rab * wab
+    if rba > 0:
+        out += <double> (gba if gba < rba else rba) / <double> rba * wba
+    return out
+
+
 cdef inline void _merge_above(const int32_t *la, int32_t na, const int32_t *lb, int32_t nb,
                               int64_t *ab, int64_t *ba) noexcept nogil:
     """Pairs (alpha in A, beta in B) with alpha strictly above beta (ab) and with
@@ -458,18 +491,7 @@ cdef inline void _merge_above(const int32_t *la, int32_t na, const int32_t *lb, 
     cdef int32_t i = 0, j = 0, l, ca, cb
     cdef int64_t ua = 0, ub = 0, rab = 0, rba = 0
     while i < na or j < nb:
-        if j >= nb or (i < na and la[i] < lb[j]):
-            l = la[i]
-        else:
-            l = lb[j]
-        ca = 0
-        while i < na and la[i] == l:
-            ca += 1
-            i += 1
-        cb = 0
-        while j < nb and lb[j] == l:
-            cb += 1
-            j += 1
+        l = _next_level(la, na, &i, lb, nb, &j, &ca, &cb)
         rab += cb * ua
         rba += ca * ub
         ua += ca
@@ -487,27 +509,14 @@ cdef inline double _pair_both(Topic *t, Work *w, int32_t a, int32_t b, int32_t t
     cdef const int32_t *la = t.xlv + t.xptr[a]
     cdef const int32_t *lb = t.xlv + t.xptr[b]
     cdef int32_t na = t.kx[a], nb = t.kx[b], i = 0, j = 0, l, ca, cb, u
-    cdef int32_t ta[1]
-    cdef int32_t tb[1]
     cdef const int32_t *ga
     cdef const int32_t *gb
     cdef int32_t nga = t.kg[a], ngb = t.kg[b]
     cdef int64_t ua = 0, ub = 0, rab = 0, rba = 0, gab = 0, gba = 0
-    cdef double fa = 0.0, sa = 0.0, fb = 0.0, sb = 0.0, wab = 0.0, wba = 0.0, wlv, flv, out = 0.0
+    cdef double fa = 0.0, sa = 0.0, fb = 0.0, sb = 0.0, wab = 0.0, wba = 0.0, wlv, flv
     # x: counts and weights of both orders (the sums of _cross, term by term)
     while i < na or j < nb:
-        if j >= nb or (i < na and la[i] < lb[j]):
-            l = la[i]
-        else:
-            l = lb[j]
-        ca = 0
-        while i < na and la[i] == l:
-            ca += 1
-            i += 1
-        cb = 0
-        while j < nb and lb[j] == l:
-            cb += 1
-            j += 1
+        l = _next_level(la, na, &i, lb, nb, &j, &ca, &cb)
         wlv = w.wl[l]
         flv = w.fl[l]
         rab += cb * ua
@@ -529,24 +538,16 @@ cdef inline double _pair_both(Topic *t, Work *w, int32_t a, int32_t b, int32_t t
     # reference: an empty list is the tail's one virtual occurrence, or relates to nothing
     ga = t.glv + t.gptr[a]
     gb = t.glv + t.gptr[b]
+    if tail < 0 and (nga == 0 or ngb == 0):
+        return 0.0
     if nga == 0:
-        if tail < 0:
-            return 0.0
-        ta[0] = tail
-        ga = ta
+        ga = &tail
         nga = 1
     if ngb == 0:
-        if tail < 0:
-            return 0.0
-        tb[0] = tail
-        gb = tb
+        gb = &tail
         ngb = 1
     _merge_above(ga, nga, gb, ngb, &gab, &gba)
-    if rab > 0:
-        out += <double> (gab if gab < rab else rab) / <double> rab * wab
-    if rba > 0:
-        out += <double> (gba if gba < rba else rba) / <double> rba * wba
-    return out
+    return _both_orders(rab, rba, gab, gba, wab, wba)
 
 
 cdef struct PairTab:
@@ -632,7 +633,7 @@ cdef inline double _tab_pair(const Topic *t, const PairTab *pt, int32_t b, int32
     cdef const int32_t *gb
     cdef int32_t nb = t.kx[b], ngb = t.kg[b], j, l
     cdef int64_t rab = 0, rba = 0, gab = 0, gba = 0
-    cdef double wab = 0.0, wba = 0.0, out = 0.0
+    cdef double wab = 0.0, wba = 0.0
     if not pt.has_g:
         return 0.0
     for j in range(nb):
@@ -653,11 +654,7 @@ cdef inline double _tab_pair(const Topic *t, const PairTab *pt, int32_t b, int32
         for j in range(ngb):
             gab += pt.gab[gb[j]]
             gba += pt.gbe[gb[j]]
-    if rab > 0:
-        out += <double> (gab if gab < rab else rab) / <double> rab * wab
-    if rba > 0:
-        out += <double> (gba if gba < rba else rba) / <double> rba * wba
-    return out
+    return _both_orders(rab, rba, gab, gba, wab, wba)
 
 cdef struct DQuery:
     int32_t u[3]       # b_j <= u[j] for the coordinates in mask
