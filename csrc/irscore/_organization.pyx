@@ -1354,7 +1354,7 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
     cdef Dom dm
     cdef Scratch sc
     cdef PairTab pt
-    cdef bint tabs_ok
+    cdef bint tabs_ok, by_tab
     cdef int rc = 0
     memset(&dm, 0, sizeof(Dom))
     # the level tables of _tab_build (LX + 1 and LG + 2 entries)
@@ -1457,14 +1457,19 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
             continue
         # the queries: Lq documents "a above b" (ordered pairs within the
         # population), L3 documents against L2 both ways, heavy and K1 documents
-        # both ways (one pair at a time if their grid would outgrow the population)
+        # both ways, or one pair at a time where that is cheaper: with the
+        # level tables a pair costs about a quarter of a grid cell's dominance
+        # query, so the grid is taken when it has at most a quarter as many
+        # cells as the population has documents (without the tables, when its
+        # cells do not outnumber the population four times)
         maxcell = 5 * 5 * 3 if qd == 2 else 5 * 5 * 5 * 3
         for i in range(nhv + nk1):
             k = hv[i] if i < nhv else k1[i - nhv]
             ncell = _grid_cells(t, k, qd, lx, lg)
-            grid_ok[k] = ncell <= 4 * nl[qd] + 64
+            by_tab = tabs_ok and _tab_worth(t, nl[qd])
+            grid_ok[k] = 4 * ncell <= nl[qd] if by_tab else ncell <= 4 * nl[qd] + 64
             if not grid_ok[k]:
-                if tabs_ok and _tab_worth(t, nl[qd]):
+                if by_tab:
                     _tab_build(t, w, k, tail, &pt)
                     for j in range(nl[qd]):
                         acc += _tab_pair(t, &pt, lq[qd][j], tail)
