@@ -66,14 +66,25 @@ cdef int check_offsets(const int64_t[::1] off, int64_t n, str what) except -1:
     return 0
 
 
-cdef int check_spans(const int64_t[::1] start, const int32_t[::1] length, int64_t nbuf, str what) except -1:
-    """Every (start, length) lies inside a buffer of nbuf bytes."""
-    cdef int64_t i
+cdef int check_spans(const int64_t[::1] start, const int32_t[::1] length, int64_t nbuf, str what,
+                     int64_t lo=0, int64_t hi=-1) except -1:
+    """Every (start, length) of rows lo..hi-1 (default: all) lies inside a buffer of
+    nbuf bytes; checked without the GIL, so calls for other row ranges check theirs
+    at the same time."""
+    cdef int64_t i, bad = -1
     if start.shape[0] != length.shape[0]:
         raise ValueError(f"{what}: doc_start and doc_len differ in length")
-    for i in range(start.shape[0]):
-        if start[i] < 0 or length[i] < 0 or start[i] + length[i] > nbuf:
-            raise ValueError(f"{what}: doc id span {i} out of the buffer")
+    if hi < 0:
+        hi = start.shape[0]
+    if lo < 0 or hi > start.shape[0]:
+        raise ValueError(f"{what}: row range outside the columns")
+    with nogil:
+        for i in range(lo, hi):
+            if start[i] < 0 or length[i] < 0 or start[i] + length[i] > nbuf:
+                bad = i
+                break
+    if bad >= 0:
+        raise ValueError(f"{what}: doc id span {bad} out of the buffer")
     return 0
 
 
@@ -312,14 +323,7 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
         raise ValueError("sort_grouped: ordered must hold one flag per query, in mode 0")
     cdef bint has_ordered = ordered is not None
     check_offsets(offsets, n, "sort_grouped")
-    cdef int64_t bad = -1, nbuf = doc_buf.shape[0]
-    with nogil:         # without the GIL: calls for other query ranges check theirs at the same time
-        for i in range(offsets[lo], offsets[hi]):
-            if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > nbuf:
-                bad = i
-                break
-    if bad >= 0:
-        raise ValueError(f"sort_grouped: doc id span {bad} out of the buffer")
+    check_spans(doc_start, doc_len, doc_buf.shape[0], "sort_grouped", offsets[lo], offsets[hi])
     for q in range(lo, hi):
         if offsets[q + 1] - offsets[q] > maxcnt:
             maxcnt = offsets[q + 1] - offsets[q]
@@ -405,14 +409,7 @@ def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
                 or keep_a.shape[0] != n:
             raise ValueError("dedup_sorted: keep_out must be a boolean array of one entry per row")
     keep = keep_a.view(np.uint8)
-    cdef int64_t bad = -1, nbuf = doc_buf.shape[0]
-    with nogil:
-        for i in range(offsets[lo], offsets[hi]):
-            if doc_start[i] < 0 or doc_len[i] < 0 or doc_start[i] + doc_len[i] > nbuf:
-                bad = i
-                break
-    if bad >= 0:
-        raise ValueError(f"dedup_sorted: doc id span {bad} out of the buffer")
+    check_spans(doc_start, doc_len, doc_buf.shape[0], "dedup_sorted", offsets[lo], offsets[hi])
     with nogil:
         for q in range(lo, hi):
             for i in range(offsets[q], offsets[q + 1] - 1):
