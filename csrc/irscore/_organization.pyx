@@ -1357,15 +1357,8 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
     cdef bint tabs_ok, by_tab
     cdef int rc = 0
     memset(&dm, 0, sizeof(Dom))
-    # the level tables of _tab_build (LX + 1 and LG + 2 entries)
-    pt.xab = <int32_t *> scratch_malloc((t.LX + 1) * sizeof(int32_t))
-    pt.xbe = <int32_t *> scratch_malloc((t.LX + 1) * sizeof(int32_t))
-    pt.wab = <double *> scratch_malloc((t.LX + 1) * sizeof(double))
-    pt.wba = <double *> scratch_malloc((t.LX + 1) * sizeof(double))
-    pt.gab = <int32_t *> scratch_malloc((t.LG + 2) * sizeof(int32_t))
-    pt.gbe = <int32_t *> scratch_malloc((t.LG + 2) * sizeof(int32_t))
-    tabs_ok = (pt.xab != NULL and pt.xbe != NULL and pt.wab != NULL and pt.wba != NULL
-               and pt.gab != NULL and pt.gbe != NULL)
+    memset(&pt, 0, sizeof(PairTab))
+    tabs_ok = False
     memset(&sc, 0, sizeof(Scratch))
     nl[2] = 0
     nl[3] = 0
@@ -1395,6 +1388,17 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                 maxkx = t.kx[k]
             if t.kg[k] > maxkg:
                 maxkg = t.kg[k]
+        # the level tables of _tab_build (LX + 1 and LG + 2 entries), for the heavy
+        # and K1 documents only (without them, pairs are merged one by one)
+        if nhv + nk1 > 0:
+            pt.xab = <int32_t *> scratch_malloc((t.LX + 1) * sizeof(int32_t))
+            pt.xbe = <int32_t *> scratch_malloc((t.LX + 1) * sizeof(int32_t))
+            pt.wab = <double *> scratch_malloc((t.LX + 1) * sizeof(double))
+            pt.wba = <double *> scratch_malloc((t.LX + 1) * sizeof(double))
+            pt.gab = <int32_t *> scratch_malloc((t.LG + 2) * sizeof(int32_t))
+            pt.gbe = <int32_t *> scratch_malloc((t.LG + 2) * sizeof(int32_t))
+            tabs_ok = (pt.xab != NULL and pt.xbe != NULL and pt.wab != NULL and pt.wba != NULL
+                       and pt.gab != NULL and pt.gbe != NULL)
         # --- K1 x K1: weighted dominance count -------------------------------
         if nk1 > 1:
             for i in range(size + 1):
@@ -1463,10 +1467,10 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
         # cells as the population has documents (without the tables, when its
         # cells do not outnumber the population four times)
         maxcell = 5 * 5 * 3 if qd == 2 else 5 * 5 * 5 * 3
+        by_tab = tabs_ok and _tab_worth(t, nl[qd])
         for i in range(nhv + nk1):
             k = hv[i] if i < nhv else k1[i - nhv]
             ncell = _grid_cells(t, k, qd, lx, lg)
-            by_tab = tabs_ok and _tab_worth(t, nl[qd])
             grid_ok[k] = 4 * ncell <= nl[qd] if by_tab else ncell <= 4 * nl[qd] + 64
             if not grid_ok[k]:
                 if by_tab:
