@@ -7,7 +7,8 @@ R-precision and RR from the list of the relevant positions gathered with the
 labels, and rows with few candidates that can count are ranked by counting
 instead of sorting.  Both are compared here with ``==`` (NaN equal to NaN) on thousands of
 random queries: 1 to 150 candidates (n < 10 and n = 1 included), heavy ties,
-NaN padding, float32 and float64 scores, integer, float and negative labels,
+NaN padding, float32 and float64 scores, integer (int8, int32, int64), float and
+negative labels,
 all-zero labels, several relevance levels in one plan, relevance_level 0
 (label 0 relevant), few and many relevant candidates, every tie rule and
 ``empty=``, through ``batch.evaluate`` (the general kernel) and
@@ -85,7 +86,8 @@ def test_fast_paths_equal_general_paths(seed):
         s, lab = _random_batch(rng, nq, ncol)
         for dtype in (np.float32, np.float64):
             sc = s.astype(dtype)
-            labels = [lab, lab.astype(np.float64) - (seed % 3 == 0) * 0.5, lab.astype(np.int8)]
+            labels = [lab, lab.astype(np.float64) - (seed % 3 == 0) * 0.5, lab.astype(np.int8),
+                      lab.astype(np.int32) - (seed % 4 == 1)]
             for lb in labels:
                 ties = ["trec", "input", "average"][int(rng.integers(0, 3))]
                 empty = [0.0, 1.0, float("nan")][int(rng.integers(0, 3))]

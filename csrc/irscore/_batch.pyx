@@ -6,10 +6,11 @@ NaN score marks padding.  Every query is sorted once and all ops are computed
 from that order: each candidate is one integer key (``batch_sort.h``: score
 code and tie code), sorted by a bucket pass over the score range, exact inside
 buckets, or only its top k when every requested measure is a small cutoff.  A
-query with at most COUNT_MAX candidates that an op can count (label > 0 or at
-an op's level) is not sorted: each of them is placed by counting the keys
-before its own.  With the labels in rank order, the positions of the relevant
-candidates are listed too (AP, P@k, RR, ... read only those).  The same order
+query with few candidates that an op can count (label > 0 or at an op's
+level: up to 64 of them where the CPU has AVX-512, 24 with AVX2, else 8) is
+not sorted: each of them is placed by counting the keys before its own, a
+vector of keys at a time (``batch_count.h``, chosen at run time).  With the
+labels in rank order, the positions of the relevant candidates are listed too (AP, P@k, RR, ... read only those).  The same order
 can be written out (``order``) for the measures computed elsewhere, so a query
 is never sorted twice.
 
@@ -50,6 +51,26 @@ cdef extern from "irs_disc.h" nogil:
     int64_t IRS_DISC_EXACT
     double irs_inv_log2_sum(int64_t y0, int64_t y1)
 
+cdef extern from "batch_count.h" nogil:
+    int BC_SCALAR
+    int BC_AVX2
+    int BC_AVX512
+    int bc_get_level()
+    int bc_get_max_level()
+    int bc_set_level(int lv)
+    int64_t bc_count_max()
+    int64_t bc_ctz64(uint64_t b)
+    void bc_fill(double *a, int64_t n, double v)
+    void bc_count_lt(const uint64_t *keys, int64_t n, uint64_t *x, int64_t m)
+
+cdef extern from "batch_load.h" nogil:
+    ctypedef struct bl_stats:
+        int64_t lmin
+        int64_t lmax
+    int64_t bl_load(const void *sc, int sk, const void *lb, int lk, int64_t n, int trec, double sthr,
+                    uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq, int32_t *si,
+                    bl_stats *st)
+
 cdef extern from "batch_sort.h" nogil:
     ctypedef struct bs_item:
         double s
@@ -78,7 +99,6 @@ cdef extern from "batch_sort.h" nogil:
 
 cdef enum:
     TOPK_MAX = 32     # partial selection only for cutoffs up to this
-    COUNT_MAX = 8     # rank by counting (no sort) rows with at most this many candidates that can count
 
 # 0: plans made from now on take no shortcut that has a general path (the
 # tests compare the two; see _set_fast_paths)
@@ -93,6 +113,26 @@ def _set_fast_paths(bint on):
     global fast_paths
     cdef bint old = fast_paths
     fast_paths = 1 if on else 0
+    return old
+
+
+#: the vector levels of rank by counting (batch_count.h)
+SIMD_LEVELS = {"scalar": BC_SCALAR, "avx2": BC_AVX2, "avx512": BC_AVX512}
+bc_get_level()      # detected once, at import, before any thread can ask
+
+
+def _simd_level():
+    """The vector level rank by counting uses: ``(level in use, highest this CPU
+    supports)``, values of ``SIMD_LEVELS``."""
+    return bc_get_level(), bc_get_max_level()
+
+
+def _set_simd_level(int level):
+    """Testing only: rank by counting with at most this vector level (lowered to
+    what the CPU supports); the values are the same at every level (tests
+    compare them).  Returns the previous level."""
+    cdef int old = bc_get_level()
+    bc_set_level(level)
     return old
 
 ctypedef fused score_t:
@@ -129,6 +169,7 @@ cdef struct Work:
     int64_t ndisc
     double *inv        # 1 / (i + 1)
     int64_t *ghist     # 4 x 256 grade counters, zero between uses
+    uint64_t *bits     # 4 maps of a bit per position (rank by counting: the relevant positions)
     int64_t cap
 
 
@@ -157,7 +198,8 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.idisc = <double *> malloc(c * sizeof(double))
     w.inv = <double *> malloc(c * sizeof(double))
     w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
-    if (w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
+    w.bits = <uint64_t *> malloc(4 * ((c >> 6) + 1) * sizeof(uint64_t))
+    if (w.bits == NULL or w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
             or w.rl == NULL or w.rp == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
@@ -186,6 +228,7 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.idisc)
     free(w.inv)
     free(w.ghist)
+    free(w.bits)
 
 
 cdef inline double idisc_of(const Work *w, int64_t i, int dk) noexcept nogil:
@@ -744,6 +787,44 @@ cdef int64_t load_any(Work *w, Row *r, const void *sc, int sk, const void *lb, i
     return load_row(w, r, <const double *> sc + st, <const double *> lb + st, n, want_hist, want_max, want_col, bad)
 
 
+cdef int64_t load_fast(Work *w, Row *r, const void *sc, int sk, const void *lb, int lk, int64_t st, int64_t n,
+                       int want_hist, int want_max, int want_col, double sthr) noexcept nogil:
+    """load_any by the vector loader (batch_load.h: float32 or float64 scores,
+    int32 or int64 labels, AVX-512), which also lists the candidates that can
+    count (label > 0 or >= sthr: columns into w.bk, keys into w.ktmp); returns
+    their number, or -1 (nothing valid written: load_any must load the row)
+    when there is no such loader or a score is NaN.  The grade counters count
+    only the grades >= 1 (load_row's also count grade 0, which nothing reads)."""
+    cdef bl_stats sts
+    cdef int64_t m, u, t, iv
+    cdef int64_t *hist = w.ghist
+    cdef const double *vl = w.vl
+    cdef const int32_t *si = w.bk
+    cdef int64_t ssz = 4 if sk == S_F32 else 8
+    cdef int64_t lsz = 4 if lk == L_I32 else 8
+    m = bl_load(<const char *> sc + st * ssz, sk, <const char *> lb + st * lsz, 3 if lk == L_I64 else 2, n,
+                r.trec, sthr, w.keys, w.sv, w.vl, w.col if want_col else NULL, w.ktmp, w.bk, &sts)
+    if m < 0:
+        return -1
+    r.coarse = sk != S_F32
+    r.neg = sts.lmin < 0
+    r.maxlab = <double> sts.lmax
+    r.maxg = 0
+    if not want_hist:
+        r.hist_state = 0
+    elif sts.lmax >= 256:
+        r.hist_state = 2
+    else:
+        r.hist_state = 1
+        r.maxg = sts.lmax if sts.lmax > 0 else 0
+        for u in range(m):
+            t = si[u]
+            iv = <int64_t> vl[t]
+            if iv > 0:
+                hist[(iv << 2) | (t & 3)] += 1
+    return m
+
+
 cdef struct Plan:
     const int32_t *kind
     const int64_t *k
@@ -826,38 +907,42 @@ cdef void gather_labels(double *rl, const double *vl, const uint64_t *srt, int64
             rl[i] = vl[<uint32_t> srt[i]]
 
 
-cdef int64_t rel_positions(const double *rl, int64_t *rp, int64_t n, double thr) noexcept nogil:
-    """The positions i with rl[i] >= thr into rp (ascending, branch-free); returns
-    their number."""
-    cdef int64_t i, c = 0
-    for i in range(n):
-        rp[c] = i
-        c += rl[i] >= thr
-    return c
-
-
-cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept nogil:
-    """rl without a sort, for a row with at most COUNT_MAX candidates that an op
-    can count (label > 0, or >= sthr): each one's position is the number of keys
-    before its own (n comparisons; double scores' coarse keys are compared
-    exactly where their codes are equal), and every other position holds -inf,
-    which no op counts.  O(COUNT_MAX n).  Returns 0, having written only scratch,
-    when the row has more such candidates, or seems to (found in chunks of 8: a
-    row with many stops early)."""
+cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pre, int want_rp, double rp_thr,
+                       int64_t *nrp) noexcept nogil:
+    """rl without a sort, for a row with at most bc_count_max() candidates that
+    an op can count (label > 0, or >= sthr): each one's position is the number
+    of keys before its own (batch_count.h: n comparisons each, 8 or 4 at a time
+    where the CPU has AVX-512 or AVX2; double scores' coarse keys are counted
+    by code, and compared exactly where another candidate shares the code), and
+    every other position holds -inf, which no op counts.  O(m n).  Returns 0,
+    having written only scratch, when the row has more such candidates, or
+    seems to (found in chunks of 8: a row with many stops early).  pre >= 0:
+    the vector loader (load_fast) has already listed the pre candidates that
+    can count (columns in w.bk, keys in w.ktmp).  With want_rp, also lists the
+    positions of the labels >= rp_thr in w.rp, ascending, and their number in
+    nrp (rel_positions, in O(m + n / 64) by a bit per position)."""
     cdef int64_t t = 0, e, u, m = 0, j, c, eq
+    cdef int64_t cmax = bc_count_max()
     cdef int32_t *si = w.bk          # n + 2 int32 of scratch
     cdef const double *vl = w.vl
     cdef const uint64_t *keys = w.keys
     cdef double *rl = w.rl
+    cdef uint64_t *xq = w.ktmp       # n + 2 keys of scratch: the queries, then their counts
+    cdef uint64_t *xe = <uint64_t *> w.scr   # 2n + 4 of scratch (coarse keys: the next code's counts)
     cdef uint64_t x, hx
     cdef double v
     cdef const int64_t *hist = w.ghist
-    if r.hist_state == 1 and sthr > 0.0:
+    if pre >= 0:
+        if pre > cmax:
+            return 0
+        m = pre
+        t = n
+    elif r.hist_state == 1 and sthr > 0.0:
         # load_row counted the grades (every label a small integer, or < 0):
         # the candidates that can count are those of grade >= 1
         for j in range(4, 4 * r.maxg + 4):
             m += hist[j]
-        if m > COUNT_MAX:
+        if m > cmax:
             return 0
         m = 0
     while t < n:
@@ -867,30 +952,84 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr) noexcept n
             si[m] = <int32_t> u
             m += (v > 0.0) | (v >= sthr)
         # too many, or (a guess, which only chooses the path) heading for twice too many
-        if m > COUNT_MAX or m * n > 2 * COUNT_MAX * e:
+        if m > cmax or m * n > 2 * cmax * e:
             return 0
         t = e
-    for u in range(n):
-        rl[u] = -INFINITY
+    bc_fill(rl, n, -INFINITY)
+    if not r.coarse:
+        # exact keys: the count below a key is its position
+        if pre < 0:
+            for u in range(m):
+                xq[u] = keys[si[u]]
+        bc_count_lt(keys, n, xq, m)
+        for u in range(m):
+            rl[xq[u]] = vl[si[u]]
+        if want_rp:
+            list_positions(w, xq, m, n, rp_thr, nrp)
+        return 1
+    # coarse keys: the keys of lower codes, and of lower or equal codes (a
+    # valid score's code is below 0xFFFFFFFF: its code + 1 does not wrap)
+    for u in range(m):
+        hx = keys[si[u]] >> 32
+        xq[u] = hx << 32
+        xe[u] = (hx + 1) << 32
+    bc_count_lt(keys, n, xq, m)
+    bc_count_lt(keys, n, xe, m)
     for u in range(m):
         t = si[u]
         x = keys[t]
-        c = 0
-        if r.coarse:
-            hx = x >> 32
-            eq = 0
+        hx = x >> 32
+        c = <int64_t> xq[u]
+        eq = <int64_t> xe[u] - c
+        if eq > 1:
             for j in range(n):
-                c += (keys[j] >> 32) < hx
-                eq += (keys[j] >> 32) == hx
-            if eq > 1:
-                for j in range(n):
-                    if j != t and (keys[j] >> 32) == hx and bk_before(keys[j], x, w.sv, r.trec):
-                        c += 1
-        else:
-            for j in range(n):
-                c += keys[j] < x
+                if j != t and (keys[j] >> 32) == hx and bk_before(keys[j], x, w.sv, r.trec):
+                    c += 1
         rl[c] = vl[t]
+        xq[u] = <uint64_t> c
+    if want_rp:
+        list_positions(w, xq, m, n, rp_thr, nrp)
     return 1
+
+
+cdef void list_positions(Work *w, const uint64_t *pos, int64_t m, int64_t n, double thr,
+                         int64_t *nrp) noexcept nogil:
+    """rel_positions after rank_by_count: the positions pos[0..m) of the
+    candidates placed in w.rl (each < n, distinct), those whose label is >= thr
+    into w.rp ascending, through a bit per position; their number into nrp.
+    Four bit maps, one per u % 4, OR-ed when read: the read-modify-writes of
+    one word do not form one long chain through memory; branch-free."""
+    cdef int64_t u, x, nw = (n >> 6) + 1, c = 0
+    cdef uint64_t b
+    cdef uint64_t *b0 = w.bits
+    cdef uint64_t *b1 = b0 + nw
+    cdef uint64_t *b2 = b1 + nw
+    cdef uint64_t *b3 = b2 + nw
+    cdef const double *rl = w.rl
+    for x in range(4 * nw):
+        b0[x] = 0
+    u = 0
+    while u + 4 <= m:
+        x = <int64_t> pos[u]
+        b0[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
+        x = <int64_t> pos[u + 1]
+        b1[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
+        x = <int64_t> pos[u + 2]
+        b2[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
+        x = <int64_t> pos[u + 3]
+        b3[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
+        u += 4
+    while u < m:
+        x = <int64_t> pos[u]
+        b0[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
+        u += 1
+    for x in range(nw):
+        b = b0[x] | b1[x] | b2[x] | b3[x]
+        while b:
+            w.rp[c] = (x << 6) + bc_ctz64(b)
+            c += 1
+            b &= b - 1
+    nrp[0] = c
 
 
 cdef int64_t gather_rel(double *rl, int64_t *rp, const double *vl, const uint64_t *srt, int64_t n, int trec,
@@ -933,7 +1072,7 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
     writes each row's valid candidates in rank order (flat indices) at
     order[order_off[q]:].  Everything was bounds-checked by the caller.  Returns
     an error code (err_row: its row)."""
-    cdef int64_t q, o, i, n, bad, st, ln, oo
+    cdef int64_t q, o, i, n, bad, st, ln, oo, pre, nrp = 0
     cdef int64_t n1 = 0
     cdef const int64_t *n2 = NULL
     cdef uint64_t *srt
@@ -951,7 +1090,14 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
         else:
             st = starts[q]
             ln = lens[q]
-        n = load_any(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, order != NULL, &bad)
+        pre = -1
+        if fast_paths and (lk == L_I64 or lk == L_I32):
+            pre = load_fast(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, order != NULL, p.sthr)
+        if pre >= 0:
+            n = ln
+            bad = 0
+        else:
+            n = load_any(w, &r, sc, sk, lb, lk, st, ln, want_hist, p.exp_gain, order != NULL, &bad)
         if bad:
             err_row[0] = q
             return row_failed(w, E_LABEL)
@@ -975,15 +1121,20 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
             err_row[0] = q
             return row_failed(w, E_ORDER)
         counted = 0
-        if partial:
+        # rank by counting where it can; with only small cutoffs (top kmax) too
+        # when the vector loader has listed the m candidates that can count and
+        # kmax >= m / 8 (rows of 100, m = 40: the top-k selection's mispredicted
+        # branches cost more than counting with AVX-512 from kmax = 5 on)
+        if (p.count_ok and order == NULL and (not partial or (pre >= 0 and 8 * p.kmax >= pre))
+                and rank_by_count(w, &r, n, p.sthr, pre, p.has_rp, p.rp_thr, &nrp)):
+            counted = 1
+            r.ns = n
+        elif partial:
             if r.coarse:
                 r.ns = bk_topk_exact(w.keys, n, p.kmax, w.ktop, w.sv, r.trec, w.scr)
             else:
                 r.ns = bk_topk(w.keys, n, p.kmax, w.ktop)
             srt = w.ktop
-        elif p.count_ok and order == NULL and rank_by_count(w, &r, n, p.sthr):
-            counted = 1
-            r.ns = n
         else:
             lo = 0.0
             hi = 0.0
@@ -1005,7 +1156,7 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
                     order[oo + i] = st + w.col[bk_t(srt[i], r.trec)]
         if counted:
             if p.has_rp:
-                r.nrp = rel_positions(w.rl, w.rp, n, p.rp_thr)
+                r.nrp = nrp
         elif p.has_rp:
             r.nrp = gather_rel(w.rl, w.rp, w.vl, srt, r.ns, r.trec, p.rp_thr)
         else:

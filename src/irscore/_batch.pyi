@@ -35,6 +35,11 @@ class Error(enum.IntEnum):
 
 def _set_fast_paths(on: bool) -> bool: ...
 
+SIMD_LEVELS: Dict[str, int]
+
+def _simd_level() -> Tuple[int, int]: ...
+def _set_simd_level(level: int) -> int: ...
+
 
 def evaluate_rows(
     scores: NDArray[np.float32] | NDArray[np.float64],

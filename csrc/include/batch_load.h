@@ -1,0 +1,181 @@
+/* Loading a row of the batch kernels (irscore._batch) eight candidates at a
+ * time (AVX-512), for the usual inputs: float32 or float64 scores, int64 or
+ * int32 labels, no NaN score.  static inline; the caller checks bc_get_level()
+ * (batch_count.h) before calling, and falls back to its scalar loader when the
+ * function returns -1 (a NaN score in the row: padding to skip).
+ *
+ * Writes, for the n candidates of the row (t = column, as no candidate is
+ * skipped):
+ *   keys[t]  the rank key (batch_sort.h: score code << 32 | tie code),
+ *   sv[t]    the score as a double,
+ *   vl[t]    the label as a double,
+ *   col[t]   t (when col is not NULL),
+ *   xq[0..m) the keys of the candidates an op can count (label > 0 or
+ *            >= sthr), in column order, and si[0..m) their columns;
+ * and the label statistics into st.  Returns m.  Nothing is written to memory
+ * other than these arrays' first n entries (masked stores at the tail).
+ */
+#ifndef IRS_BATCH_LOAD_H
+#define IRS_BATCH_LOAD_H
+
+#include <stdint.h>
+#include "batch_count.h"
+
+typedef struct {
+    int64_t lmin;     /* smallest label */
+    int64_t lmax;     /* largest label */
+} bl_stats;
+
+#if BC_X86
+#define BL_TARGET __attribute__((target("avx512f,avx512dq,avx512vl,popcnt")))
+
+/* the tie codes of columns j..j+7: trec 0x7FFFFFFF - t, input t */
+BL_TARGET static inline __m512i bl_ties(int64_t j, int trec)
+{
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i t = _mm512_add_epi64(_mm512_set1_epi64((long long)j), iota);
+    return trec ? _mm512_sub_epi64(_mm512_set1_epi64(0x7FFFFFFFLL), t) : t;
+}
+
+/* descending codes of eight float scores (-0 reads as +0), widened to the key's high half */
+BL_TARGET static inline __m512i bl_code_f32(__m256 f)
+{
+    __m256i u, m;
+    f = _mm256_add_ps(f, _mm256_setzero_ps());
+    u = _mm256_castps_si256(f);
+    m = _mm256_or_si256(_mm256_srai_epi32(u, 31), _mm256_set1_epi32((int)0x80000000u));
+    u = _mm256_xor_si256(_mm256_xor_si256(u, m), _mm256_set1_epi32(-1));
+    return _mm512_slli_epi64(_mm512_cvtepu32_epi64(u), 32);
+}
+
+/* the high 32 bits of the descending codes of eight double scores, in the key's high half */
+BL_TARGET static inline __m512i bl_code_f64(__m512d d)
+{
+    __m512i u, m;
+    d = _mm512_add_pd(d, _mm512_setzero_pd());
+    u = _mm512_castpd_si512(d);
+    m = _mm512_or_si512(_mm512_srai_epi64(u, 63), _mm512_set1_epi64((long long)0x8000000000000000ull));
+    u = _mm512_xor_si512(_mm512_xor_si512(u, m), _mm512_set1_epi64(-1));
+    return _mm512_slli_epi64(_mm512_srli_epi64(u, 32), 32);
+}
+
+/* one block of eight (lm: its lanes): score codes kc and scores s (as doubles)
+   from the caller, labels L (int64) read here; returns the lanes an op can count */
+#define BL_BLOCK(LOADL)                                                                       \
+    do {                                                                                      \
+        __m512i L = LOADL;                                                                     \
+        __m512d v = _mm512_cvtepi64_pd(L);                                                     \
+        __m512i k = _mm512_or_si512(kc, bl_ties(j, trec));                                     \
+        __mmask8 cm;                                                                           \
+        _mm512_mask_storeu_epi64((void *)(keys + j), lm, k);                                   \
+        _mm512_mask_storeu_pd((void *)(sv + j), lm, s);                                        \
+        _mm512_mask_storeu_pd((void *)(vl + j), lm, v);                                        \
+        if (col != NULL)                                                                       \
+            _mm512_mask_storeu_epi64((void *)(col + j), lm,                                    \
+                                     _mm512_add_epi64(_mm512_set1_epi64((long long)j), iota)); \
+        lo = _mm512_mask_min_epi64(lo, lm, lo, L);                                             \
+        hi = _mm512_mask_max_epi64(hi, lm, hi, L);                                             \
+        cm = _mm512_mask_cmp_pd_mask(lm, v, zero, _CMP_GT_OQ)                                  \
+             | _mm512_mask_cmp_pd_mask(lm, v, thr, _CMP_GE_OQ);                               \
+        _mm512_mask_compressstoreu_epi64((void *)(xq + m), cm, k);                             \
+        _mm256_mask_compressstoreu_epi32((void *)(si + m), cm,                                 \
+            _mm512_cvtepi64_epi32(_mm512_add_epi64(_mm512_set1_epi64((long long)j), iota)));  \
+        m += __builtin_popcount((unsigned)cm);                                                 \
+    } while (0)
+
+#define BL_BODY(SCORE_BLOCK, LOADL)                                                            \
+    int64_t j, m = 0;                                                                          \
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                             \
+    const __m512d zero = _mm512_setzero_pd();                                                  \
+    const __m512d thr = _mm512_set1_pd(sthr);                                                  \
+    __m512i lo = _mm512_set1_epi64(INT64_MAX), hi = _mm512_set1_epi64(INT64_MIN);              \
+    __mmask8 nan = 0;                                                                          \
+    for (j = 0; j < n; j += 8) {                                                               \
+        __mmask8 lm = (n - j >= 8) ? (__mmask8)0xFF : (__mmask8)((1u << (n - j)) - 1u);       \
+        __m512i kc;                                                                            \
+        __m512d s;                                                                             \
+        SCORE_BLOCK;                                                                           \
+        BL_BLOCK(LOADL);                                                                       \
+    }                                                                                          \
+    if (nan)                                                                                   \
+        return -1;                                                                             \
+    st->lmin = _mm512_reduce_min_epi64(lo);                                                    \
+    st->lmax = _mm512_reduce_max_epi64(hi);                                                    \
+    return m;
+
+#define BL_SCORE_F32                                                                           \
+    do {                                                                                       \
+        __m256 f = _mm256_maskz_loadu_ps(lm, (const void *)(sc + j));                          \
+        nan |= _mm256_mask_cmp_ps_mask(lm, f, f, _CMP_UNORD_Q);                                \
+        kc = bl_code_f32(f);                                                                   \
+        s = _mm512_cvtps_pd(f);                                                                \
+    } while (0)
+
+#define BL_SCORE_F64                                                                           \
+    do {                                                                                       \
+        s = _mm512_maskz_loadu_pd(lm, (const void *)(sc + j));                                 \
+        nan |= _mm512_mask_cmp_pd_mask(lm, s, s, _CMP_UNORD_Q);                                \
+        kc = bl_code_f64(s);                                                                   \
+    } while (0)
+
+#define BL_LABEL_I64 _mm512_maskz_loadu_epi64(lm, (const void *)(lb + j))
+#define BL_LABEL_I32 _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(lm, (const void *)(lb + j)))
+
+BL_TARGET static int64_t bl_load_f32_i64(const float *sc, const int64_t *lb, int64_t n, int trec, double sthr,
+                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
+                                         int32_t *si, bl_stats *st)
+{
+    BL_BODY(BL_SCORE_F32, BL_LABEL_I64)
+}
+
+BL_TARGET static int64_t bl_load_f32_i32(const float *sc, const int32_t *lb, int64_t n, int trec, double sthr,
+                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
+                                         int32_t *si, bl_stats *st)
+{
+    BL_BODY(BL_SCORE_F32, BL_LABEL_I32)
+}
+
+BL_TARGET static int64_t bl_load_f64_i64(const double *sc, const int64_t *lb, int64_t n, int trec, double sthr,
+                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
+                                         int32_t *si, bl_stats *st)
+{
+    BL_BODY(BL_SCORE_F64, BL_LABEL_I64)
+}
+
+BL_TARGET static int64_t bl_load_f64_i32(const double *sc, const int32_t *lb, int64_t n, int trec, double sthr,
+                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
+                                         int32_t *si, bl_stats *st)
+{
+    BL_BODY(BL_SCORE_F64, BL_LABEL_I32)
+}
+
+#define BL_HAVE 1
+#else
+#define BL_HAVE 0
+#endif
+
+/* score kind sk (0 float32, 1 float64), label kind lk (2 int32, 3 int64):
+   -1 when this build or CPU has no vector loader for them, or on a NaN score */
+static inline int64_t bl_load(const void *sc, int sk, const void *lb, int lk, int64_t n, int trec, double sthr,
+                              uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq, int32_t *si,
+                              bl_stats *st)
+{
+#if BL_HAVE
+    if (n <= 0 || n > 0x7FFFFFFF || bc_get_level() != BC_AVX512)
+        return -1;
+    if (sk == 0 && lk == 3)
+        return bl_load_f32_i64((const float *)sc, (const int64_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+    if (sk == 0 && lk == 2)
+        return bl_load_f32_i32((const float *)sc, (const int32_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+    if (sk == 1 && lk == 3)
+        return bl_load_f64_i64((const double *)sc, (const int64_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+    if (sk == 1 && lk == 2)
+        return bl_load_f64_i32((const double *)sc, (const int32_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+#else
+    (void)sc; (void)sk; (void)lb; (void)lk; (void)n; (void)trec; (void)sthr; (void)keys; (void)sv;
+    (void)vl; (void)col; (void)xq; (void)si; (void)st;
+#endif
+    return -1;
+}
+
+#endif

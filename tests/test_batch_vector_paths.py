@@ -1,0 +1,137 @@
+"""The batch kernel's vector paths give exactly the values of its scalar ones.
+
+Two parts of the kernel use the CPU's vector unit, chosen at run time
+(``irscore._batch._simd_level()``): ranking a row by counting, for each
+candidate that can count, the keys below its own (AVX-512: 8 keys a compare,
+AVX2: 4, else one; up to 64, 24 or 8 such candidates a row), and loading a row
+of float32/float64 scores with int32/int64 labels eight candidates at a time
+(AVX-512 only; a row with a NaN score is loaded by the scalar loop).
+``_set_simd_level`` lowers the level; here every level this CPU has is compared
+with the scalar level and with the general paths (``_set_fast_paths(False)``:
+no counting, no vector loader, every row sorted), with ``==``, on random rows
+chosen to sit on the paths' edges: row lengths around the vector width and the
+counting limits, 0 to all candidates relevant, heavy ties and doubles that
+share their high 32 bits (the keys' coarse code), NaN padding, negative labels,
+labels of 256 and more (no grade counters), both tie rules that the counting
+path takes, and a gain=exp label beyond its range (the same error either way).
+"""
+import numpy as np
+import pytest
+
+from irscore import _batch, batch
+
+LEVELS = _batch.SIMD_LEVELS
+MAX_LEVEL = _batch._simd_level()[1]
+MEASURES = ["nDCG@10", "AP", "P@10", "RR", "R@5", "Rprec", "nDCG", "AP(rel=2)", "NumRelRet", "Success@3"]
+
+
+def _at_level(level, fn):
+    old = _batch._set_simd_level(level)
+    try:
+        return fn()
+    finally:
+        _batch._set_simd_level(old)
+
+
+def _general(fn):
+    old = _batch._set_fast_paths(False)
+    try:
+        return fn()
+    finally:
+        _batch._set_fast_paths(old)
+
+
+def _same(a, b, names, what):
+    for k in names:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=f"{k} ({what})")
+
+
+def _batch_of(rng, nq, ncol):
+    kind = int(rng.integers(0, 4))
+    if kind == 0:                       # heavy ties
+        s = rng.integers(-2, 3, size=(nq, ncol)).astype(np.float64)
+    elif kind == 1:                     # doubles sharing their 32 high bits
+        base = rng.integers(0, 3, size=(nq, ncol)).astype(np.float64)
+        s = base + rng.integers(0, 4, size=(nq, ncol)) * np.spacing(base + 1.0)
+    else:
+        s = rng.standard_normal((nq, ncol))
+    if rng.random() < 0.3:
+        s[rng.random((nq, ncol)) < 0.1] = np.nan
+    # per row a share of relevant candidates from none to all
+    p_rel = rng.random((nq, 1)) ** rng.choice([0.3, 1.0, 3.0])
+    lab = np.where(rng.random((nq, ncol)) < p_rel, rng.integers(1, 5, size=(nq, ncol)), 0)
+    if rng.random() < 0.2:
+        lab = lab - rng.integers(0, 2, size=(nq, ncol))          # negative labels
+    if rng.random() < 0.1:
+        lab[rng.random((nq, ncol)) < 0.05] = 300                 # beyond the grade counters
+    return s, lab
+
+
+def test_levels_are_reported_and_can_be_lowered():
+    level, top = _batch._simd_level()
+    assert level == top and top in LEVELS.values()
+    assert _at_level(LEVELS["scalar"], lambda: _batch._simd_level()) == (LEVELS["scalar"], top)
+    assert _batch._simd_level() == (top, top)
+    # a level above what the CPU has is lowered to it
+    assert _at_level(99, lambda: _batch._simd_level()[0]) == top
+
+
+@pytest.mark.filterwarnings("ignore:labels. negative labels")
+@pytest.mark.parametrize("seed", range(8))
+def test_every_level_equals_scalar_and_general(seed):
+    rng = np.random.default_rng(7000 + seed)
+    for _ in range(8):
+        ncol = int(rng.choice([1, 3, 7, 8, 9, 15, 16, 17, 23, 24, 25, 63, 64, 65, 100, 130, 300]))
+        nq = int(rng.integers(1, 30))
+        s, lab = _batch_of(rng, nq, ncol)
+        ties = ["trec", "input"][int(rng.integers(0, 2))]
+        for sdt in (np.float32, np.float64):
+            for ldt in (np.int64, np.int32):
+                sc, lb = s.astype(sdt), lab.astype(ldt)
+
+                def ev():
+                    return batch.evaluate(sc, lb, MEASURES, ties=ties, nan_scores="padding")
+
+                def ev2():
+                    return batch.Evaluator(MEASURES, ties=ties, nan_scores="padding")(sc, lb)
+
+                want = _at_level(LEVELS["scalar"], ev)
+                _same(_general(ev), want, MEASURES, "general paths")
+                for name, level in LEVELS.items():
+                    if level > MAX_LEVEL or level == LEVELS["scalar"]:
+                        continue
+                    _same(_at_level(level, ev), want, MEASURES, name)
+                    _same(_at_level(level, ev2), want, MEASURES, name + ", Evaluator")
+
+
+def test_exp_gain_beyond_its_range_is_the_same_error_at_every_level():
+    s = np.array([[0.5, 0.25, 0.75]], dtype=np.float32)
+    lab = np.array([[0, 1024, 1]], dtype=np.int64)
+    for level in range(MAX_LEVEL + 1):
+        for fast in (True, False):
+            old = _batch._set_fast_paths(fast)
+            try:
+                with pytest.raises(ValueError, match="1024"):
+                    _at_level(level, lambda: batch.evaluate(s, lab, ["nDCG(gain=exp)@10"]))
+            finally:
+                _batch._set_fast_paths(old)
+
+
+def test_counting_limits_hand_worked():
+    # 65 relevant candidates of 70 (beyond every counting limit) and 3 of 70:
+    # AP by hand; the same at every level
+    n = 70
+    s = -np.arange(n, dtype=np.float32)[None, :]          # rank = column
+    lab_many = np.ones((1, n), dtype=np.int64)
+    lab_many[0, [3, 10, 20, 40, 69]] = 0
+    lab_few = np.zeros((1, n), dtype=np.int64)
+    lab_few[0, [1, 4, 60]] = 2
+    def ap(lab):
+        rel = np.flatnonzero(lab[0] > 0)
+        return np.sum(np.arange(1, rel.size + 1) / (rel + 1)) / rel.size
+    for level in range(MAX_LEVEL + 1):
+        for lab in (lab_many, lab_few):
+            got = _at_level(level, lambda: batch.evaluate(s, lab, ["AP", "RR", "P@5"]))
+            assert got["AP"][0] == pytest.approx(ap(lab), rel=1e-15)
+            assert got["RR"][0] == 1.0 / (np.flatnonzero(lab[0] > 0)[0] + 1)
+            assert got["P@5"][0] == np.count_nonzero(lab[0, :5] > 0) / 5
