@@ -3,7 +3,7 @@
 Two parts of the kernel use the CPU's vector unit, chosen at run time
 (``irscore._batch._simd_level()``): ranking a row by counting, for each
 candidate that can count, the keys below its own (AVX-512: 8 keys a compare,
-AVX2: 4, else one; up to 64, 24 or 8 such candidates a row), and loading a row
+AVX2: 4, else one; up to 96, 24 or 8 such candidates a row), and loading a row
 of float32/float64 scores with int32/int64 labels eight candidates at a time
 (AVX-512 only; a row with a NaN score is loaded by the scalar loop).
 ``_set_simd_level`` lowers the level; here every level this CPU has is compared
@@ -81,7 +81,7 @@ def test_levels_are_reported_and_can_be_lowered():
 def test_every_level_equals_scalar_and_general(seed):
     rng = np.random.default_rng(7000 + seed)
     for _ in range(8):
-        ncol = int(rng.choice([1, 3, 7, 8, 9, 15, 16, 17, 23, 24, 25, 63, 64, 65, 100, 130, 300]))
+        ncol = int(rng.choice([1, 3, 7, 8, 9, 15, 16, 17, 23, 24, 25, 63, 64, 65, 95, 96, 97, 100, 130, 300]))
         nq = int(rng.integers(1, 30))
         s, lab = _batch_of(rng, nq, ncol)
         ties = ["trec", "input"][int(rng.integers(0, 2))]

@@ -187,21 +187,6 @@ static inline void bc_count_lt(const uint64_t *keys, int64_t n, uint64_t *x, int
     bc_count_lt_scalar(keys, n, x, m);
 }
 
-/* the index of the lowest set bit of a nonzero word */
-static inline int64_t bc_ctz64(uint64_t b)
-{
-#if defined(__GNUC__) || defined(__clang__)
-    return (int64_t)__builtin_ctzll(b);
-#else
-    int64_t i = 0;
-    while (!(b & 1u)) {
-        b >>= 1;
-        i++;
-    }
-    return i;
-#endif
-}
-
 #if BC_X86
 __attribute__((target("avx512f")))
 static void bc_fill_avx512(double *a, int64_t n, double v)
@@ -229,13 +214,57 @@ static inline void bc_fill(double *a, int64_t n, double v)
         a[j] = v;
 }
 
+#if BC_X86
+__attribute__((target("avx512f,popcnt")))
+static int64_t bc_positions_avx512(const double *a, int64_t n, double thr, int gt, int64_t *pos)
+{
+    int64_t j, c = 0;
+    const __m512d t = _mm512_set1_pd(thr);
+    const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    for (j = 0; j < n; j += 8) {
+        __mmask8 lm = (n - j >= 8) ? (__mmask8)0xFF : (__mmask8)((1u << (n - j)) - 1u);
+        __m512d v = _mm512_maskz_loadu_pd(lm, (const void *)(a + j));
+        __mmask8 k = gt ? _mm512_mask_cmp_pd_mask(lm, v, t, _CMP_GT_OQ) : _mm512_mask_cmp_pd_mask(lm, v, t, _CMP_GE_OQ);
+        _mm512_mask_compressstoreu_epi64((void *)(pos + c), k, _mm512_add_epi64(_mm512_set1_epi64((long long)j), iota));
+        c += __builtin_popcount((unsigned)k);
+    }
+    return c;
+}
+#endif
+
+/* the positions i < n with a[i] > thr (gt) or a[i] >= thr (else) into pos,
+   ascending; returns their number */
+static inline int64_t bc_positions(const double *a, int64_t n, double thr, int gt, int64_t *pos)
+{
+    int64_t i, c = 0;
+#if BC_X86
+    if (bc_get_level() == BC_AVX512)
+        return bc_positions_avx512(a, n, thr, gt, pos);
+#endif
+    if (gt) {
+        for (i = 0; i < n; i++) {       /* branch-free */
+            pos[c] = i;
+            c += a[i] > thr;
+        }
+    } else {
+        for (i = 0; i < n; i++) {
+            pos[c] = i;
+            c += a[i] >= thr;
+        }
+    }
+    return c;
+}
+
 /* How many candidates that can count a row may have for bc_count_lt to rank
- * it rather than sort it, at the level in use (its O(m n) comparisons against
- * the sort's ~n log n; measured on rows of 100). */
+ * it rather than sort it, at the level in use: its m n comparisons against
+ * the sort's few ns per candidate.  Measured with AVX-512 (the four measures,
+ * rows of 100 and of 1,000): counting 40 of 100 took about 0.036 ns per key
+ * pair (145 ns a row), so it stays cheaper than sorting up to m ~ 110 (rows of
+ * 100) to ~150 (rows of 1,000). */
 static inline int64_t bc_count_max(void)
 {
     int lv = bc_get_level();
-    return lv == BC_AVX512 ? 64 : (lv == BC_AVX2 ? 24 : 8);
+    return lv == BC_AVX512 ? 96 : (lv == BC_AVX2 ? 24 : 8);
 }
 
 #endif

@@ -7,7 +7,7 @@ from that order: each candidate is one integer key (``batch_sort.h``: score
 code and tie code), sorted by a bucket pass over the score range, exact inside
 buckets, or only its top k when every requested measure is a small cutoff.  A
 query with few candidates that an op can count (label > 0 or at an op's
-level: up to 64 of them where the CPU has AVX-512, 24 with AVX2, else 8) is
+level: up to 96 of them where the CPU has AVX-512, 24 with AVX2, else 8) is
 not sorted: each of them is placed by counting the keys before its own, a
 vector of keys at a time (``batch_count.h``, chosen at run time).  With the
 labels in rank order, the positions of the relevant candidates are listed too (AP, P@k, RR, ... read only those).  The same order
@@ -59,7 +59,7 @@ cdef extern from "batch_count.h" nogil:
     int bc_get_max_level()
     int bc_set_level(int lv)
     int64_t bc_count_max()
-    int64_t bc_ctz64(uint64_t b)
+    int64_t bc_positions(const double *a, int64_t n, double thr, int gt, int64_t *pos)
     void bc_fill(double *a, int64_t n, double v)
     void bc_count_lt(const uint64_t *keys, int64_t n, uint64_t *x, int64_t m)
 
@@ -162,6 +162,7 @@ cdef struct Work:
     double *vl         # labels of valid candidates (candidate order)
     double *rl         # labels in rank order
     int64_t *rp        # positions (0-based ranks) of the relevant candidates at the plan's level
+    int64_t *pk        # positions of the positive labels among the first k (DCG)
     double *run_v      # ideal: distinct label values, descending
     int64_t *run_c     # ideal: how many of each
     int64_t *gb        # tie-group boundaries (average ties)
@@ -169,7 +170,6 @@ cdef struct Work:
     int64_t ndisc
     double *inv        # 1 / (i + 1)
     int64_t *ghist     # 4 x 256 grade counters, zero between uses
-    uint64_t *bits     # 4 maps of a bit per position (rank by counting: the relevant positions)
     int64_t cap
 
 
@@ -192,15 +192,15 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.vl = <double *> malloc(c * sizeof(double))
     w.rl = <double *> malloc(c * sizeof(double))
     w.rp = <int64_t *> malloc(c * sizeof(int64_t))
+    w.pk = <int64_t *> malloc(c * sizeof(int64_t))
     w.run_v = <double *> malloc((cr + 1) * sizeof(double))
     w.run_c = <int64_t *> malloc((cr + 1) * sizeof(int64_t))
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
     w.idisc = <double *> malloc(c * sizeof(double))
     w.inv = <double *> malloc(c * sizeof(double))
     w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
-    w.bits = <uint64_t *> malloc(4 * ((c >> 6) + 1) * sizeof(uint64_t))
-    if (w.bits == NULL or w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
-            or w.rl == NULL or w.rp == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
+    if (w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
+            or w.rl == NULL or w.rp == NULL or w.pk == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
         w.inv[i] = 1.0 / <double> (i + 1)
@@ -222,13 +222,13 @@ cdef void work_free(Work *w) noexcept nogil:
     free(w.vl)
     free(w.rl)
     free(w.rp)
+    free(w.pk)
     free(w.run_v)
     free(w.run_c)
     free(w.gb)
     free(w.idisc)
     free(w.inv)
     free(w.ghist)
-    free(w.bits)
 
 
 cdef inline double idisc_of(const Work *w, int64_t i, int dk) noexcept nogil:
@@ -418,9 +418,12 @@ cdef double op_plain(Work *w, Row *r, int kind, int64_t k, double thr, int gk, i
     if kind == K_NDCG or kind == K_DCG:
         m = r.ns if (k < 0 or r.ns < k) else k
         if gk == GAIN_LINEAR and dk == DISCOUNT_LOG2 and m <= w.ndisc:
-            # branch-free: a label <= 0 adds +0.0, which leaves s (>= +0) as it is
-            for i in range(m):
-                s += (rl[i] if rl[i] > 0.0 else 0.0) * w.idisc[i]
+            # the positive labels only (listed 8 positions at a time with
+            # AVX-512): a label <= 0 would add +0.0, which leaves s (>= +0) as it is
+            c = bc_positions(rl, m, 0.0, 1, w.pk)
+            for x in range(c):
+                i = w.pk[x]
+                s += rl[i] * w.idisc[i]
         else:
             for i in range(m):
                 if rl[i] > 0.0:
@@ -794,7 +797,8 @@ cdef int64_t load_fast(Work *w, Row *r, const void *sc, int sk, const void *lb, 
     count (label > 0 or >= sthr: columns into w.bk, keys into w.ktmp); returns
     their number, or -1 (nothing valid written: load_any must load the row)
     when there is no such loader or a score is NaN.  The grade counters count
-    only the grades >= 1 (load_row's also count grade 0, which nothing reads)."""
+    the grades >= 1 exactly (grade 0's, which nothing reads, count what they
+    may: load_row's count every grade 0)."""
     cdef bl_stats sts
     cdef int64_t m, u, t, iv
     cdef int64_t *hist = w.ghist
@@ -818,10 +822,12 @@ cdef int64_t load_fast(Work *w, Row *r, const void *sc, int sk, const void *lb, 
         r.hist_state = 1
         r.maxg = sts.lmax if sts.lmax > 0 else 0
         for u in range(m):
+            # branch-free: a countable label <= 0 (a level <= 0) lands in grade
+            # 0's counters, which nothing reads (build_runs clears them)
             t = si[u]
             iv = <int64_t> vl[t]
-            if iv > 0:
-                hist[(iv << 2) | (t & 3)] += 1
+            iv = iv if iv > 0 else 0
+            hist[(iv << 2) | (t & 3)] += 1
     return m
 
 
@@ -920,7 +926,7 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
     the vector loader (load_fast) has already listed the pre candidates that
     can count (columns in w.bk, keys in w.ktmp).  With want_rp, also lists the
     positions of the labels >= rp_thr in w.rp, ascending, and their number in
-    nrp (rel_positions, in O(m + n / 64) by a bit per position)."""
+    nrp (8 positions at a time with AVX-512)."""
     cdef int64_t t = 0, e, u, m = 0, j, c, eq
     cdef int64_t cmax = bc_count_max()
     cdef int32_t *si = w.bk          # n + 2 int32 of scratch
@@ -965,7 +971,7 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
         for u in range(m):
             rl[xq[u]] = vl[si[u]]
         if want_rp:
-            list_positions(w, xq, m, n, rp_thr, nrp)
+            nrp[0] = bc_positions(rl, n, rp_thr, 0, w.rp)
         return 1
     # coarse keys: the keys of lower codes, and of lower or equal codes (a
     # valid score's code is below 0xFFFFFFFF: its code + 1 does not wrap)
@@ -986,50 +992,9 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
                 if j != t and (keys[j] >> 32) == hx and bk_before(keys[j], x, w.sv, r.trec):
                     c += 1
         rl[c] = vl[t]
-        xq[u] = <uint64_t> c
     if want_rp:
-        list_positions(w, xq, m, n, rp_thr, nrp)
+        nrp[0] = bc_positions(rl, n, rp_thr, 0, w.rp)
     return 1
-
-
-cdef void list_positions(Work *w, const uint64_t *pos, int64_t m, int64_t n, double thr,
-                         int64_t *nrp) noexcept nogil:
-    """rel_positions after rank_by_count: the positions pos[0..m) of the
-    candidates placed in w.rl (each < n, distinct), those whose label is >= thr
-    into w.rp ascending, through a bit per position; their number into nrp.
-    Four bit maps, one per u % 4, OR-ed when read: the read-modify-writes of
-    one word do not form one long chain through memory; branch-free."""
-    cdef int64_t u, x, nw = (n >> 6) + 1, c = 0
-    cdef uint64_t b
-    cdef uint64_t *b0 = w.bits
-    cdef uint64_t *b1 = b0 + nw
-    cdef uint64_t *b2 = b1 + nw
-    cdef uint64_t *b3 = b2 + nw
-    cdef const double *rl = w.rl
-    for x in range(4 * nw):
-        b0[x] = 0
-    u = 0
-    while u + 4 <= m:
-        x = <int64_t> pos[u]
-        b0[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
-        x = <int64_t> pos[u + 1]
-        b1[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
-        x = <int64_t> pos[u + 2]
-        b2[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
-        x = <int64_t> pos[u + 3]
-        b3[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
-        u += 4
-    while u < m:
-        x = <int64_t> pos[u]
-        b0[x >> 6] |= (<uint64_t> (rl[x] >= thr)) << (x & 63)
-        u += 1
-    for x in range(nw):
-        b = b0[x] | b1[x] | b2[x] | b3[x]
-        while b:
-            w.rp[c] = (x << 6) + bc_ctz64(b)
-            c += 1
-            b &= b - 1
-    nrp[0] = c
 
 
 cdef int64_t gather_rel(double *rl, int64_t *rp, const double *vl, const uint64_t *srt, int64_t n, int trec,
