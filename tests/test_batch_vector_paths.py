@@ -1,19 +1,22 @@
 """The batch kernel's vector paths give exactly the values of its scalar ones.
 
-Two parts of the kernel use the CPU's vector unit, chosen at run time
+Three parts of the kernel use the CPU's vector unit, chosen at run time
 (``irscore._batch._simd_level()``): ranking a row by counting, for each
 candidate that can count, the keys below its own (AVX-512: 8 keys a compare,
-AVX2: 4, else one; up to 96, 24 or 8 such candidates a row), and loading a row
-of float32/float64 scores with int32/int64 labels eight candidates at a time
+AVX2: 4, else one; up to 96, 24 or 8 such candidates a row); with VP2INTERSECT
+too, counting 16 score codes a compare when no two candidates of the row share
+one (checked on every pair of 16-code blocks); and loading a row of
+float32/float64 scores with int32/int64 labels eight candidates at a time
 (AVX-512 only; a row with a NaN score is loaded by the scalar loop).
 ``_set_simd_level`` lowers the level; here every level this CPU has is compared
 with the scalar level and with the general paths (``_set_fast_paths(False)``:
 no counting, no vector loader, every row sorted), with ``==``, on random rows
-chosen to sit on the paths' edges: row lengths around the vector width and the
-counting limits, 0 to all candidates relevant, heavy ties and doubles that
-share their high 32 bits (the keys' coarse code), NaN padding, negative labels,
-labels of 256 and more (no grade counters), both tie rules that the counting
-path takes, and a gain=exp label beyond its range (the same error either way).
+chosen to sit on the paths' edges: row lengths around the vector widths and the
+counting limits, 0 to all candidates relevant, heavy ties, a single tie placed
+anywhere (inside a block, across blocks, in the tail), doubles that share their
+high 32 bits (the keys' coarse code), NaN padding, negative labels, labels of
+256 and more (no grade counters), both tie rules that the counting path takes,
+and a gain=exp label beyond its range (the same error either way).
 """
 import numpy as np
 import pytest
@@ -135,3 +138,29 @@ def test_counting_limits_hand_worked():
             assert got["AP"][0] == pytest.approx(ap(lab), rel=1e-15)
             assert got["RR"][0] == 1.0 / (np.flatnonzero(lab[0] > 0)[0] + 1)
             assert got["P@5"][0] == np.count_nonzero(lab[0, :5] > 0) / 5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_single_tie_anywhere_in_the_row(seed):
+    # distinct scores but for one pair of equal ones, the pair placed anywhere:
+    # in one 16-code block, across two, in the tail block; every level must
+    # order the pair by the tie rule, as the scalar level does
+    rng = np.random.default_rng(9100 + seed)
+    for ncol in (17, 33, 40, 100, 129, 250):
+        nq = 24
+        s = np.empty((nq, ncol))
+        for q in range(nq):
+            s[q] = rng.permutation(ncol) + rng.random() * 0.5
+            a, b = rng.choice(ncol, size=2, replace=False)
+            s[q, b] = s[q, a]
+        lab = (rng.random((nq, ncol)) < 0.4) * rng.integers(1, 4, size=(nq, ncol))
+        for sdt in (np.float32, np.float64):
+            sc = s.astype(sdt)
+            for ties in ("trec", "input"):
+                def ev():
+                    return batch.evaluate(sc, lab, MEASURES, ties=ties)
+                want = _at_level(LEVELS["scalar"], ev)
+                _same(_general(ev), want, MEASURES, "general paths")
+                for name, level in LEVELS.items():
+                    if 0 < level <= MAX_LEVEL:
+                        _same(_at_level(level, ev), want, MEASURES, f"{name}, {ncol} columns, {ties}")

@@ -30,6 +30,14 @@
 #define BC_SCALAR 0
 #define BC_AVX2 1
 #define BC_AVX512 2
+#define BC_AVX512_VP2I 3    /* AVX-512 with VP2INTERSECT: 32-bit codes where the row has no tie */
+
+/* VP2INTERSECT is known to GCC from 10 and to Clang from 12 */
+#if BC_X86 && ((defined(__clang__) && __clang_major__ >= 12) || (!defined(__clang__) && __GNUC__ >= 10))
+#define BC_HAVE_VP2I 1
+#else
+#define BC_HAVE_VP2I 0
+#endif
 
 static int bc_level = -1;          /* -1: not detected yet */
 static int bc_max_level = -1;
@@ -41,6 +49,10 @@ static inline int bc_detect(void)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt"))
         lv = BC_AVX512;
+#if BC_HAVE_VP2I
+    if (lv == BC_AVX512 && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vp2intersect"))
+        lv = BC_AVX512_VP2I;
+#endif
     else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
         lv = BC_AVX2;
 #endif
@@ -175,7 +187,7 @@ static inline void bc_count_lt(const uint64_t *keys, int64_t n, uint64_t *x, int
 {
 #if BC_X86
     int lv = bc_get_level();
-    if (lv == BC_AVX512) {
+    if (lv >= BC_AVX512) {
         bc_count_lt_avx512(keys, n, x, m);
         return;
     }
@@ -205,7 +217,7 @@ static inline void bc_fill(double *a, int64_t n, double v)
 {
     int64_t j;
 #if BC_X86
-    if (bc_get_level() == BC_AVX512) {
+    if (bc_get_level() >= BC_AVX512) {
         bc_fill_avx512(a, n, v);
         return;
     }
@@ -225,7 +237,9 @@ static int64_t bc_positions_avx512(const double *a, int64_t n, double thr, int g
         __mmask8 lm = (n - j >= 8) ? (__mmask8)0xFF : (__mmask8)((1u << (n - j)) - 1u);
         __m512d v = _mm512_maskz_loadu_pd(lm, (const void *)(a + j));
         __mmask8 k = gt ? _mm512_mask_cmp_pd_mask(lm, v, t, _CMP_GT_OQ) : _mm512_mask_cmp_pd_mask(lm, v, t, _CMP_GE_OQ);
-        _mm512_mask_compressstoreu_epi64((void *)(pos + c), k, _mm512_add_epi64(_mm512_set1_epi64((long long)j), iota));
+        /* compressed in a register, stored whole: pos needs 8 slots of slack */
+        _mm512_storeu_si512((void *)(pos + c),
+                            _mm512_maskz_compress_epi64(k, _mm512_add_epi64(_mm512_set1_epi64((long long)j), iota)));
         c += __builtin_popcount((unsigned)k);
     }
     return c;
@@ -233,12 +247,13 @@ static int64_t bc_positions_avx512(const double *a, int64_t n, double thr, int g
 #endif
 
 /* the positions i < n with a[i] > thr (gt) or a[i] >= thr (else) into pos,
-   ascending; returns their number */
+   ascending; returns their number.  pos: n + 8 slots (the vector path stores
+   8 at a time past the last position it keeps). */
 static inline int64_t bc_positions(const double *a, int64_t n, double thr, int gt, int64_t *pos)
 {
     int64_t i, c = 0;
 #if BC_X86
-    if (bc_get_level() == BC_AVX512)
+    if (bc_get_level() >= BC_AVX512)
         return bc_positions_avx512(a, n, thr, gt, pos);
 #endif
     if (gt) {
@@ -255,6 +270,111 @@ static inline int64_t bc_positions(const double *a, int64_t n, double thr, int g
     return c;
 }
 
+/* ---- 32-bit codes where no two candidates share one (VP2INTERSECT) ----
+ *
+ * A key is a 32-bit score code and a 32-bit tie code; when no two candidates
+ * of a row share a score code, the codes alone order them, and 16 of them fit
+ * a vector where 8 keys do: counting takes half the comparisons.  Whether two
+ * codes are equal is asked of every pair of 16-code blocks at once: VPCONFLICTD
+ * inside a block, VP2INTERSECTD across two (n <= BC_VP2I_MAX_N: 8 blocks, 36
+ * instructions for a row of 100). */
+#define BC_VP2I_MAX_N 256
+
+#if BC_HAVE_VP2I
+#define BC_VP2I_TARGET __attribute__((target("avx512f,avx512cd,avx512vp2intersect,popcnt")))
+
+/* whether two of the codes c[0..n) are equal, 0 < n <= BC_VP2I_MAX_N; a code
+   is never 0 (a score code of 0 would be a NaN's) */
+BC_VP2I_TARGET static int bc_codes_repeat(const uint32_t *c, int64_t n)
+{
+    __m512i v[BC_VP2I_MAX_N / 16];
+    __mmask16 lmk[BC_VP2I_MAX_N / 16];
+    __mmask16 any = 0;
+    int64_t nb = (n + 15) >> 4, b, b2;
+    for (b = 0; b < nb; b++) {
+        int64_t r = n - 16 * b;
+        lmk[b] = r >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << r) - 1u);
+        v[b] = _mm512_maskz_loadu_epi32(lmk[b], (const void *)(c + 16 * b));
+    }
+    for (b = 0; b < nb; b++) {
+        /* lane i: the earlier lanes equal to it; the tail's lanes (zero, which
+           no valid code is) are all in the last block, after its real lanes */
+        __m512i cf = _mm512_conflict_epi32(v[b]);
+        any |= _mm512_mask_test_epi32_mask(lmk[b], cf, cf);
+        for (b2 = b + 1; b2 < nb; b2++) {
+            __mmask16 k1, k2;
+            _mm512_2intersect_epi32(v[b], v[b2], &k1, &k2);
+            any |= k1;          /* v[b] is a whole block: a real code each */
+        }
+    }
+    return any != 0;
+}
+
+/* x[u] <- #{j < n : c[j] < (x[u] >> 32)} for u < m (x holds keys whose high
+   half is a code of c); four query codes per pass */
+BC_VP2I_TARGET static void bc_count_lt32(const uint32_t *c, int64_t n, uint64_t *x, int64_t m)
+{
+    int64_t u = 0, j;
+    int64_t nf = n & ~(int64_t)15;
+    __mmask16 lm = (__mmask16)((1u << (n - nf)) - 1u);
+    const __m512i one = _mm512_set1_epi32(1);
+    for (; u + 4 <= m; u += 4) {
+        __m512i a = _mm512_set1_epi32((int)(uint32_t)(x[u] >> 32));
+        __m512i b = _mm512_set1_epi32((int)(uint32_t)(x[u + 1] >> 32));
+        __m512i cc = _mm512_set1_epi32((int)(uint32_t)(x[u + 2] >> 32));
+        __m512i d = _mm512_set1_epi32((int)(uint32_t)(x[u + 3] >> 32));
+        __m512i ca = _mm512_setzero_si512(), cb = ca, c3 = ca, cd = ca;
+        for (j = 0; j < nf; j += 16) {
+            __m512i k = _mm512_loadu_si512((const void *)(c + j));
+            ca = _mm512_mask_add_epi32(ca, _mm512_cmplt_epu32_mask(k, a), ca, one);
+            cb = _mm512_mask_add_epi32(cb, _mm512_cmplt_epu32_mask(k, b), cb, one);
+            c3 = _mm512_mask_add_epi32(c3, _mm512_cmplt_epu32_mask(k, cc), c3, one);
+            cd = _mm512_mask_add_epi32(cd, _mm512_cmplt_epu32_mask(k, d), cd, one);
+        }
+        if (lm) {
+            __m512i k = _mm512_maskz_loadu_epi32(lm, (const void *)(c + nf));
+            ca = _mm512_mask_add_epi32(ca, _mm512_mask_cmplt_epu32_mask(lm, k, a), ca, one);
+            cb = _mm512_mask_add_epi32(cb, _mm512_mask_cmplt_epu32_mask(lm, k, b), cb, one);
+            c3 = _mm512_mask_add_epi32(c3, _mm512_mask_cmplt_epu32_mask(lm, k, cc), c3, one);
+            cd = _mm512_mask_add_epi32(cd, _mm512_mask_cmplt_epu32_mask(lm, k, d), cd, one);
+        }
+        x[u] = (uint64_t)(uint32_t)_mm512_reduce_add_epi32(ca);
+        x[u + 1] = (uint64_t)(uint32_t)_mm512_reduce_add_epi32(cb);
+        x[u + 2] = (uint64_t)(uint32_t)_mm512_reduce_add_epi32(c3);
+        x[u + 3] = (uint64_t)(uint32_t)_mm512_reduce_add_epi32(cd);
+    }
+    for (; u < m; u++) {
+        __m512i a = _mm512_set1_epi32((int)(uint32_t)(x[u] >> 32));
+        int64_t ca = 0;
+        for (j = 0; j < nf; j += 16) {
+            __m512i k = _mm512_loadu_si512((const void *)(c + j));
+            ca += __builtin_popcount((unsigned)_mm512_cmplt_epu32_mask(k, a));
+        }
+        if (lm) {
+            __m512i k = _mm512_maskz_loadu_epi32(lm, (const void *)(c + nf));
+            ca += __builtin_popcount((unsigned)_mm512_mask_cmplt_epu32_mask(lm, k, a));
+        }
+        x[u] = (uint64_t)ca;
+    }
+}
+#endif
+
+/* bc_count_lt by the 32-bit codes c (the keys' high halves) when the level is
+   BC_AVX512_VP2I, n <= BC_VP2I_MAX_N and no two codes are equal (then they
+   order the candidates as the keys do): returns 1; else 0, x untouched. */
+static inline int bc_count_lt_codes(const uint32_t *c, int64_t n, uint64_t *x, int64_t m)
+{
+#if BC_HAVE_VP2I
+    if (bc_get_level() == BC_AVX512_VP2I && n > 0 && n <= BC_VP2I_MAX_N && !bc_codes_repeat(c, n)) {
+        bc_count_lt32(c, n, x, m);
+        return 1;
+    }
+#else
+    (void)c; (void)n; (void)x; (void)m;
+#endif
+    return 0;
+}
+
 /* How many candidates that can count a row may have for bc_count_lt to rank
  * it rather than sort it, at the level in use: its m n comparisons against
  * the sort's few ns per candidate.  Measured with AVX-512 (the four measures,
@@ -264,7 +384,7 @@ static inline int64_t bc_positions(const double *a, int64_t n, double thr, int g
 static inline int64_t bc_count_max(void)
 {
     int lv = bc_get_level();
-    return lv == BC_AVX512 ? 96 : (lv == BC_AVX2 ? 24 : 8);
+    return lv >= BC_AVX512 ? 96 : (lv == BC_AVX2 ? 24 : 8);
 }
 
 #endif

@@ -7,13 +7,16 @@
  * Writes, for the n candidates of the row (t = column, as no candidate is
  * skipped):
  *   keys[t]  the rank key (batch_sort.h: score code << 32 | tie code),
+ *   hc[t]    its high half (the score code; never 0),
  *   sv[t]    the score as a double,
  *   vl[t]    the label as a double,
  *   col[t]   t (when col is not NULL),
  *   xq[0..m) the keys of the candidates an op can count (label > 0 or
  *            >= sthr), in column order, and si[0..m) their columns;
- * and the label statistics into st.  Returns m.  Nothing is written to memory
- * other than these arrays' first n entries (masked stores at the tail).
+ * and the label statistics into st.  Returns m.  keys, sv, vl and col are
+ * written in their first n entries only (masked stores at the tail); xq and si
+ * are written 8 entries at a time (compressed in a register, stored whole), so
+ * they need n + 8 entries.
  */
 #ifndef IRS_BATCH_LOAD_H
 #define IRS_BATCH_LOAD_H
@@ -68,6 +71,7 @@ BL_TARGET static inline __m512i bl_code_f64(__m512d d)
         __m512i k = _mm512_or_si512(kc, bl_ties(j, trec));                                     \
         __mmask8 cm;                                                                           \
         _mm512_mask_storeu_epi64((void *)(keys + j), lm, k);                                   \
+        _mm256_mask_storeu_epi32((void *)(hc + j), lm, _mm512_cvtepi64_epi32(_mm512_srli_epi64(kc, 32))); \
         _mm512_mask_storeu_pd((void *)(sv + j), lm, s);                                        \
         _mm512_mask_storeu_pd((void *)(vl + j), lm, v);                                        \
         if (col != NULL)                                                                       \
@@ -77,9 +81,9 @@ BL_TARGET static inline __m512i bl_code_f64(__m512d d)
         hi = _mm512_mask_max_epi64(hi, lm, hi, L);                                             \
         cm = _mm512_mask_cmp_pd_mask(lm, v, zero, _CMP_GT_OQ)                                  \
              | _mm512_mask_cmp_pd_mask(lm, v, thr, _CMP_GE_OQ);                               \
-        _mm512_mask_compressstoreu_epi64((void *)(xq + m), cm, k);                             \
-        _mm256_mask_compressstoreu_epi32((void *)(si + m), cm,                                 \
-            _mm512_cvtepi64_epi32(_mm512_add_epi64(_mm512_set1_epi64((long long)j), iota)));  \
+        _mm512_storeu_si512((void *)(xq + m), _mm512_maskz_compress_epi64(cm, k));             \
+        _mm256_storeu_si256((__m256i *)(si + m), _mm256_maskz_compress_epi32(cm,              \
+            _mm512_cvtepi64_epi32(_mm512_add_epi64(_mm512_set1_epi64((long long)j), iota)))); \
         m += __builtin_popcount((unsigned)cm);                                                 \
     } while (0)
 
@@ -122,29 +126,29 @@ BL_TARGET static inline __m512i bl_code_f64(__m512d d)
 #define BL_LABEL_I32 _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(lm, (const void *)(lb + j)))
 
 BL_TARGET static int64_t bl_load_f32_i64(const float *sc, const int64_t *lb, int64_t n, int trec, double sthr,
-                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
-                                         int32_t *si, bl_stats *st)
+                                         uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col,
+                                         uint64_t *xq, int32_t *si, bl_stats *st)
 {
     BL_BODY(BL_SCORE_F32, BL_LABEL_I64)
 }
 
 BL_TARGET static int64_t bl_load_f32_i32(const float *sc, const int32_t *lb, int64_t n, int trec, double sthr,
-                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
-                                         int32_t *si, bl_stats *st)
+                                         uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col,
+                                         uint64_t *xq, int32_t *si, bl_stats *st)
 {
     BL_BODY(BL_SCORE_F32, BL_LABEL_I32)
 }
 
 BL_TARGET static int64_t bl_load_f64_i64(const double *sc, const int64_t *lb, int64_t n, int trec, double sthr,
-                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
-                                         int32_t *si, bl_stats *st)
+                                         uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col,
+                                         uint64_t *xq, int32_t *si, bl_stats *st)
 {
     BL_BODY(BL_SCORE_F64, BL_LABEL_I64)
 }
 
 BL_TARGET static int64_t bl_load_f64_i32(const double *sc, const int32_t *lb, int64_t n, int trec, double sthr,
-                                         uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq,
-                                         int32_t *si, bl_stats *st)
+                                         uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col,
+                                         uint64_t *xq, int32_t *si, bl_stats *st)
 {
     BL_BODY(BL_SCORE_F64, BL_LABEL_I32)
 }
@@ -157,22 +161,22 @@ BL_TARGET static int64_t bl_load_f64_i32(const double *sc, const int32_t *lb, in
 /* score kind sk (0 float32, 1 float64), label kind lk (2 int32, 3 int64):
    -1 when this build or CPU has no vector loader for them, or on a NaN score */
 static inline int64_t bl_load(const void *sc, int sk, const void *lb, int lk, int64_t n, int trec, double sthr,
-                              uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq, int32_t *si,
-                              bl_stats *st)
+                              uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col, uint64_t *xq,
+                              int32_t *si, bl_stats *st)
 {
 #if BL_HAVE
-    if (n <= 0 || n > 0x7FFFFFFF || bc_get_level() != BC_AVX512)
+    if (n <= 0 || n > 0x7FFFFFFF || bc_get_level() < BC_AVX512)
         return -1;
     if (sk == 0 && lk == 3)
-        return bl_load_f32_i64((const float *)sc, (const int64_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+        return bl_load_f32_i64((const float *)sc, (const int64_t *)lb, n, trec, sthr, keys, hc, sv, vl, col, xq, si, st);
     if (sk == 0 && lk == 2)
-        return bl_load_f32_i32((const float *)sc, (const int32_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+        return bl_load_f32_i32((const float *)sc, (const int32_t *)lb, n, trec, sthr, keys, hc, sv, vl, col, xq, si, st);
     if (sk == 1 && lk == 3)
-        return bl_load_f64_i64((const double *)sc, (const int64_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+        return bl_load_f64_i64((const double *)sc, (const int64_t *)lb, n, trec, sthr, keys, hc, sv, vl, col, xq, si, st);
     if (sk == 1 && lk == 2)
-        return bl_load_f64_i32((const double *)sc, (const int32_t *)lb, n, trec, sthr, keys, sv, vl, col, xq, si, st);
+        return bl_load_f64_i32((const double *)sc, (const int32_t *)lb, n, trec, sthr, keys, hc, sv, vl, col, xq, si, st);
 #else
-    (void)sc; (void)sk; (void)lb; (void)lk; (void)n; (void)trec; (void)sthr; (void)keys; (void)sv;
+    (void)sc; (void)sk; (void)lb; (void)lk; (void)n; (void)trec; (void)sthr; (void)keys; (void)hc; (void)sv;
     (void)vl; (void)col; (void)xq; (void)si; (void)st;
 #endif
     return -1;

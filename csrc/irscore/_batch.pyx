@@ -9,7 +9,8 @@ buckets, or only its top k when every requested measure is a small cutoff.  A
 query with few candidates that an op can count (label > 0 or at an op's
 level: up to 96 of them where the CPU has AVX-512, 24 with AVX2, else 8) is
 not sorted: each of them is placed by counting the keys before its own, a
-vector of keys at a time (``batch_count.h``, chosen at run time).  With the
+vector of keys at a time (``batch_count.h``, chosen at run time; with
+VP2INTERSECT, 16 score codes at a time when no two candidates share one).  With the
 labels in rank order, the positions of the relevant candidates are listed too (AP, P@k, RR, ... read only those).  The same order
 can be written out (``order``) for the measures computed elsewhere, so a query
 is never sorted twice.
@@ -55,6 +56,8 @@ cdef extern from "batch_count.h" nogil:
     int BC_SCALAR
     int BC_AVX2
     int BC_AVX512
+    int BC_AVX512_VP2I
+    int bc_count_lt_codes(const uint32_t *c, int64_t n, uint64_t *x, int64_t m)
     int bc_get_level()
     int bc_get_max_level()
     int bc_set_level(int lv)
@@ -68,7 +71,7 @@ cdef extern from "batch_load.h" nogil:
         int64_t lmin
         int64_t lmax
     int64_t bl_load(const void *sc, int sk, const void *lb, int lk, int64_t n, int trec, double sthr,
-                    uint64_t *keys, double *sv, double *vl, int64_t *col, uint64_t *xq, int32_t *si,
+                    uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col, uint64_t *xq, int32_t *si,
                     bl_stats *st)
 
 cdef extern from "batch_sort.h" nogil:
@@ -117,7 +120,7 @@ def _set_fast_paths(bint on):
 
 
 #: the vector levels of rank by counting (batch_count.h)
-SIMD_LEVELS = {"scalar": BC_SCALAR, "avx2": BC_AVX2, "avx512": BC_AVX512}
+SIMD_LEVELS = {"scalar": BC_SCALAR, "avx2": BC_AVX2, "avx512": BC_AVX512, "avx512_vp2intersect": BC_AVX512_VP2I}
 bc_get_level()      # detected once, at import, before any thread can ask
 
 
@@ -151,6 +154,7 @@ ctypedef fused label_t:
 
 cdef struct Work:
     uint64_t *keys     # keys of the valid candidates, candidate order (t)
+    uint32_t *hc       # their high halves (score codes; filled by the vector loader only)
     uint64_t *ktmp     # sorted keys (bucket pass)
     uint64_t *ktop     # the top k (partial selection)
     double *sv         # scores of the valid candidates (candidate order)
@@ -181,25 +185,26 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
     w.cap = cap
     w.ndisc = ndisc if ndisc < c else c
     w.keys = <uint64_t *> malloc(c * sizeof(uint64_t))
-    w.ktmp = <uint64_t *> malloc(c * sizeof(uint64_t))
+    w.hc = <uint32_t *> malloc(c * sizeof(uint32_t))
+    w.ktmp = <uint64_t *> malloc((c + 8) * sizeof(uint64_t))     # + 8: the vector paths store 8 at a time
     w.ktop = <uint64_t *> malloc((TOPK_MAX + 1) * sizeof(uint64_t))
     w.sv = <double *> malloc(c * sizeof(double))
     w.col = <int64_t *> malloc(c * sizeof(int64_t))
     w.scr = <bs_item *> malloc(c * sizeof(bs_item))
     w.scr2 = <bs_item *> malloc(c * sizeof(bs_item))
-    w.bk = <int32_t *> malloc(c * sizeof(int32_t))
+    w.bk = <int32_t *> malloc((c + 8) * sizeof(int32_t))
     w.hist = <int32_t *> malloc((4 * c + 1) * sizeof(int32_t))
     w.vl = <double *> malloc(c * sizeof(double))
     w.rl = <double *> malloc(c * sizeof(double))
-    w.rp = <int64_t *> malloc(c * sizeof(int64_t))
-    w.pk = <int64_t *> malloc(c * sizeof(int64_t))
+    w.rp = <int64_t *> malloc((c + 8) * sizeof(int64_t))
+    w.pk = <int64_t *> malloc((c + 8) * sizeof(int64_t))
     w.run_v = <double *> malloc((cr + 1) * sizeof(double))
     w.run_c = <int64_t *> malloc((cr + 1) * sizeof(int64_t))
     w.gb = <int64_t *> malloc((c + 1) * sizeof(int64_t))
     w.idisc = <double *> malloc(c * sizeof(double))
     w.inv = <double *> malloc(c * sizeof(double))
     w.ghist = <int64_t *> calloc(4 * 256, sizeof(int64_t))
-    if (w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
+    if (w.hc == NULL or w.keys == NULL or w.ktmp == NULL or w.ktop == NULL or w.sv == NULL or w.col == NULL or w.inv == NULL or w.ghist == NULL or w.scr == NULL or w.scr2 == NULL or w.bk == NULL or w.hist == NULL or w.vl == NULL
             or w.rl == NULL or w.rp == NULL or w.pk == NULL or w.run_v == NULL or w.run_c == NULL or w.gb == NULL or w.idisc == NULL):
         return -1
     for i in range(c):
@@ -211,6 +216,7 @@ cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept
 
 cdef void work_free(Work *w) noexcept nogil:
     free(w.keys)
+    free(w.hc)
     free(w.ktmp)
     free(w.ktop)
     free(w.sv)
@@ -807,7 +813,7 @@ cdef int64_t load_fast(Work *w, Row *r, const void *sc, int sk, const void *lb, 
     cdef int64_t ssz = 4 if sk == S_F32 else 8
     cdef int64_t lsz = 4 if lk == L_I32 else 8
     m = bl_load(<const char *> sc + st * ssz, sk, <const char *> lb + st * lsz, 3 if lk == L_I64 else 2, n,
-                r.trec, sthr, w.keys, w.sv, w.vl, w.col if want_col else NULL, w.ktmp, w.bk, &sts)
+                r.trec, sthr, w.keys, w.hc, w.sv, w.vl, w.col if want_col else NULL, w.ktmp, w.bk, &sts)
     if m < 0:
         return -1
     r.coarse = sk != S_F32
@@ -967,7 +973,16 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
         if pre < 0:
             for u in range(m):
                 xq[u] = keys[si[u]]
-        bc_count_lt(keys, n, xq, m)
+            bc_count_lt(keys, n, xq, m)
+        elif not bc_count_lt_codes(w.hc, n, xq, m):
+            bc_count_lt(keys, n, xq, m)
+        for u in range(m):
+            rl[xq[u]] = vl[si[u]]
+        if want_rp:
+            nrp[0] = bc_positions(rl, n, rp_thr, 0, w.rp)
+        return 1
+    # coarse keys whose codes are all distinct: the codes alone order them
+    if pre >= 0 and bc_count_lt_codes(w.hc, n, xq, m):
         for u in range(m):
             rl[xq[u]] = vl[si[u]]
         if want_rp:
