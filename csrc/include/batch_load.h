@@ -13,7 +13,8 @@
  *   col[t]   t (when col is not NULL),
  *   xq[0..m) the keys of the candidates an op can count (label > 0 or
  *            >= sthr), in column order, and si[0..m) their columns;
- * and the label statistics into st.  Returns m.  keys, sv, vl and col are
+ * and the label statistics into st (smallest and largest label, how many of
+ * each grade 1 to 4).  Returns m.  keys, sv, vl and col are
  * written in their first n entries only (masked stores at the tail); xq and si
  * are written 8 entries at a time (compressed in a register, stored whole), so
  * they need n + 8 entries.
@@ -27,6 +28,7 @@
 typedef struct {
     int64_t lmin;     /* smallest label */
     int64_t lmax;     /* largest label */
+    int64_t grade[5]; /* how many labels are 1, 2, 3, 4 (grade[1..4]; grade[0] unused) */
 } bl_stats;
 
 #if BC_X86
@@ -78,6 +80,10 @@ BL_TARGET static inline __m512i bl_code_f64(__m512d d)
             _mm512_mask_storeu_epi64((void *)(col + j), lm,                                    \
                                      _mm512_add_epi64(_mm512_set1_epi64((long long)j), iota)); \
         lo = _mm512_mask_min_epi64(lo, lm, lo, L);                                             \
+        g1 += __builtin_popcount((unsigned)_mm512_mask_cmpeq_epi64_mask(lm, L, _mm512_set1_epi64(1))); \
+        g2 += __builtin_popcount((unsigned)_mm512_mask_cmpeq_epi64_mask(lm, L, _mm512_set1_epi64(2))); \
+        g3 += __builtin_popcount((unsigned)_mm512_mask_cmpeq_epi64_mask(lm, L, _mm512_set1_epi64(3))); \
+        g4 += __builtin_popcount((unsigned)_mm512_mask_cmpeq_epi64_mask(lm, L, _mm512_set1_epi64(4))); \
         hi = _mm512_mask_max_epi64(hi, lm, hi, L);                                             \
         cm = _mm512_mask_cmp_pd_mask(lm, v, zero, _CMP_GT_OQ)                                  \
              | _mm512_mask_cmp_pd_mask(lm, v, thr, _CMP_GE_OQ);                               \
@@ -88,7 +94,7 @@ BL_TARGET static inline __m512i bl_code_f64(__m512d d)
     } while (0)
 
 #define BL_BODY(SCORE_BLOCK, LOADL)                                                            \
-    int64_t j, m = 0;                                                                          \
+    int64_t j, m = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0;                                          \
     const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);                             \
     const __m512d zero = _mm512_setzero_pd();                                                  \
     const __m512d thr = _mm512_set1_pd(sthr);                                                  \
@@ -105,6 +111,11 @@ BL_TARGET static inline __m512i bl_code_f64(__m512d d)
         return -1;                                                                             \
     st->lmin = _mm512_reduce_min_epi64(lo);                                                    \
     st->lmax = _mm512_reduce_max_epi64(hi);                                                    \
+    st->grade[0] = 0;                                                                          \
+    st->grade[1] = g1;                                                                         \
+    st->grade[2] = g2;                                                                         \
+    st->grade[3] = g3;                                                                         \
+    st->grade[4] = g4;                                                                         \
     return m;
 
 #define BL_SCORE_F32                                                                           \

@@ -70,6 +70,7 @@ cdef extern from "batch_load.h" nogil:
     ctypedef struct bl_stats:
         int64_t lmin
         int64_t lmax
+        int64_t grade[5]
     int64_t bl_load(const void *sc, int sk, const void *lb, int lk, int64_t n, int trec, double sthr,
                     uint64_t *keys, uint32_t *hc, double *sv, double *vl, int64_t *col, uint64_t *xq, int32_t *si,
                     bl_stats *st)
@@ -827,6 +828,12 @@ cdef int64_t load_fast(Work *w, Row *r, const void *sc, int sk, const void *lb, 
     else:
         r.hist_state = 1
         r.maxg = sts.lmax if sts.lmax > 0 else 0
+        if sts.lmax <= 4:
+            # the loader counted the grades 1 to 4 (the consumers add a grade's
+            # four counters)
+            for iv in range(1, r.maxg + 1):
+                hist[iv << 2] += sts.grade[iv]
+            return m
         for u in range(m):
             # branch-free: a countable label <= 0 (a level <= 0) lands in grade
             # 0's counters, which nothing reads (build_runs clears them)
@@ -1391,34 +1398,47 @@ cdef class Kernel:
         when the arrays are not a plain dense batch (2-D, same shape, C-contiguous,
         aligned, native float32/float64 scores and int8/16/32/64, uint8,
         float32/float64 labels)."""
-        cdef int sk, lk, neg = 0
-        cdef int64_t nq, ncol, code, err_row = -1
-        cdef double err_val = 0.0
-        cdef Work tmp
-        cdef Work *w
-        cdef bint own
+        cdef int neg = 0
+        cdef int64_t code, err_row = -1
         if cnp.PyArray_NDIM(out) != 2 or cnp.PyArray_TYPE(out) != cnp.NPY_DOUBLE \
                 or not cnp.PyArray_IS_C_CONTIGUOUS(out) or not cnp.PyArray_ISALIGNED(out) \
                 or not cnp.PyArray_ISNOTSWAPPED(out) or not cnp.PyArray_ISWRITEABLE(out):
             raise ValueError("out: expected a writable C-contiguous float64 array")
+        if dense_ok(scores) and (cnp.PyArray_DIM(out, 0) != self.p.nops
+                                 or cnp.PyArray_DIM(out, 1) != cnp.PyArray_DIM(scores, 0)):
+            raise ValueError("out: expected the shape (n_ops, n_rows)")
+        code = self.run_dense(scores, labels, default_thr, <double *> cnp.PyArray_DATA(out), &err_row, &neg)
+        return code, err_row, bool(neg)
+
+    cdef int64_t run_dense(self, cnp.ndarray scores, cnp.ndarray labels, double default_thr, double *out,
+                           int64_t *err_row, int *neg) except -2:
+        """dense() into out (n_ops x n_rows doubles, which the caller provides):
+        the error code, or -1 (nothing computed) for anything but a plain dense
+        batch."""
+        cdef int sk, lk
+        cdef int64_t nq, ncol, code
+        cdef double err_val = 0.0
+        cdef Work tmp
+        cdef Work *w
+        cdef bint own
+        err_row[0] = -1
+        neg[0] = 0
         # anything but a plain dense batch: -1, the caller takes its general path
         if not (dense_ok(scores) and dense_ok(labels)):
-            return -1, -1, False
+            return -1
         nq = cnp.PyArray_DIM(scores, 0)
         ncol = cnp.PyArray_DIM(scores, 1)
         if cnp.PyArray_DIM(labels, 0) != nq or cnp.PyArray_DIM(labels, 1) != ncol or ncol >= 2147483647:
-            return -1, -1, False
-        if cnp.PyArray_DIM(out, 0) != self.p.nops or cnp.PyArray_DIM(out, 1) != nq:
-            raise ValueError("out: expected the shape (n_ops, n_rows)")
+            return -1
         if cnp.PyArray_TYPE(scores) == cnp.NPY_FLOAT:
             sk = S_F32
         elif cnp.PyArray_TYPE(scores) == cnp.NPY_DOUBLE:
             sk = S_F64
         else:
-            return -1, -1, False
+            return -1
         lk = label_kind(labels)
         if lk < 0:
-            return -1, -1, False
+            return -1
         own = self.busy
         if own:
             memset(&tmp, 0, sizeof(Work))
@@ -1441,8 +1461,8 @@ cdef class Kernel:
         try:
             with nogil:
                 code = run_rows(w, &self.p, cnp.PyArray_DATA(scores), sk, cnp.PyArray_DATA(labels), lk, NULL, NULL,
-                                ncol, 0, nq, default_thr, 0.0, 0, NULL, NULL, 1, <double *> cnp.PyArray_DATA(out),
-                                1, nq, NULL, NULL, &err_row, &err_val, &neg)
+                                ncol, 0, nq, default_thr, 0.0, 0, NULL, NULL, 1, out,
+                                1, nq, NULL, NULL, err_row, &err_val, neg)
         finally:
             if own:
                 work_free(w)
@@ -1450,4 +1470,72 @@ cdef class Kernel:
                 self.busy = False
         if code == E_EXPGAIN:
             raise_exp_gain(err_val)
-        return code, err_row, bool(neg)
+        return code
+
+
+cdef class Dense:
+    """``batch.Evaluator``'s path for a plain dense batch of numpy arrays, in one
+    native call: the kernels of its two plans (integer and float labels), their
+    default levels and the result names.  ``run(scores, labels)`` returns
+    ``{name: float64 array (n_rows,)}``, or None when the batch is not a plain
+    dense one of at most ``max_cells`` cells (the caller takes its general
+    path); a NaN or infinite label raises ValueError.  ``neg``: whether the last
+    batch run had a negative label."""
+
+    cdef Kernel ki
+    cdef Kernel kf
+    cdef double thr_i
+    cdef double thr_f
+    cdef tuple keys
+    cdef int64_t max_cells
+    cdef public bint neg
+
+    def __cinit__(self, Kernel ki not None, Kernel kf not None, double thr_i, double thr_f, tuple keys not None,
+                  int64_t max_cells):
+        if len(keys) != ki.p.nops or len(keys) != kf.p.nops:
+            raise ValueError("Dense: one name per op")
+        self.ki = ki
+        self.kf = kf
+        self.thr_i = thr_i
+        self.thr_f = thr_f
+        self.keys = keys
+        self.max_cells = max_cells
+        self.neg = False
+
+    def run(self, scores, labels):
+        cdef cnp.ndarray s, lab, out
+        cdef Kernel k
+        cdef double thr
+        cdef int64_t nq, nops, code, err_row = -1, o
+        cdef int neg = 0
+        cdef cnp.npy_intp dims[2]
+        cdef dict res
+        if type(scores) is not cnp.ndarray or type(labels) is not cnp.ndarray:
+            return None
+        s = <cnp.ndarray> scores
+        lab = <cnp.ndarray> labels
+        if cnp.PyArray_NDIM(s) != 2:
+            return None
+        nq = cnp.PyArray_DIM(s, 0)
+        if nq <= 0 or nq * cnp.PyArray_DIM(s, 1) >= self.max_cells:
+            return None
+        if cnp.PyArray_ISFLOAT(lab):
+            k = self.kf
+            thr = self.thr_f
+        else:
+            k = self.ki
+            thr = self.thr_i
+        nops = k.p.nops
+        dims[0] = nops
+        dims[1] = nq
+        out = cnp.PyArray_EMPTY(2, dims, cnp.NPY_DOUBLE, 0)
+        code = k.run_dense(s, lab, thr, <double *> cnp.PyArray_DATA(out), &err_row, &neg)
+        if code < 0:
+            return None
+        if code > 0:
+            raise ValueError(f"labels: NaN or infinite label at a scored position of query {err_row}")
+        self.neg = neg != 0
+        res = {}
+        for o in range(nops):
+            res[self.keys[o]] = out[o]
+        return res

@@ -16,7 +16,6 @@ from irscore.batch.engine import (FLOAT_DEFAULT_THR, PARALLEL_MIN_CELLS, TIE_COD
 from irscore.batch.layout import NAN_SCORES, NEGATIVE_LABELS, read_layout
 
 # (kernel, relevance threshold, measure names) of a plan the dense kernel runs alone
-_Fast = Tuple[Any, float, Tuple[str, ...]]
 
 
 class Evaluator:
@@ -75,16 +74,19 @@ class Evaluator:
                        True: plan_for(self.measures, True, relevance_level)}
         # the dense fast path: every measure in the batch kernel, no empty= rewrite,
         # NaN scores as padding, one thread (n_jobs=None: below the parallel threshold)
-        self._fast: Optional[Dict[bool, _Fast]] = None
+        self._fast: Optional[_batch.Dense] = None
         self._fast_cells = PARALLEL_MIN_CELLS if n_jobs is None else (1 << 62 if n_jobs == 1 else 0)
         plans = self._plans
         if (all(p.native and not p.other and not (self.empty != 0.0 and p.empties) for p in plans.values())
                 and nan_scores in (None, "padding") and self._fast_cells > 0):
-            self._fast = {fl: (_batch.Kernel(p.op_kind, p.op_k, p.op_thr, p.op_gain, p.op_disc, TIE_CODES[ties]),
-                               float(relevance_level) if relevance_level is not None
-                               else (FLOAT_DEFAULT_THR if fl else 1.0),
-                               tuple(p.keys))
-                          for fl, p in plans.items()}
+            pi, pf = plans[False], plans[True]
+            thr_i = float(relevance_level) if relevance_level is not None else 1.0
+            thr_f = float(relevance_level) if relevance_level is not None else FLOAT_DEFAULT_THR
+            assert tuple(pi.keys) == tuple(pf.keys)
+            self._fast = _batch.Dense(
+                _batch.Kernel(pi.op_kind, pi.op_k, pi.op_thr, pi.op_gain, pi.op_disc, TIE_CODES[ties]),
+                _batch.Kernel(pf.op_kind, pf.op_k, pf.op_thr, pf.op_gain, pf.op_disc, TIE_CODES[ties]),
+                thr_i, thr_f, tuple(pi.keys), self._fast_cells)
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
         # rebuilt from the options (the native kernel holds buffers, not state)
@@ -119,23 +121,17 @@ class Evaluator:
         fast = self._fast
         if (fast is not None and lengths is None and offsets is None and group is None and mask is None
                 and n_relevant is None):
-            # a plain dense batch: straight to the kernel, which checks the arrays
-            # itself (code -1: not a plain dense batch, the general path reads it)
+            # a plain dense batch: one native call (which checks the arrays
+            # itself; None: not a plain dense batch, the general path reads it)
             if type(scores) is not np.ndarray:
                 scores = as_array(scores, "scores")
             if type(labels) is not np.ndarray:
                 labels = as_array(labels, "labels")
-            shape = scores.shape
-            if len(shape) == 2 and 0 < shape[0] and shape[0] * shape[1] < self._fast_cells:
-                kernel, thr, keys = fast[labels.dtype.kind == "f"]
-                out = np.empty((len(keys), shape[0]))
-                code, row, neg = kernel.dense(scores, labels, thr, out)
-                if code == 0:
-                    if neg and check_inputs:
-                        warnings.warn(NEGATIVE_LABELS, UserWarning, stacklevel=2)
-                    return dict(zip(keys, out))
-                if code > 0:
-                    raise ValueError(f"labels: NaN or infinite label at a scored position of query {row}")
+            res = fast.run(scores, labels)
+            if res is not None:
+                if check_inputs and fast.neg:
+                    warnings.warn(NEGATIVE_LABELS, UserWarning, stacklevel=2)
+                return res
         lay = read_layout(scores, labels, lengths=lengths, offsets=offsets, group=group, mask=mask,
                           nan_scores=self.nan_scores, check_inputs=check_inputs)
         return run(self._plans[lay.float_labels], lay, n_relevant, self.ties, self.relevance_level,
