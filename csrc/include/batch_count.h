@@ -357,6 +357,43 @@ BC_VP2I_TARGET static void bc_count_lt32(const uint32_t *c, int64_t n, uint64_t 
         x[u] = (uint64_t)ca;
     }
 }
+
+/* bc_count_lt32 with its m <= 16 NV query codes in NV vectors, and every code
+   of the row broadcast in turn: each lane counts its own query, no reduction
+   (measured 73 against 105 ns for 40 queries in a row of 100) */
+#define BC_TR(NV)                                                                              \
+BC_VP2I_TARGET static void bc_count_lt32_tr##NV(const uint32_t *c, int64_t n, uint64_t *x, int64_t m) \
+{                                                                                              \
+    __m512i q[NV], acc[NV];                                                                    \
+    uint32_t t[16 * NV];                                                                       \
+    int64_t j, u;                                                                              \
+    int v;                                                                                     \
+    const __m512i one = _mm512_set1_epi32(1);                                                  \
+    for (u = 0; u < 16 * NV; u++)                                                              \
+        t[u] = u < m ? (uint32_t)(x[u] >> 32) : 0u;                                            \
+    _Pragma("GCC unroll 8")                                                                    \
+    for (v = 0; v < NV; v++) {                                                                 \
+        q[v] = _mm512_loadu_si512((const void *)(t + 16 * v));                                 \
+        acc[v] = _mm512_setzero_si512();                                                       \
+    }                                                                                          \
+    for (j = 0; j < n; j++) {                                                                  \
+        __m512i k = _mm512_set1_epi32((int)c[j]);                                              \
+        _Pragma("GCC unroll 8")                                                                \
+        for (v = 0; v < NV; v++)                                                               \
+            acc[v] = _mm512_mask_add_epi32(acc[v], _mm512_cmplt_epu32_mask(k, q[v]), acc[v], one); \
+    }                                                                                          \
+    _Pragma("GCC unroll 8")                                                                    \
+    for (v = 0; v < NV; v++)                                                                   \
+        _mm512_storeu_si512((void *)(t + 16 * v), acc[v]);                                     \
+    for (u = 0; u < m; u++)                                                                    \
+        x[u] = (uint64_t)t[u];                                                                 \
+}
+BC_TR(1)
+BC_TR(2)
+BC_TR(3)
+BC_TR(4)
+BC_TR(5)
+BC_TR(6)
 #endif
 
 /* bc_count_lt by the 32-bit codes c (the keys' high halves) when the level is
@@ -366,7 +403,16 @@ static inline int bc_count_lt_codes(const uint32_t *c, int64_t n, uint64_t *x, i
 {
 #if BC_HAVE_VP2I
     if (bc_get_level() == BC_AVX512_VP2I && n > 0 && n <= BC_VP2I_MAX_N && !bc_codes_repeat(c, n)) {
-        bc_count_lt32(c, n, x, m);
+        switch ((m + 15) >> 4) {
+        case 0: break;
+        case 1: bc_count_lt32_tr1(c, n, x, m); break;
+        case 2: bc_count_lt32_tr2(c, n, x, m); break;
+        case 3: bc_count_lt32_tr3(c, n, x, m); break;
+        case 4: bc_count_lt32_tr4(c, n, x, m); break;
+        case 5: bc_count_lt32_tr5(c, n, x, m); break;
+        case 6: bc_count_lt32_tr6(c, n, x, m); break;
+        default: bc_count_lt32(c, n, x, m);
+        }
         return 1;
     }
 #else
