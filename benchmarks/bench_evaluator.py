@@ -24,7 +24,11 @@ on a shared machine inflate them less than wall time would; the load average
 (os.getloadavg) is printed before and after, and the figures are only
 comparable within one run on an idle machine.
 
-    PYTHONPATH=src python benchmarks/bench_evaluator.py [--calls 5000] [--rounds 5]
+    PYTHONPATH=src python benchmarks/bench_evaluator.py [--calls 5000] [--rounds 5] [--simd avx2]
+
+The kernel picks its vector code at run time (``irscore._batch._simd_level()``:
+scalar, avx2, avx512, avx512_vp2intersect); ``--simd`` lowers it, to see what a
+CPU without the higher levels would get.
 """
 from __future__ import annotations
 
@@ -65,7 +69,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     ap.add_argument("--fresh", type=int, default=64, help="distinct batches cycled for the 'new batch' lines")
+    ap.add_argument("--simd", choices=sorted(_batch.SIMD_LEVELS), default=None,
+                    help="rank by counting with at most this vector level (default: the best this CPU has)")
     args = ap.parse_args()
+    if args.simd is not None:
+        _batch._set_simd_level(_batch.SIMD_LEVELS[args.simd])
+    names = {v: k for k, v in _batch.SIMD_LEVELS.items()}
+    level, top = _batch._simd_level()
+    print(f"vector level: {names[level]} (this CPU: {names[top]})")
     n, rounds = args.calls, args.rounds
     print(f"load average before: {os.getloadavg()}")
     s, lab = data(32, 100, args.dtype)
