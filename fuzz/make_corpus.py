@@ -38,7 +38,7 @@ def _split_seed(mode: int, first: bytes, second: bytes) -> bytes:
 
 
 def build() -> dict:
-    seeds: dict = {"trec": [], "organization": [], "xml": [], "measure": []}
+    seeds: dict = {"trec": [], "organization": [], "xml": [], "measure": [], "batch": []}
     qrels, run = EX / "qrels.txt", EX / "run.txt"
     for n in (1, 3, 40):
         seeds["trec"].append(bytes([0, 128]) + _head(qrels, n))
@@ -90,6 +90,14 @@ def build() -> dict:
              "ndcg@10", "map@100", "precision@10", "hit_rate@5", "r-precision", "relative_P_5", "set_F.0.5"]
     for nm in names:
         seeds["measure"].append(nm.encode())
+
+    # batch: header (rows, columns, dtypes | ties, measure set, offset, spare), then cell bytes
+    for rows, cols, kinds, mset, body in ((3, 99, 0b0000, 0, bytes(range(256))),      # 100 columns, float64/int64
+                                          (5, 15, 0b0001, 1, bytes(range(0, 256, 3))),  # 16, float32
+                                          (1, 63, 0b1011, 2, bytes(range(160, 256))),   # 64, distinct scores
+                                          (2, 7, 0b0101, 3, bytes([0, 8, 8, 200, 239, 240, 1] * 9)),
+                                          (4, 129, 0b1111, 4, bytes(range(255, -1, -1)))):
+        seeds["batch"].append(bytes([rows - 1, cols, kinds, mset, 3, 0]) + body)
     return seeds
 
 
