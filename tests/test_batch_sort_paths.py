@@ -217,6 +217,20 @@ def test_dense_kernel_takes_only_plain_dense_batches():
     ro.setflags(write=False)
     with pytest.raises(ValueError, match="out"):
         k.dense(s, lab, 1.0, ro)
+    # out sharing memory with the input: refused (rows would be overwritten before they are ranked)
+    buf = np.random.default_rng(1).normal(size=24)
+    s3, out3 = buf[:12].reshape(3, 4), buf[3:12].reshape(3, 3)            # out inside the scores
+    with pytest.raises(ValueError, match="share memory"):
+        k.dense(s3, (s3 > 0).astype(np.int64), 1.0, out3)
+    lab3 = (buf[:12] > 0).astype(np.float64)                               # out overlapping the labels' end
+    with pytest.raises(ValueError, match="share memory"):
+        k.dense(s[:3], lab3.reshape(3, 4), 1.0, lab3[3:12].reshape(3, 3))
+    assert k.dense(s3, (s3 > 0).astype(np.int64), 1.0, buf[12:21].reshape(3, 3))[0] == 0   # adjacent: fine
+    # a plan without ops walks no rows, however many there are
+    k0 = _batch.Kernel(*(np.empty(0, a.dtype) for a in (plan.op_kind, plan.op_k, plan.op_thr, plan.op_gain,
+                                                          plan.op_disc)), 0)
+    n = 1 << 40
+    assert k0.dense(np.empty((n, 0)), np.empty((n, 0), np.int64), 1.0, np.empty((0, n))) == (0, -1, False)
     with pytest.raises(TypeError):
         k.dense([[1.0]], [[1]], 1.0, np.empty((3, 1)))
     with pytest.raises(ValueError):

@@ -18,6 +18,9 @@ high 32 bits (the keys' coarse code), NaN padding, negative labels, labels of
 256 and more (no grade counters), both tie rules that the counting path takes,
 and a gain=exp label beyond its range (the same error either way).
 """
+import platform
+import sys
+
 import numpy as np
 import pytest
 
@@ -164,3 +167,41 @@ def test_a_single_tie_anywhere_in_the_row(seed):
                 for name, level in LEVELS.items():
                     if 0 < level <= MAX_LEVEL:
                         _same(_at_level(level, ev), want, MEASURES, f"{name}, {ncol} columns, {ties}")
+
+
+def test_the_level_chosen_for_each_kind_of_cpu():
+    """The choice itself, for CPUs other than this one: AVX-512 needs F, DQ and VL
+    (the row loader uses DQ conversions and VL masked compares) and POPCNT;
+    VP2INTERSECT adds CD; an AVX-512 CPU without VP2INTERSECT keeps AVX-512."""
+    full = {"avx512f", "avx512dq", "avx512vl", "avx512cd", "avx512vp2intersect", "avx2", "popcnt"}
+    top = LEVELS["avx512_vp2intersect"] if _batch._VP2I_BUILT else LEVELS["avx512"]
+    cases = [
+        (full, top),
+        (full - {"avx512vp2intersect"}, LEVELS["avx512"]),                   # Ice Lake, Sapphire Rapids, Zen 4
+        (full - {"avx512cd"}, LEVELS["avx512"]),
+        (full - {"avx512dq"}, LEVELS["avx2"]),                              # Knights Landing: F and CD only
+        (full - {"avx512vl"}, LEVELS["avx2"]),
+        (full - {"avx512f"}, LEVELS["avx2"]),
+        ({"avx2", "popcnt"}, LEVELS["avx2"]),
+        ({"avx2"}, LEVELS["scalar"]),
+        ({"popcnt"}, LEVELS["scalar"]),
+        (set(), LEVELS["scalar"]),
+        (full - {"popcnt"}, LEVELS["scalar"]),
+    ]
+    for features, want in cases:
+        assert _batch._simd_level_for(features) == want, sorted(features)
+
+
+@pytest.mark.skipif(not (sys.platform.startswith("linux") and platform.machine() == "x86_64"),
+                    reason="reads the CPU's features from /proc/cpuinfo (Linux, x86-64)")
+def test_the_level_detected_is_the_one_chosen_for_this_cpus_features():
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    names = {"avx512_vp2intersect": "avx512vp2intersect"}       # the kernel's spelling -> the compiler's
+    features = {names.get(x, x) for x in flags}
+    assert MAX_LEVEL == _batch._simd_level_for(features), sorted(features & {
+        "avx512f", "avx512dq", "avx512vl", "avx512cd", "avx512vp2intersect", "avx2", "popcnt"})

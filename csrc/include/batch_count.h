@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define BC_X86 1
 #include <immintrin.h>
 #else
@@ -42,21 +42,39 @@
 static int bc_level = -1;          /* -1: not detected yet */
 static int bc_max_level = -1;
 
-static inline int bc_detect(void)
+/* The level for a CPU with these features (1/0); what bc_detect asks of the CPU,
+ * apart so that tests can check the choice for CPUs other than theirs.  The
+ * AVX-512 level needs DQ and VL besides F (the row loader's conversions and
+ * 256-bit masked compares); VP2INTERSECT adds CD (VPCONFLICTD). */
+static inline int bc_level_for(int avx512f, int avx512dq, int avx512vl, int avx512cd,
+                               int avx512vp2intersect, int avx2, int popcnt)
 {
     int lv = BC_SCALAR;
+    if (avx512f && avx512dq && avx512vl && popcnt) {
+        lv = BC_AVX512;
+        if (BC_HAVE_VP2I && avx512cd && avx512vp2intersect)
+            lv = BC_AVX512_VP2I;
+    } else if (avx2 && popcnt) {
+        lv = BC_AVX2;
+    }
+    return lv;
+}
+
+static inline int bc_detect(void)
+{
 #if BC_X86
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("popcnt"))
-        lv = BC_AVX512;
+    return bc_level_for(__builtin_cpu_supports("avx512f") != 0, __builtin_cpu_supports("avx512dq") != 0,
+                        __builtin_cpu_supports("avx512vl") != 0, __builtin_cpu_supports("avx512cd") != 0,
 #if BC_HAVE_VP2I
-    if (lv == BC_AVX512 && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512vp2intersect"))
-        lv = BC_AVX512_VP2I;
+                        __builtin_cpu_supports("avx512vp2intersect") != 0,
+#else
+                        0,
 #endif
-    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
-        lv = BC_AVX2;
+                        __builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("popcnt") != 0);
+#else
+    return BC_SCALAR;
 #endif
-    return lv;
 }
 
 /* the level in use (detected on the first call) */

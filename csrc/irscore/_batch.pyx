@@ -57,8 +57,11 @@ cdef extern from "batch_count.h" nogil:
     int BC_AVX2
     int BC_AVX512
     int BC_AVX512_VP2I
+    int BC_HAVE_VP2I
     int bc_count_lt_codes(const uint32_t *c, int64_t n, uint64_t *x, int64_t m)
     int bc_get_level()
+    int bc_level_for(int avx512f, int avx512dq, int avx512vl, int avx512cd, int avx512vp2intersect,
+                     int avx2, int popcnt)
     int bc_get_max_level()
     int bc_set_level(int lv)
     int64_t bc_count_max()
@@ -122,6 +125,8 @@ def _set_fast_paths(bint on):
 
 #: the vector levels of rank by counting (batch_count.h)
 SIMD_LEVELS = {"scalar": BC_SCALAR, "avx2": BC_AVX2, "avx512": BC_AVX512, "avx512_vp2intersect": BC_AVX512_VP2I}
+#: whether this build has the VP2INTERSECT code (GCC >= 10, Clang >= 12, x86-64)
+_VP2I_BUILT = bool(BC_HAVE_VP2I)
 bc_get_level()      # detected once, at import, before any thread can ask
 
 
@@ -138,6 +143,16 @@ def _set_simd_level(int level):
     cdef int old = bc_get_level()
     bc_set_level(level)
     return old
+
+
+def _simd_level_for(features):
+    """Testing only: the level chosen for a CPU with these features (names as
+    ``__builtin_cpu_supports`` spells them: ``avx512f``, ``avx512dq``,
+    ``avx512vl``, ``avx512cd``, ``avx512vp2intersect``, ``avx2``, ``popcnt``),
+    whatever this CPU has."""
+    f = frozenset(features)
+    return bc_level_for("avx512f" in f, "avx512dq" in f, "avx512vl" in f, "avx512cd" in f,
+                        "avx512vp2intersect" in f, "avx2" in f, "popcnt" in f)
 
 ctypedef fused score_t:
     float
@@ -1333,6 +1348,34 @@ cdef bint dense_ok(cnp.ndarray a) noexcept:
             and cnp.PyArray_ISNOTSWAPPED(a))
 
 
+cdef void extent(cnp.ndarray a, size_t *lo, size_t *hi):
+    """The lowest and one past the highest byte address an array touches
+    (whatever its strides); the array holds at least one element."""
+    cdef size_t l = <size_t> cnp.PyArray_DATA(a)
+    cdef size_t h = l
+    cdef int d
+    cdef cnp.npy_intp st, n
+    for d in range(cnp.PyArray_NDIM(a)):
+        n = cnp.PyArray_DIM(a, d)
+        st = cnp.PyArray_STRIDE(a, d)
+        if st < 0:
+            l -= <size_t> (-st) * <size_t> (n - 1)
+        else:
+            h += <size_t> st * <size_t> (n - 1)
+    lo[0] = l
+    hi[0] = h + <size_t> cnp.PyArray_ITEMSIZE(a)
+
+
+cdef bint overlaps(cnp.ndarray a, cnp.ndarray b):
+    """Whether the byte spans of two arrays meet."""
+    cdef size_t alo, ahi, blo, bhi
+    if cnp.PyArray_SIZE(a) == 0 or cnp.PyArray_SIZE(b) == 0:
+        return False
+    extent(a, &alo, &ahi)
+    extent(b, &blo, &bhi)
+    return alo < bhi and blo < ahi
+
+
 cdef class Kernel:
     """A plan (the op arrays of ``evaluate_rows``) and scratch buffers kept across
     calls: ``dense(scores, labels, default_thr, out)`` evaluates every row of a
@@ -1407,6 +1450,8 @@ cdef class Kernel:
         if dense_ok(scores) and (cnp.PyArray_DIM(out, 0) != self.p.nops
                                  or cnp.PyArray_DIM(out, 1) != cnp.PyArray_DIM(scores, 0)):
             raise ValueError("out: expected the shape (n_ops, n_rows)")
+        if overlaps(out, scores) or overlaps(out, labels):
+            raise ValueError("out: must not share memory with scores or labels")
         code = self.run_dense(scores, labels, default_thr, <double *> cnp.PyArray_DATA(out), &err_row, &neg)
         return code, err_row, bool(neg)
 
@@ -1439,6 +1484,8 @@ cdef class Kernel:
         lk = label_kind(labels)
         if lk < 0:
             return -1
+        if self.p.nops == 0:
+            return 0            # nothing to compute (and no rows to walk)
         own = self.busy
         if own:
             memset(&tmp, 0, sizeof(Work))

@@ -1,5 +1,5 @@
 import enum
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,6 +39,9 @@ SIMD_LEVELS: Dict[str, int]
 
 def _simd_level() -> Tuple[int, int]: ...
 def _set_simd_level(level: int) -> int: ...
+def _simd_level_for(features: Iterable[str]) -> int: ...
+
+_VP2I_BUILT: bool
 
 
 def evaluate_rows(
