@@ -450,3 +450,179 @@ def test_dedup_sorted_by_query_ranges_equals_one_call():
         _join.dedup_sorted(off, start, length, buf, keep, 4, 11)
     with pytest.raises(ValueError, match="out of the buffer"):
         _join.dedup_sorted(off, start + 1000, length, buf, keep, 0, 10)
+
+
+# ---- the reader's native entry points under misuse (found in review) -------------------------
+
+def test_spans_near_the_top_of_int64_are_out_of_the_buffer():
+    # start + length overflowed int64 and passed the check, then was read
+    offsets = np.array([0, 2], np.int64)
+    start = np.array([2 ** 63 - 4] * 2, np.int64)
+    length = np.array([8, 8], np.int32)
+    buf = np.frombuffer(b"ab", np.uint8)
+    with pytest.raises(ValueError, match="out of the buffer"):
+        _join.dedup_sorted(offsets, start, length, buf)
+    with pytest.raises(ValueError, match="out of the buffer"):
+        _join.sort_grouped(offsets, start, length, np.zeros(2, np.uint64), np.zeros(2), buf, 2, 0, 1, None)
+
+
+def test_split_parser_holds_its_buffer_until_finish_or_close():
+    ba = bytearray(b"q Q0 d 1 1.0 r\n" * 2000)
+    sp = _trec_io.SplitParser("run", "x", ba, 1)
+    with pytest.raises(BufferError):
+        ba.clear()                  # the parser reads it later: the buffer may not move
+    sp.count(0)
+    sp.layout()
+    sp.parse(0)
+    out = sp.finish()
+    assert out["scores"].shape == (2000,)
+    ba.clear()                      # released by finish
+    ba2 = bytearray(b"q Q0 d 1 1.0 r\n" * 10)
+    sp2 = _trec_io.SplitParser("run", "x", ba2, 2)
+    sp2.count(0)
+    sp2.close()
+    ba2.clear()                     # released by close
+    for call in (lambda: sp2.count(1), sp2.layout, lambda: sp2.parse(0), sp2.close_gaps, sp2.finish):
+        with pytest.raises(RuntimeError):
+            call()
+
+
+def test_an_error_in_the_split_path_ends_the_maps_export(tmp_path):
+    # the file's memoryview is released on the way out of an error too (else
+    # BufferError would hide the parse error)
+    p = tmp_path / "run.txt"
+    p.write_bytes(b"q Q0 d 1 1.0 r\n" * 100 + b"q Q0 d 1 notanumber r\n")
+    with pytest.raises(ValueError, match=r"run.txt:101: score 'notanumber'"):
+        _io._parse_split(str(p), "run", 2)
+
+
+def test_layout_waits_for_every_part_to_be_counted():
+    import threading
+    import time
+    data = b"q Q0 d 1 1.0 r\n" * 4_000_000
+    sp = _trec_io.SplitParser("run", "x", data, 2)
+    sp.count(1)
+    t = threading.Thread(target=sp.count, args=(0,))
+    t.start()
+    time.sleep(0.002)
+    try:
+        with pytest.raises(RuntimeError):
+            sp.layout()             # part 0 is being counted (or not yet started): not counted
+        with pytest.raises(RuntimeError):
+            sp.close()              # nor closed under a running part
+    except BaseException:
+        t.join()
+        raise
+    t.join()
+    sp.layout()
+    sp.parse(0)
+    sp.parse(1)
+    assert sp.finish()["offsets"].tolist() == [0, 4_000_000]
+
+
+def test_finish_after_close_gaps_needs_the_start_shifts():
+    text = b"".join(b"q%d Q0 d%d %d 0.5 r\n" % (i % 3, i, i) for i in range(60))
+    sp = _trec_io.SplitParser("run", "x", text, 2)
+    sp.count(0)
+    sp.count(1)
+    sp.layout()
+    sp.parse(0)
+    sp.parse(1)
+    sp.close_gaps()
+    with pytest.raises(RuntimeError, match="every share"):
+        sp.finish()
+    sp.shift_starts(0, 1)
+    out = sp.finish()
+    assert int(out["doc_start"].max()) < out["doc_buf"].shape[0]
+
+
+def test_trec_parser_refuses_calls_after_finish():
+    p = _trec_io.TrecParser("run", "x")
+    p.feed(b"q Q0 d 1 1.0 r\n")
+    p.finish()
+    for call in (lambda: p.feed(b"q Q0 d 1 1.0 r\n"), p.finish, lambda: p.reserve(1000)):
+        with pytest.raises(RuntimeError, match="new parser"):
+            call()
+
+
+def test_release_drops_pages_of_read_only_maps_only(tmp_path):
+    import mmap
+    data = b"q Q0 d 1 1.0 r\n" * 300_000            # 4.5 MB: pages released as it goes
+    before = bytes(data)
+    sp = _trec_io.SplitParser("run", "x", data, 1, release=True)
+    sp.count(0)
+    sp.layout()
+    sp.parse(0)
+    assert sp.finish()["scores"].shape == (300_000,)
+    assert data == before                           # an immutable bytes object is left alone
+    ba = bytearray(data)
+    sp = _trec_io.SplitParser("run", "x", ba, 1, release=True)
+    sp.count(0)
+    sp.close()
+    assert ba == before
+    assert _trec_io._read_only_map(ba) is False and _trec_io._read_only_map(memoryview(data)) is False
+    p = tmp_path / "run.txt"
+    p.write_bytes(data)
+    with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        assert _trec_io._read_only_map(mm) and _trec_io._read_only_map(memoryview(mm))
+    with open(p, "r+b") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) as mm:
+        assert not _trec_io._read_only_map(mm)      # private writable pages would lose their changes
+
+
+def test_negative_and_positive_zero_keep_their_documents_in_the_split_path(tmp_path):
+    # tied scores -0.0 and 0.0 (equal, not the same value): the tie-group sort moved
+    # the doc ids but not the scores
+    lines = []
+    for i in range(50):
+        lines.append(f"q Q0 a{i:03d} {2 * i} {'-0' if i % 2 else '0'} r\n")
+    p = tmp_path / "run.txt"
+    p.write_text("".join(lines))
+    for parts in (1, 2, 3):
+        split = _build(_split(p, "run", parts), "run", p)
+        stream = _build(_stream(p, "run"), "run", p)
+        _same(split, stream)
+        assert np.array_equal(np.signbit(split.scores), np.signbit(stream.scores)), parts
+        want = {f"a{i:03d}": (-0.0 if i % 2 else 0.0) for i in range(50)}
+        got = split.to_dict()["q"]
+        assert {d: np.signbit(v) for d, v in got.items()} == {d: np.signbit(v) for d, v in want.items()}
+
+
+LOCALE_CHILD = r"""
+import locale, sys
+locale.setlocale(locale.LC_NUMERIC, "de_DE.UTF-8")
+assert locale.localeconv()["decimal_point"] == ","
+import irscore
+from irscore import _trec_io
+out = []
+for tok in sys.argv[1:]:
+    p = _trec_io.TrecParser("run", "x")
+    try:
+        p.feed(f"q Q0 d 1 {tok} r\n".encode())
+        out.append(repr(float(p.finish()["scores"][0])))
+    except ValueError:
+        out.append("refused")
+print(" ".join(out))
+"""
+
+
+def test_scores_are_read_in_the_c_locale_whatever_the_process_set(tmp_path):
+    """The slow path (more than 19 digits, subnormals, halfway cases) went through
+    strtod, which reads the decimal point of LC_NUMERIC: in a German locale '1,5'
+    was accepted and '0.12345678901234567890' refused."""
+    import shutil
+    import subprocess
+    import sys
+    if shutil.which("localedef") is None:
+        pytest.skip("localedef is not installed (a German locale is compiled for the test)")
+    loc = tmp_path / "locales"
+    loc.mkdir()
+    made = subprocess.run(["localedef", "-i", "de_DE", "-f", "UTF-8", str(loc / "de_DE.UTF-8")],
+                          capture_output=True, text=True)
+    if not (loc / "de_DE.UTF-8").exists():
+        pytest.skip(f"could not compile the de_DE locale: {made.stderr.strip()[:200]}")
+    toks = ["0.12345678901234567890", "1.5e-320", "2.2250738585072011e-308", "1,5", "1,12345678901234567890"]
+    env = dict(__import__("os").environ, LOCPATH=str(loc))
+    res = subprocess.run([sys.executable, "-c", LOCALE_CHILD, *toks], capture_output=True, text=True, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    want = [repr(float(t)) for t in toks[:3]] + ["refused", "refused"]
+    assert res.stdout.split() == want

@@ -123,14 +123,69 @@ static const double irs_pow10_exact[23] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* strtod in the "C" locale, whatever locale the process has set (a program that
+ * called setlocale(LC_NUMERIC, "de_DE") must not read "1,5" as 1.5 nor refuse
+ * "0.5").  glibc, macOS and the BSDs: strtod_l with a "C" locale made once per
+ * module (atomically: threads may parse at the same time); Windows: _strtod_l;
+ * elsewhere (musl, whose strtod ignores the locale) plain strtod. */
+#if defined(_WIN32)
+#include <locale.h>
+#include <intrin.h>
+static inline double irs_strtod_c(const char *s, char **endp)
+{
+    static _locale_t loc = NULL;
+    _locale_t cur = (_locale_t)_InterlockedCompareExchangePointer((void *volatile *)&loc, NULL, NULL);
+    if (cur == NULL) {
+        _locale_t mine = _create_locale(LC_NUMERIC, "C");
+        if (mine == NULL)
+            return strtod(s, endp);
+        cur = (_locale_t)_InterlockedCompareExchangePointer((void *volatile *)&loc, mine, NULL);
+        if (cur != NULL)
+            _free_locale(mine);
+        else
+            cur = mine;
+    }
+    return _strtod_l(s, endp, cur);
+}
+#elif defined(__GLIBC__) || defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)
+#include <locale.h>
+#if defined(__APPLE__) || defined(__FreeBSD__)
+#include <xlocale.h>
+#endif
+#define IRS_STRTOD_L 1
+static inline double irs_strtod_c(const char *s, char **endp)
+{
+    static locale_t loc = (locale_t)0;
+    locale_t cur = __atomic_load_n(&loc, __ATOMIC_ACQUIRE);
+    if (cur == (locale_t)0) {
+        locale_t expected = (locale_t)0;
+        locale_t mine = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+        if (mine == (locale_t)0)
+            return strtod(s, endp);
+        if (__atomic_compare_exchange_n(&loc, &expected, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            cur = mine;
+        } else {
+            freelocale(mine);
+            cur = expected;
+        }
+    }
+    return strtod_l(s, endp, cur);
+}
+#else
+static inline double irs_strtod_c(const char *s, char **endp)
+{
+    return strtod(s, endp);
+}
+#endif
+
 /* Parse the token p[0..n) as a finite decimal number.
  * Returns 0 on success, -1 if the token is not a number, -2 if NaN/inf.
  * Exact: simple decimals take Clinger's fast path (mantissa < 2^53, |exp| <= 22,
  * one correctly rounded operation), other decimals of up to 19 significant
  * digits Eisel-Lemire (irs_float.h); everything else (longer significands, the
  * cases Eisel-Lemire declines, hexadecimal, inf/nan spellings) goes through
- * strtod, so the result is always the correctly rounded double, as trec_eval's
- * atof gives. */
+ * strtod in the C locale, so the result is always the correctly rounded double,
+ * as trec_eval's atof gives. */
 static inline int irs_parse_double(const char *p, int64_t n, double *out)
 {
     const char *s = p, *end = p + n;
@@ -248,7 +303,7 @@ static inline int irs_parse_double(const char *p, int64_t n, double *out)
         }
         memcpy(tok, p, (size_t)n);
         tok[n] = '\0';
-        v = strtod(tok, &endp);
+        v = irs_strtod_c(tok, &endp);
         if (endp != tok + n) {
             free(heap);
             return -1;

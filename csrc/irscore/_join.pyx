@@ -80,7 +80,7 @@ cdef int check_spans(const int64_t[::1] start, const int32_t[::1] length, int64_
         raise ValueError(f"{what}: row range outside the columns")
     with nogil:
         for i in range(lo, hi):
-            if start[i] < 0 or length[i] < 0 or start[i] + length[i] > nbuf:
+            if start[i] < 0 or length[i] < 0 or start[i] > nbuf - length[i]:
                 bad = i
                 break
     if bad >= 0:
@@ -270,6 +270,7 @@ cdef bint sort_tie_groups(const double *v, int64_t[::1] doc_start, int32_t[::1] 
             doc_start[a + k] = buf[k].start
             doc_len[a + k] = buf[k].len
             doc_hash[a + k] = buf[k].hash
+            values[a + k] = buf[k].score      # -0.0 and 0.0 tie but are not the same value
         a = b
     return True
 

@@ -38,6 +38,7 @@ cdef extern from "irs_common.h" nogil:
     int irs_parse_int32(const char *p, int64_t n, int32_t *out)
     int irs_not_text(const char *p, int64_t n)
 
+import mmap
 import warnings
 
 # longest excerpt of an offending token in an error message
@@ -186,6 +187,7 @@ cdef class TrecParser:
     cdef const char *rid
     cdef int64_t rid_len
     cdef bint bom_checked
+    cdef bint finished              # finish() handed the columns out: no call after it
     cdef char _pad_tail[128]
 
     def __cinit__(self, str kind, str name="<input>"):
@@ -415,6 +417,8 @@ cdef class TrecParser:
         (avoids repeated reallocation and copying of the columns)."""
         cdef int64_t n = self.qidx.size // sizeof(int32_t)
         cdef int64_t lines, doc_bytes
+        if self.finished:
+            raise RuntimeError("TrecParser: finish() has handed the columns out; use a new parser")
         if n == 0:
             return
         lines = (total_bytes * n) // max(self.consumed, 1) + 16
@@ -433,6 +437,8 @@ cdef class TrecParser:
         cdef const char *nl
         cdef const char *last
         cdef bytes joined
+        if self.finished:
+            raise RuntimeError("TrecParser: finish() has handed the columns out; use a new parser")
         if n == 0:
             return
         self.consumed += n
@@ -468,10 +474,13 @@ cdef class TrecParser:
         ``doc_off`` (int64, n+1), ``doc_hash`` (uint64), and ``scores``
         (float64) or ``grades`` (int32), plus ``run_id`` for runs.
         """
+        if self.finished:
+            raise RuntimeError("TrecParser: finish() has handed the columns out; use a new parser")
         if len(self.carry):
             c = self.carry
             self.carry = b""
             self.parse(<const char *> c, (<const char *> c) + len(c))
+        self.finished = True
         qbuf = vec_to_array(&self.qbuf, np.uint8).tobytes()
         qoff = vec_to_array(&self.qoff, np.int64)
         try:
@@ -778,6 +787,22 @@ cdef int vec_alloc(Vec *v, int64_t nbytes) except -1:
     return 0
 
 
+cdef uint8_t PART_BUSY = 0xFF     # SplitParser.done: a part being counted or parsed
+cdef uint8_t PART_FAILED = 0xFE   # SplitParser.done: a part whose count or parse raised
+
+
+def _read_only_map(obj) -> bool:
+    """Whether a buffer is a read-only memory map (or a read-only view of one):
+    the only kind whose pages ``release`` may drop (a file's pages come back from
+    the page cache; any other memory would lose its contents)."""
+    if isinstance(obj, memoryview):
+        return obj.readonly and isinstance(obj.obj, mmap.mmap)
+    if isinstance(obj, mmap.mmap):
+        with memoryview(obj) as view:
+            return view.readonly
+    return False
+
+
 cdef class SplitParser:
     """A whole run or qrels file in memory, parsed in parts on several threads
     straight into columns grouped by query (no per-part columns to concatenate).
@@ -793,11 +818,14 @@ cdef class SplitParser:
     Errors (with ``TrecParser``'s messages) name the file and the line counted
     from the file's start.
 
-    ``release=True`` is only for a read-only memory map of a file: the pages a
-    part has parsed are dropped from the resident set as it goes (they stay in
-    the page cache).  The caller keeps ``data`` alive until ``finish``.
+    ``release=True``: the pages a part has parsed are dropped from the resident
+    set as it goes (they stay in the page cache); honoured only when ``data`` is
+    a read-only memory map (or a read-only view of one), ignored for any other
+    buffer, whose contents dropping would lose.  The parser holds ``data`` (its
+    buffer export) until ``finish()`` or ``close()``.
     """
     cdef object data_ref
+    cdef const uint8_t[::1] data_view   # holds the caller's buffer (its export) until finish() or close()
     cdef const char *base
     cdef int64_t size
     cdef int64_t nparts
@@ -837,8 +865,9 @@ cdef class SplitParser:
             raise ValueError("parts must be in 1 .. 1024")
         self.is_run = kind == "run"
         self.name = name
-        self.release = release
+        self.release = release and _read_only_map(data.base)
         self.data_ref = data.base if data.shape[0] else None
+        self.data_view = data
         self.size = data.shape[0]
         self.base = <const char *> &data[0] if self.size else NULL
         self.nparts = parts
@@ -909,7 +938,7 @@ cdef class SplitParser:
         if self.stage != stage or self.done[k] != stage:
             raise RuntimeError("SplitParser: count every part once, then layout(), then parse every part once, "
                                "then finish()")
-        self.done[k] = stage + 1
+        self.done[k] = PART_BUSY       # stage + 1 once the work is done (layout and the rest wait for it)
         return 0
 
     def count(self, int64_t k):
@@ -921,7 +950,9 @@ cdef class SplitParser:
         with nogil:
             rc = self.count_part(k, tp)
         if rc:
+            self.done[k] = PART_FAILED
             raise MemoryError()
+        self.done[k] = 1
 
     cdef int count_part(self, int64_t k, TrecParser tp) noexcept nogil:
         cdef const char *s = self.base + self.bounds[k]
@@ -1047,8 +1078,10 @@ cdef class SplitParser:
             tp.run_id = tp.rid[:tp.rid_len]
             tp.rid = NULL
         if rc:
+            self.done[k] = PART_FAILED
             tp.raise_pending()
             raise RuntimeError(f"{self.name}: internal error {rc} while parsing")
+        self.done[k] = 2
 
     cdef void populate_share(self, int64_t k) noexcept nogil:
         """Fault in the k-th share of each row column in one call per column
@@ -1267,6 +1300,19 @@ cdef class SplitParser:
                         st[r] += d
         self.shifts_done += 1
 
+    def close(self):
+        """Let go of the input buffer (its export ends); no call but ``close``
+        after it.  Refused while a part is being counted or parsed."""
+        cdef int64_t k
+        for k in range(self.nparts):
+            if self.done[k] == PART_BUSY:
+                raise RuntimeError(f"SplitParser.close: part {k} is being worked on")
+        self.stage = 2
+        self.base = NULL
+        self.size = 0
+        self.data_ref = None
+        self.data_view = None
+
     def finish(self):
         """The columns, grouped by query (queries by id bytes; within a query the
         file order): a dict with ``query_ids``, ``offsets``, ``doc_buf``,
@@ -1278,7 +1324,7 @@ cdef class SplitParser:
         if not self.gaps_closed:
             self.close_gaps()
             self.shift_starts(0, 1)
-        if self.shifts_done != self.shift_n:
+        if self.shift_n == 0 or self.shifts_done != self.shift_n:
             raise RuntimeError("SplitParser.finish: shift_starts(i, n) for every share i first")
         self.stage = 2
         dst = self.docbuf_end
@@ -1289,6 +1335,7 @@ cdef class SplitParser:
         self.values.size = self.n * sizeof(double)
         self.base = NULL
         self.data_ref = None
+        self.data_view = None
         try:
             query_ids = [key.decode("utf-8") for key in self.query_ids]
         except UnicodeDecodeError as exc:

@@ -37,12 +37,15 @@ def _parse_split(name: str, kind: str, parts: int) -> Dict[str, Any]:
 
     def parse(data: Any, release: bool) -> Dict[str, Any]:
         sp = _trec_io.SplitParser(kind, name, data, parts, release=release)
-        _parallel.run(lambda k, _: sp.count(k), spans)
-        sp.layout()
-        _parallel.run(lambda k, _: sp.parse(k), spans)
-        sp.close_gaps()
-        _parallel.run(lambda k, _: sp.shift_starts(k, parts), spans)
-        out: Dict[str, Any] = sp.finish()
+        try:
+            _parallel.run(lambda k, _: sp.count(k), spans)
+            sp.layout()
+            _parallel.run(lambda k, _: sp.parse(k), spans)
+            sp.close_gaps()
+            _parallel.run(lambda k, _: sp.shift_starts(k, parts), spans)
+            out: Dict[str, Any] = sp.finish()
+        finally:
+            sp.close()      # the map's export ends here, also when an error is on its way
         return out
 
     if os.path.getsize(name) == 0:
