@@ -112,3 +112,61 @@ def test_concurrent_calls_share_the_cache(poisoned_cache):
             got = list(pool.map(lambda case: both_kernels(*case)[0], cases))
             for a, b in zip(got, want):
                 np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="fork() only")
+def test_a_child_forked_while_threads_use_the_cache_can_still_allocate(poisoned_cache):
+    """fork() while another thread held the cache's lock left the child a lock
+    nobody releases: its first large allocation spun for ever (found in review;
+    in test mode every block goes through the cache, so the first forks hung)."""
+    import os
+    import threading
+    import time
+    i32 = lambda a: np.asarray(a, dtype=np.int32)  # noqa: E731
+    i64 = lambda a: np.asarray(a, dtype=np.int64)  # noqa: E731
+    args = [i64([0, 3]), i32([0, 1, 2]), i32([0, 0, 1]), i32([0, 1, 2]),
+            i64([0, 3]), i32([0, 1, 2]), i32([0, 1, 1]), i32([0, 1, 1])]
+
+    def call():
+        pr, re = np.zeros(1), np.zeros(1)
+        K.rs_side(*args, 3, 2.5, False, True, pr, re)
+        return pr[0], re[0]
+
+    want = call()
+    stop = threading.Event()
+
+    def worker():
+        while not stop.is_set():
+            call()
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    hung = 0
+    try:
+        for _ in range(40):
+            pid = os.fork()
+            if pid == 0:            # the child: one call, exit 0 when its values are right
+                try:
+                    os._exit(0 if call() == want else 3)
+                except BaseException:
+                    os._exit(4)
+            t0 = time.monotonic()
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    assert os.waitstatus_to_exitcode(status) == 0
+                    break
+                if time.monotonic() - t0 > 10:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    hung += 1
+                    break
+                time.sleep(0.001)
+            if hung:
+                break
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert hung == 0, "a forked child hung in the scratch cache"

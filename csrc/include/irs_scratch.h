@@ -197,6 +197,26 @@ static inline void irs_scratch_release(void)
 #endif
 }
 
+/* fork() while another thread holds the lock would leave the child with a lock
+ * that nobody releases (its next large allocation would spin for ever): the
+ * lock is taken around fork (the table is then consistent in the child) and
+ * released on both sides.  irs_scratch_init registers this once per module. */
+#if IRS_SCRATCH_CACHE && (defined(__unix__) || defined(__APPLE__))
+#include <pthread.h>
+#define IRS_SCRATCH_ATFORK 1
+static void irs_scratch_prefork(void) { irs_scratch_acquire(); }
+static void irs_scratch_postfork(void) { irs_scratch_unlock(); }
+#endif
+
+static inline int irs_scratch_init(void)
+{
+#ifdef IRS_SCRATCH_ATFORK
+    return pthread_atfork(irs_scratch_prefork, irs_scratch_postfork, irs_scratch_postfork);
+#else
+    return 0;
+#endif
+}
+
 /* Test hooks: cache blocks of min_bytes or more (IRS_SCRATCH_MIN by default),
  * poison reused blocks; frees what is cached first. */
 static inline void irs_scratch_configure(size_t min_bytes, int poison)

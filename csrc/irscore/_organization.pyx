@@ -42,7 +42,7 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
 from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memset, memcpy
-from libc.math cimport NAN, isnan
+from libc.math cimport INFINITY, NAN, isnan
 
 import numpy as np
 from irscore._common cimport fenwick_add, fenwick_prefix
@@ -56,6 +56,7 @@ cdef extern from "irs_scratch.h" nogil:
     void scratch_free "irs_scratch_free" (void *p)
     void scratch_release "irs_scratch_release" ()
     void scratch_configure "irs_scratch_configure" (size_t min_bytes, int poison)
+    int scratch_init "irs_scratch_init" ()
     size_t SCRATCH_MIN "IRS_SCRATCH_MIN"
 
 cdef extern from "irs_common.h" nogil:
@@ -2358,6 +2359,8 @@ cdef int _check_side(const int64_t[::1] ptr, const int32_t[::1] doc, const int32
         b = ptr[ti + 1]
         if b < a:
             raise ValueError(f"{fn}: {side}_ptr not increasing")
+        if b > doc.shape[0]:
+            raise ValueError(f"{fn}: {side}_ptr out of range")
         for i in range(a, b):
             d = doc[i]
             if d < 0 or d >= n_docs or d >= ntab:
@@ -2451,6 +2454,8 @@ def rs_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc, const int32_t[::
     cdef int64_t maxocc
     if out_relatedness.shape[0] < nt:
         raise ValueError("rs_side: inconsistent topic arrays")
+    if not uniform and not (0.0 < c < INFINITY):
+        raise ValueError(f"rs_side: the weighting constant c must be positive and finite, got {c!r}")
     n_docs = _check_sides(x_ptr, x_doc, x_level, x_cluster, g_ptr, g_doc, g_level, g_cluster, n_docs,
                           out_priority.shape[0], "rs_side")
     with nogil:
@@ -2723,6 +2728,10 @@ def extended_bcubed_side(const int64_t[::1] x_ptr, const int32_t[::1] x_doc,
         scratch_free(cstart)
     if rc != 0:
         raise MemoryError("extended_bcubed_side: cannot allocate work space")
+
+
+if scratch_init() != 0:          # the cache's lock around fork (irs_scratch.h)
+    raise ImportError("irscore._organization: pthread_atfork failed")
 
 
 def release_scratch():
