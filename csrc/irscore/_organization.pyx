@@ -50,6 +50,15 @@ from irscore._common cimport fenwick_add, fenwick_prefix
 # Scratch memory comes from irs_scratch.h, which keeps the large blocks a call frees
 # for the next call (see there): one topic of 800,000 occurrences needs about 120 MB,
 # which malloc/free would hand back to the system and fault in again every call.
+cdef extern from "irs_dd.h" nogil:
+    ctypedef struct irs_dd:
+        double hi
+        double lo
+    void irs_dd_add(irs_dd *a, double b)
+    void irs_dd_add_dd(irs_dd *a, irs_dd b)
+    void irs_dd_mul_add(irs_dd *acc, double c, irs_dd s)
+    double irs_dd_value(irs_dd a)
+
 cdef extern from "irs_scratch.h" nogil:
     void *scratch_malloc "irs_scratch_malloc" (size_t n)
     void *scratch_calloc "irs_scratch_calloc" (size_t n, size_t size)
@@ -673,7 +682,7 @@ cdef struct Dom:
     int32_t *pz
     double *pv
     DQuery *q
-    double acc
+    irs_dd acc                  # double-double: the box sums cancel (irs_dd.h)
 
 
 cdef struct Run:
@@ -692,7 +701,7 @@ cdef struct Run:
     int64_t *tmp
     int64_t *sub
     int64_t *tmp2
-    double acc
+    irs_dd acc
 
 
 cdef inline void _fv_add(double *tr, int32_t size, int32_t i, const double *v, int32_t V) noexcept nogil:
@@ -713,20 +722,19 @@ cdef inline void _fv_clear(double *tr, int32_t size, int32_t i, int32_t V) noexc
         i += i & (-i)
 
 
-cdef inline double _fv_dot(const double *tr, int32_t i, const double *c, int32_t V) noexcept nogil:
-    """c . (sum of the positions [0, i))."""
-    cdef double s[6]
-    cdef double out = 0.0
+cdef inline void _fv_dot(irs_dd *acc, const double *tr, int32_t i, const double *c, int32_t V) noexcept nogil:
+    """acc += c . (sum of the positions [0, i)), in double-double (irs_dd.h)."""
+    cdef irs_dd s[6]
     cdef int32_t k
     for k in range(V):
-        s[k] = 0.0
+        s[k].hi = 0.0
+        s[k].lo = 0.0
     while i > 0:
         for k in range(V):
-            s[k] += tr[V * (i - 1) + k]
+            irs_dd_add(&s[k], tr[V * (i - 1) + k])
         i -= i & (-i)
     for k in range(V):
-        out += c[k] * s[k]
-    return out
+        irs_dd_mul_add(acc, c[k], s[k])
 
 
 cdef inline void _f2_add(double *tr, int32_t ny, int32_t nz, int32_t y, int32_t z,
@@ -744,26 +752,25 @@ cdef inline void _f2_add(double *tr, int32_t ny, int32_t nz, int32_t y, int32_t 
         i += i & (-i)
 
 
-cdef inline double _f2_dot(const double *tr, int32_t nz, int32_t y, int32_t z,
-                           const double *c, int32_t V) noexcept nogil:
-    """c . (sum of the cells [0, y) x [0, z))."""
-    cdef double s[6]
-    cdef double out = 0.0
+cdef inline void _f2_dot(irs_dd *acc, const double *tr, int32_t nz, int32_t y, int32_t z,
+                         const double *c, int32_t V) noexcept nogil:
+    """acc += c . (sum of the cells [0, y) x [0, z)), in double-double."""
+    cdef irs_dd s[6]
     cdef int32_t i = y, j, k
     cdef int64_t base
     for k in range(V):
-        s[k] = 0.0
+        s[k].hi = 0.0
+        s[k].lo = 0.0
     while i > 0:
         j = z
         while j > 0:
             base = V * ((<int64_t> i - 1) * nz + (j - 1))
             for k in range(V):
-                s[k] += tr[base + k]
+                irs_dd_add(&s[k], tr[base + k])
             j -= j & (-j)
         i -= i & (-i)
     for k in range(V):
-        out += c[k] * s[k]
-    return out
+        irs_dd_mul_add(acc, c[k], s[k])
 
 
 cdef inline void _run_point(Run *r, int64_t it) noexcept nogil:
@@ -771,7 +778,7 @@ cdef inline void _run_point(Run *r, int64_t it) noexcept nogil:
 
 
 cdef inline void _run_query(Run *r, int64_t it) noexcept nogil:
-    r.acc += _fv_dot(r.fen, r.cz[it] + 1, r.q[r.qi[it - r.np_]].c, r.V)
+    _fv_dot(&r.acc, r.fen, r.cz[it] + 1, r.q[r.qi[it - r.np_]].c, r.V)
 
 
 cdef void _cdq2(Run *r, int64_t *ord, int64_t *tmp, int64_t lo, int64_t hi,
@@ -913,13 +920,14 @@ cdef int _dom_sweep(Dom *dm, Run *r, int64_t *pos, int64_t n, int32_t nd, int32_
         src = r.pv + V * i if i < NP else r.q[r.qi[i - NP]].c
         for k in range(V):
             sv[V * o + k] = src[k]
-    r.acc = 0.0
+    r.acc.hi = 0.0
+    r.acc.lo = 0.0
     if nd == 1:
         for o in range(n):
             if not st[o]:
                 _fv_add(r.fen, r.fsize, sz[o], sv + V * o, V)
             else:
-                r.acc += _fv_dot(r.fen, sz[o] + 1, sv + V * o, V)
+                _fv_dot(&r.acc, r.fen, sz[o] + 1, sv + V * o, V)
         for o in range(n):
             if not st[o]:
                 _fv_clear(r.fen, r.fsize, sz[o], V)
@@ -932,7 +940,7 @@ cdef int _dom_sweep(Dom *dm, Run *r, int64_t *pos, int64_t n, int32_t nd, int32_
                 if y > LX:
                     y = LX
                 if y > 0:
-                    r.acc += _f2_dot(tr, LG + 1, y, sz[o] + 1, sv + V * o, V)
+                    _f2_dot(&r.acc, tr, LG + 1, y, sz[o] + 1, sv + V * o, V)
     scratch_free(sy); scratch_free(sz); scratch_free(sv); scratch_free(st); scratch_free(tr)
     return 0
 
@@ -954,7 +962,8 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         return 0
     n = dm.np_ + nq
     r.np_ = dm.np_
-    r.acc = 0.0
+    r.acc.hi = 0.0
+    r.acc.lo = 0.0
     cxs[0] = r.cx
     cxs[1] = r.cy
     cxs[2] = r.cw
@@ -973,7 +982,7 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
             _run_query(r, dm.np_ + i)
         for i in range(dm.np_):
             _fv_clear(r.fen, r.fsize, r.cz[i], r.V)
-        dm.acc += r.acc
+        irs_dd_add_dd(&dm.acc, r.acc)
         return 0
     # counting sort by (first coordinate, points first)
     nkey = 2 * (<int64_t> LX + 1)
@@ -993,7 +1002,7 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         scratch_free(cnt)
         if rc != 0:
             return -1
-        dm.acc += r.acc
+        irs_dd_add_dd(&dm.acc, r.acc)
         return 0
     for i in range(n):
         key = 2 * r.cx[i] + (1 if i >= dm.np_ else 0)
@@ -1004,7 +1013,7 @@ cdef int _dom_pass(Dom *dm, int32_t mask, int64_t nq, int32_t LX, int32_t LG, Ru
         _cdq2(r, r.ord, r.tmp, 0, n, r.cy)
     else:
         _cdq3(r, 0, n)
-    dm.acc += r.acc
+    irs_dd_add_dd(&dm.acc, r.acc)
     return 0
 
 
@@ -1504,7 +1513,7 @@ cdef double _multi_pairs(Topic *t, Work *w, const int32_t *lx,
                     break
         if rc == 0:
             rc = _dom_solve(&dm, t.LX, LG)
-            acc += dm.acc
+            acc += irs_dd_value(dm.acc)
         _dom_free(&dm)
         memset(&dm, 0, sizeof(Dom))
         scratch_free(sc.grid)
