@@ -532,10 +532,12 @@ def test_organization_duplicates_in_large_and_small_clusters():
 
 
 def test_organization_nan_weight_is_not_a_memory_error():
-    # a NaN score used to be the signal of a failed allocation
+    # a NaN score used to be the signal of a failed allocation; a NaN weighting
+    # constant is now refused as such, before anything is computed
     out = np.zeros(len(recorded("_organization.rs_side")[-1]))
-    args = _with("_organization.rs_side", c=float("nan"), out_priority=out)
-    _call("_organization.rs_side", args)
+    args = _with("_organization.rs_side", c=float("nan"), out_priority=out, uniform=False)
+    with pytest.raises(ValueError, match="weighting constant"):
+        _call("_organization.rs_side", args)
 
 
 def test_ranking_ndcg_cut_without_cutoffs_reads_no_parameter():
