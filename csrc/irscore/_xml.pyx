@@ -168,6 +168,15 @@ cdef int _out2(double[:, ::1] out, Py_ssize_t rows, Py_ssize_t cols, str fn, str
 # small helpers (all nogil, no Python objects)
 # ---------------------------------------------------------------------------
 
+#: the most interpolation points a curve may have (its output has one column per point)
+cdef Py_ssize_t MAX_POINTS = (<Py_ssize_t> 1) << 30
+
+
+cdef inline uint64_t _abs_diff(int64_t a, int64_t b) noexcept nogil:
+    """|a - b| exactly, for any two int64 (as unsigned: no overflow)."""
+    return <uint64_t> a - <uint64_t> b if a >= b else <uint64_t> b - <uint64_t> a
+
+
 cdef inline void cmax_update(int64_t *tree, Py_ssize_t m, Py_ssize_t i, int64_t v) noexcept nogil:
     # Fenwick tree of prefix maxima: position i gets max(., v)
     i += 1
@@ -398,6 +407,8 @@ def focused_pass(
     fn = "focused_pass"
     if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
         raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if not (0.0 <= alpha_hix <= 1.0) or not (0.0 <= alpha_xcg <= 1.0):
+        raise ValueError(f"{fn}: alpha_hix and alpha_xcg must lie in [0, 1], got {alpha_hix} and {alpha_xcg}")
     _csr(run_off, run_doc.shape[0], fn, "run_off", ntop)
     _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
     _csr(el_off, el_doc.shape[0], fn, "el_off", ntop)
@@ -974,8 +985,8 @@ def xcg_measures(
     if use_count and count_rank.shape[0] != gain.shape[0]:
         raise ValueError("xcg_measures: count_rank must be empty or have one flag per result")
     _csr(id_off, ideal_sorted.shape[0], "xcg_measures", "id_off", ntop)
-    if npoints < 0:
-        raise ValueError(f"xcg_measures: npoints must be >= 0, got {npoints}")
+    if npoints < 0 or npoints > MAX_POINTS:
+        raise ValueError(f"xcg_measures: npoints must be in 0 .. {MAX_POINTS}, got {npoints}")
     for c in range(nk):
         if cutoffs[c] < 0:
             raise ValueError(f"xcg_measures: cutoffs must be >= 0, got {cutoffs[c]}")
@@ -1107,6 +1118,7 @@ def hixeval_at(const int64_t[::1] run_off, const double[::1] rval,
     _csr(run_off, rval.shape[0] if rval.shape[0] < size.shape[0] else size.shape[0], "hixeval_at", "run_off")
     if trel.shape[0] < ntop:
         raise ValueError("hixeval_at: trel needs one value per topic")
+    _check_cutoffs(cutoffs, "hixeval_at")
     _out2(out_p, ntop, nk, "hixeval_at", "out_p")
     _out2(out_r, ntop, nk, "hixeval_at", "out_r")
     with nogil:
@@ -1141,8 +1153,8 @@ def interpolated_precision(
          "interpolated_precision", "run_off")
     if trel.shape[0] < ntop:
         raise ValueError("interpolated_precision: trel needs one value per topic")
-    if npoints < 0:
-        raise ValueError(f"interpolated_precision: npoints must be >= 0, got {npoints}")
+    if npoints < 0 or npoints > MAX_POINTS:
+        raise ValueError(f"interpolated_precision: npoints must be in 0 .. {MAX_POINTS}, got {npoints}")
     _out2(out_ip, ntop, npoints + 1, "interpolated_precision", "out_ip")
     with nogil:
         for t in range(ntop):
@@ -1816,7 +1828,7 @@ def gp_measures(
     topic has a relevant article (an article with highlighted text)."""
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
     cdef Py_ssize_t t, c, i, j, d, na, nrel, cap, r, ntab
-    cdef int64_t dist
+    cdef uint64_t ud
     cdef double p, rr, b2 = beta * beta, cum
     cdef GpTables tb
     cdef double *ret = NULL
@@ -1888,10 +1900,9 @@ def gp_measures(
                         if tb.bstamp[d] != t or tb.rstamp[d] != t:
                             sc[j] = 0.0
                             continue
-                        dist = tb.entry[j] - tb.bep[d]
-                        if dist < 0:
-                            dist = -dist
-                        sc[j] = (<double> (bep_distance - dist)) / (<double> bep_distance) if dist < bep_distance else 0.0
+                        ud = _abs_diff(tb.entry[j], tb.bep[d])
+                        sc[j] = ((<double> (bep_distance - <int64_t> ud)) / (<double> bep_distance)
+                                 if ud < <uint64_t> bep_distance else 0.0)
                 # AgP: gP[r] = cumulated score / r at the relevant articles' ranks
                 cum = 0.0
                 r = 0
@@ -2064,9 +2075,9 @@ def ng_at(
                     out_r[t, c] = 0.0
                     if tot_exh[t] <= 0.0:
                         continue
-                    hi = lo + cutoffs[c]
-                    if hi > run_off[t + 1]:
-                        hi = run_off[t + 1]
+                    hi = run_off[t + 1]
+                    if cutoffs[c] < hi - lo:        # (lo + cutoff may overflow)
+                        hi = lo + cutoffs[c]
                     den = np_sum(a, hi - lo)
                     out_p[t, c] = np_sum(b, hi - lo) / den if den > 0.0 else 0.0
                     out_r[t, c] = np_sum(e, hi - lo) / tot_exh[t]
@@ -2102,13 +2113,13 @@ cdef int64_t _t2i_stop(const Iv *hl, Py_ssize_t nh, int64_t start, int64_t docle
         if gap < 0:
             gap = 0
         if gap >= tol:
-            return pos + tol if pos + tol < doclen else doclen
+            return pos + tol if tol < doclen - pos else doclen      # (pos + tol may overflow)
         if hl[k].e > pos:
             pos = hl[k].e
         if pos >= doclen:
             return doclen
     if doclen > pos:
-        return pos + tol if pos + tol < doclen else doclen
+        return pos + tol if tol < doclen - pos else doclen
     return doclen if doclen > start else start
 
 
@@ -2477,7 +2488,8 @@ def gp_inex2008(
     article results are interleaved / (BiC) repeated, or -1."""
     cdef Py_ssize_t ntop = run_off.shape[0] - 1, nk = cutoffs.shape[0]
     cdef Py_ssize_t t, c, i, j, d, na, nrel, cap, r, ntab, prev
-    cdef int64_t dist, rc
+    cdef int64_t rc
+    cdef uint64_t ud
     cdef double p, rr, b2 = beta * beta, s, sum_gp
     cdef int err = 0
     cdef GpTables tb
@@ -2555,11 +2567,9 @@ def gp_inex2008(
                             p = (<double> relret[j]) / (<double> ret[j])
                             p = ((1 + b2) * p * rr) / ((b2 * p) + rr)
                     elif rc > 0 and tb.bstamp[d] == t and tb.bep[d] > -1:
-                        dist = tb.bep[d] - tb.entry[j]
-                        if dist < 0:
-                            dist = -dist
-                        if not dist > bep_distance:
-                            p = ((<double> bep_distance) - dist) / bep_distance
+                        ud = _abs_diff(tb.bep[d], tb.entry[j])
+                        if ud <= <uint64_t> bep_distance:
+                            p = ((<double> bep_distance) - <double> ud) / bep_distance
                     s += p
                     g[j] = s / (j + 1)
                     if rc > 0:

@@ -363,6 +363,8 @@ def build_qrels(
     doclen = np.full(len(di.names), -1, dtype=I64)
     for dname, n in doclens.items():
         doclen[di.index[str(dname)]] = int(n)
+    for (btopic, bdoc), bpos in beps.items():
+        check_offset(int(bpos), "best entry point", f"beps[{(btopic, bdoc)!r}]")
     return XmlQrels(
         topics=topics,
         docs=di.names,
