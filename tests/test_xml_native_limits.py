@@ -95,3 +95,28 @@ def test_focused_pass_and_hixeval_at_check_their_parameters():
             _xml.hixeval_at(I(0, 1), np.ones(1), I(10), np.ones(1), I(k), op, orr)
     _xml.hixeval_at(I(0, 1), np.ones(1), I(10), np.ones(1), I(1), op, orr)
     assert op[0, 0] == pytest.approx(0.1) and orr[0, 0] == pytest.approx(1.0)
+
+
+def test_hixeval_of_crossing_runs_against_the_pairwise_sum():
+    """A run whose results cross takes the 2-D structure (Box2) for the sum of
+    the earlier results inside each result (it compared every pair); the values
+    equal the brute-force rval of tests/test_xml.py, character by character."""
+    import random
+
+    from test_xml import brute_hixeval
+    rng = random.Random(11)
+    for trial in range(30):
+        n = rng.randrange(2, 120)
+        doclen = 400
+        spans = []
+        for _ in range(n):
+            d = rng.choice("xy")
+            s = rng.randrange(0, doclen - 1)
+            spans.append((d, s, min(doclen, s + rng.randrange(0, 120))))
+        hl = [("x", 50, 170), ("y", 0, 40), ("y", 200, 390)]
+        alpha = rng.choice([0.0, 0.3, 1.0])
+        q = X.XmlQrels.from_passages({"1": hl})
+        run = X.XmlRun.from_spans({"1": spans})
+        got = X.hixeval(q, run, cutoffs=(n,), alpha=alpha)["hixR@" + str(n)]["1"]
+        rv = brute_hixeval(spans, hl, alpha)
+        assert got == pytest.approx(sum(rv) / sum(e - s for _, s, e in hl), abs=1e-12), trial

@@ -7,7 +7,8 @@ offset so that spans of different documents never touch; all endpoints are then
 compressed to elementary segments, and the union of already retrieved text is
 kept in a Fenwick tree (covered length, covered highlighted length) plus a
 "next uncovered segment" union-find, so a whole run is processed in
-O(n log n) per topic instead of comparing every pair of results.
+O(n log n) per topic instead of comparing every pair of results (HiXEval's sum
+over earlier results inside a result: O(n log^2 n) when results cross, Box2).
 
 All inputs are CSR arrays (``off[t]..off[t+1]`` is topic t).  Every entry
 point checks, itself, whatever could make it read or write out of bounds
@@ -207,6 +208,98 @@ cdef inline Py_ssize_t lower_bound(const int64_t *a, Py_ssize_t n, int64_t v) no
     return lo
 
 
+# ---------------------------------------------------------------------------
+# HiXEval's "earlier results inside e_i" for runs whose results cross: a
+# Fenwick tree over the start (reversed) whose nodes hold Fenwick trees over
+# the ends of the results that node will ever hold (known before the run is
+# walked), O(log^2 n) an insertion or a query, O(n log n) memory.
+# ---------------------------------------------------------------------------
+
+cdef struct Box2:
+    Py_ssize_t M         # outer positions: starts 0..M-1 (as M - 1 - a)
+    Py_ssize_t *off      # M + 2: node i's entries are [off[i], off[i + 1])
+    int64_t *end         # the ends a node holds, ascending
+    double *val          # the inner Fenwick trees
+
+
+cdef void box2_free(Box2 *bx) noexcept nogil:
+    free(bx.off); free(bx.end); free(bx.val)
+    bx.off = NULL
+    bx.end = NULL
+    bx.val = NULL
+
+
+cdef int box2_build(Box2 *bx, const Py_ssize_t *ra, const Py_ssize_t *rb, Py_ssize_t nr, Py_ssize_t M,
+                    int64_t *keys, int64_t *tmp) noexcept nogil:
+    """The structure for the results (ra[k], rb[k]), k < nr, with 0 <= ra < M;
+    keys/tmp: nr scratch entries each.  -1 if memory runs out."""
+    cdef Py_ssize_t k, j, i, total = 0
+    cdef Py_ssize_t *fill
+    bx.M = M
+    bx.off = <Py_ssize_t *> calloc(M + 2, sizeof(Py_ssize_t))
+    if bx.off == NULL:
+        return -1
+    for k in range(nr):
+        i = (M - 1 - ra[k]) + 1
+        while i <= M:
+            bx.off[i + 1] += 1
+            total += 1
+            i += i & (-i)
+    for i in range(M + 1):
+        bx.off[i + 1] += bx.off[i]
+    bx.end = <int64_t *> malloc((total + 1) * sizeof(int64_t))
+    bx.val = <double *> calloc(total + 1, sizeof(double))
+    fill = <Py_ssize_t *> malloc((M + 2) * sizeof(Py_ssize_t))
+    if bx.end == NULL or bx.val == NULL or fill == NULL:
+        free(fill)
+        return -1
+    memcpy(fill, bx.off, (M + 2) * sizeof(Py_ssize_t))
+    # by end ascending: each node's ends come out sorted
+    for k in range(nr):
+        keys[k] = (<int64_t> rb[k]) * (nr + 1) + k
+    xml_radix_sort_i64(keys, tmp, nr)
+    for j in range(nr):
+        k = <Py_ssize_t> (keys[j] % (nr + 1))
+        i = (M - 1 - ra[k]) + 1
+        while i <= M:
+            bx.end[fill[i]] = rb[k]
+            fill[i] += 1
+            i += i & (-i)
+    free(fill)
+    return 0
+
+
+cdef inline void box2_add(Box2 *bx, Py_ssize_t a, Py_ssize_t b, double v) noexcept nogil:
+    """Add v at the result (a, b) (one of those it was built for)."""
+    cdef Py_ssize_t i = (bx.M - 1 - a) + 1, o, n, j
+    while i <= bx.M:
+        o = bx.off[i]
+        n = bx.off[i + 1] - o
+        j = lower_bound(bx.end + o, n, b) + 1
+        while j <= n:
+            bx.val[o + j - 1] += v
+            j += j & (-j)
+        i += i & (-i)
+
+
+cdef inline double box2_sum(const Box2 *bx, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """The sum over the results added so far with start >= a and end <= b."""
+    cdef Py_ssize_t i = (bx.M - 1 - a) + 1, o, n, j
+    cdef double tot = 0.0
+    if i > bx.M:
+        i = bx.M
+    while i > 0:
+        o = bx.off[i]
+        n = bx.off[i + 1] - o
+        j = lower_bound(bx.end + o, n, b + 1)      # the ends <= b
+        while j > 0:
+            tot += bx.val[o + j - 1]
+            j -= j & (-j)
+        i -= i & (-i)
+    return tot
+
+
+
 cdef inline Py_ssize_t uf_find(Py_ssize_t *nxt, Py_ssize_t k) noexcept nogil:
     # smallest uncovered segment index >= k (nxt[m] == m is the sentinel)
     cdef Py_ssize_t root = k, tmp
@@ -397,8 +490,10 @@ def focused_pass(
     cdef bint use_el_rsize = el_rsize.shape[0] > 0
     cdef bint laminar
     cdef Scratch s
+    cdef Box2 bx
     cdef double *nq = NULL
     cdef int err = 0
+    memset(&bx, 0, sizeof(Box2))
     if (hl_off.shape[0] - 1 != ntop or el_off.shape[0] - 1 != ntop
             or id_off.shape[0] - 1 != ntop):
         raise ValueError("CSR offsets disagree on the number of topics")
@@ -588,6 +683,10 @@ def focused_pass(
                         break
                     s.stack[top] = j
                     top += 1
+                if not laminar:
+                    if box2_build(&bx, s.ra, s.rb, nr, m + 1, s.keys, s.tmp) != 0:
+                        err = 2
+                        break
                 for j in range(nr):
                     i = run_off[t] + j
                     a = s.ra[j]
@@ -623,13 +722,12 @@ def focused_pass(
                     else:
                         if laminar:
                             csum = fenwick_prefix(s.hbit, b) - fenwick_prefix(s.hbit, a)
-                        else:
-                            csum = 0.0
-                            for k in range(j):
-                                if s.ra[k] >= a and s.rb[k] <= b:
-                                    csum += out_rval[run_off[t] + k]
+                        else:       # earlier results inside [a, b)
+                            csum = box2_sum(&bx, a, b)
                         rv = rs - alpha_hix * csum
                     out_rval[i] = rv
+                    if not laminar and rv != 0.0:
+                        box2_add(&bx, a, b, rv)
                     if a < m and rv != 0.0:
                         fenwick_add(s.hbit, m, a, rv)
                     # XCG: value of the assessed elements inside e_i (partially
@@ -656,12 +754,16 @@ def focused_pass(
                             fenwick_add(s.covrel, m, k, s.seglen[k])
                         s.nxt[k] = k + 1
                         k = uf_find(s.nxt, k + 1)
+                box2_free(&bx)
                 # reset document slots
                 for k in range(nslots):
                     s.slot[s.slotdoc[k]] = -1
     finally:
         _free_scratch(&s)
         free(nq)
+        box2_free(&bx)
+    if err == 2:
+        raise MemoryError()
     if err:
         raise ValueError(f"focused_pass: assessed elements nested deeper than {MAX_DEPTH} levels")
 
