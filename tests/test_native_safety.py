@@ -999,3 +999,43 @@ def test_rs_extreme_w_n_is_accurate_and_bounded(w_n):
     assert r.R_priority == pytest.approx(want, abs=1e-12)     # was 1.00000018 at w_n = 1e-9
     for key in ("R_priority", "S_priority", "R_relatedness", "S_relatedness"):
         assert 0.0 <= getattr(r, key) <= 1.0
+
+
+# ---- found in review: checks that overflowed or came after the read ----------------------------
+
+def test_ranking_op_column_near_the_top_of_int64_is_refused():
+    # op_col + width overflowed and passed: the op wrote before the output array
+    with pytest.raises(ValueError, match="writes past the output"):
+        _ranking.compute(np.array([1, 0, -1], i32), np.array([0, 3], i64), np.array([[1, 1]], i64),
+                         np.array([4], i32), np.array([1], i64), np.array([2 ** 63 - 1], i64),
+                         np.array([0, 0], i64), np.zeros(0), np.zeros((1, 1)))
+
+
+def test_exp_gain_range_is_checked_for_judged_only_measures_too():
+    import irscore
+    q = {"q": {"a": 1100, "b": 1, "c": 0}}
+    r = {"q": {"a": 2.0, "b": 3.0, "x": 1.0}}
+    for m in ("nDCG(gain=exp)@5", "nDCG(gain=exp,judged_only=True)@5", "DCG(gain=exp,judged_only=True)@5"):
+        with pytest.raises(ValueError, match="gain=exp"):
+            irscore.evaluate(q, r, [m])
+
+
+def test_compat_refuses_relevant_counts_whose_sum_overflows():
+    with pytest.raises(ValueError, match="more than 2\\*\\*62"):
+        _usermodel.compat(np.array([1], i32), np.array([0, 1], i64), np.array([[0, 2 ** 62, 2 ** 62 + 2 ** 20]], i64),
+                          0.8, True, np.zeros(1))
+
+
+def test_crp_curves_refuse_decreasing_output_offsets():
+    with pytest.raises(ValueError, match="non-decreasing"):
+        _crp.curves(np.array([1, 0, 1], i32), np.array([0, 2, 3], i64), np.array([[1, 2], [0, 1]], i64), 1, False,
+                    np.array([0, 2 ** 63 - 1, -2], i64), np.zeros(3, i64), np.zeros(3, i64))
+
+
+@pytest.mark.parametrize("end", [-1, 2 ** 63 - 1, 1])
+def test_diversity_checks_row_offsets_before_reading_intent_offsets(end):
+    e64, e32 = np.zeros(0, i64), np.zeros(0, i32)
+    with pytest.raises(ValueError, match="row_off"):
+        _diversity.diversity(np.array([0, 0], i64), np.array([0, 0], i64), e64, e32, np.array([0, end], i64),
+                             np.array([0], i64), e32, e32, np.array([1], i64), 1, 0.5, 0.5, np.array([1], i64),
+                             False, False, np.zeros((1, 9)))

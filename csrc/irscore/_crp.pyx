@@ -118,6 +118,8 @@ def curves(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, 
             or out_off[nq] > rp.shape[0]:
         raise ValueError("curves: out_off must have n_queries + 1 entries from 0 to at most len(rp) == len(crp)")
     for q in range(nq):
+        if out_off[q + 1] < out_off[q]:
+            raise ValueError("curves: out_off must be non-decreasing")
         j = offsets[q + 1] - offsets[q]
         if condensed:
             for i in range(offsets[q], offsets[q + 1]):

@@ -176,7 +176,7 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
         raise ValueError(f"n_intents must have n_queries={nq} entries")
     if out.shape[0] != nq or out.shape[1] != PER_CUTOFF * ncut + N_WHOLE:
         raise ValueError(f"out must have shape ({nq}, {PER_CUTOFF * ncut + N_WHOLE})")
-    if offsets[0] != 0 or row_off[0] != 0 or row_off[nq] + 1 > int_off.shape[0]:
+    if offsets[0] != 0 or row_off[0] != 0 or row_off[nq] < 0 or row_off[nq] >= int_off.shape[0]:
         raise ValueError("offsets must start at 0; row_off must start at 0 and end within int_off")
     if judged_off[0] != 0 or judged_off[nq] > judged_pos.shape[0] or judged_pos.shape[0] != judged_row.shape[0]:
         raise ValueError("judged_off must start at 0 and end within judged_pos (and judged_row, of equal length)")

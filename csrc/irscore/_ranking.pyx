@@ -724,12 +724,13 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
             maxp = np_
         if np_ < _min_params(kind):
             raise ValueError(f"compute: op {o} (kind {op_kind[o]}) needs at least {_min_params(kind)} parameters")
-        if op_col[o] + _width(kind, np_) > out.shape[1]:
+        if op_col[o] > out.shape[1] - _width(kind, np_):        # (op_col + width may overflow)
             raise ValueError("compute: op writes past the output")
     if G < 1:
         raise ValueError("compute: levels must have at least one column")
     for o in range(nops):
-        if op_kind[o] == K_DCG_CUT and params[par_off[o] + 1] == 1.0:
+        # the exp gain's range, judged-only or not; the gain code as m_dcg_cut reads it
+        if (op_kind[o] & ~F_JUDGED_ONLY) == K_DCG_CUT and <int> params[par_off[o] + 1] == GAIN_EXP:
             _check_exp_gain(rel, ret_off, levels)
             break
     if hi < 0:

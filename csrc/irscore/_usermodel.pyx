@@ -223,6 +223,10 @@ def cwl(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1
         cwl_kernel(rel, offsets, kind, T, cutoff, min_rel, max_rel, depth, out)
 
 
+#: the most relevant documents a query may count (levels' row sums)
+cdef int64_t MAX_JUDGED = (<int64_t> 1) << 62
+
+
 def compat(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1] levels,
            double p, bint normalize, double[::1] out):
     """Compatibility (Clarke, Vtyurina & Smucker 2020): rank-biased overlap,
@@ -244,6 +248,8 @@ def compat(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, 
     for q in range(nq):
         R = 0
         for g in range(1, G):
+            if levels[q, g] > MAX_JUDGED - R:       # (the sum may not overflow)
+                raise ValueError(f"compat: query {q} counts more than 2**62 relevant documents")
             R += levels[q, g]
         n = offsets[q + 1] - offsets[q]
         depth = n if n > R else R
