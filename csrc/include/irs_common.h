@@ -152,7 +152,6 @@ static inline double irs_strtod_c(const char *s, char **endp)
 #if defined(__APPLE__) || defined(__FreeBSD__)
 #include <xlocale.h>
 #endif
-#define IRS_STRTOD_L 1
 static inline double irs_strtod_c(const char *s, char **endp)
 {
     static locale_t loc = (locale_t)0;

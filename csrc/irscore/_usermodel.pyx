@@ -25,6 +25,10 @@ cdef enum:
     CWL_NERR11 = 7
 
 
+#: the most documents a query's levels may count (their row sums)
+cdef int64_t MAX_JUDGED = (<int64_t> 1) << 62
+
+
 cdef int check_lists(const int32_t[::1] rel, const int64_t[::1] offsets,
                      const int64_t[:, ::1] levels, Py_ssize_t n_out, int64_t depth=-1) except -1:
     """The CSR layout, the per-grade pool and the output length agree; every
@@ -32,6 +36,7 @@ cdef int check_lists(const int32_t[::1] rel, const int64_t[::1] offsets,
     ``depth`` of each list, the only ones the caller reads)."""
     cdef Py_ssize_t nq, q, i, g, hi
     cdef Py_ssize_t G = levels.shape[1]
+    cdef int64_t row
     if offsets.shape[0] < 1:
         raise ValueError("offsets must hold at least one entry")
     nq = offsets.shape[0] - 1
@@ -46,9 +51,13 @@ cdef int check_lists(const int32_t[::1] rel, const int64_t[::1] offsets,
     if n_out != nq:
         raise ValueError(f"out must have n_queries={nq} entries, got {n_out}")
     for q in range(nq):
+        row = 0
         for g in range(G):
             if levels[q, g] < 0:
                 raise ValueError("levels must be non-negative")
+            if levels[q, g] > MAX_JUDGED - row:     # (their sums may not overflow)
+                raise ValueError(f"levels of query {q} count more than 2**62 documents")
+            row += levels[q, g]
     if depth < 0:
         for i in range(offsets[nq]):
             if rel[i] >= G:
@@ -223,10 +232,6 @@ def cwl(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1
         cwl_kernel(rel, offsets, kind, T, cutoff, min_rel, max_rel, depth, out)
 
 
-#: the most relevant documents a query may count (levels' row sums)
-cdef int64_t MAX_JUDGED = (<int64_t> 1) << 62
-
-
 def compat(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1] levels,
            double p, bint normalize, double[::1] out):
     """Compatibility (Clarke, Vtyurina & Smucker 2020): rank-biased overlap,
@@ -248,9 +253,7 @@ def compat(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, 
     for q in range(nq):
         R = 0
         for g in range(1, G):
-            if levels[q, g] > MAX_JUDGED - R:       # (the sum may not overflow)
-                raise ValueError(f"compat: query {q} counts more than 2**62 relevant documents")
-            R += levels[q, g]
+            R += levels[q, g]           # (check_lists bounds the sum)
         n = offsets[q + 1] - offsets[q]
         depth = n if n > R else R
         if depth > maxdepth:
