@@ -28,7 +28,8 @@ Complexity per topic, with N occurrences, L reference levels and m *multi* docum
   memberships" below): O(N log LX log LG) for two memberships on x and one on the
   reference when the (level, reference level) table is small against the topic,
   O(N log^2 N) otherwise and for three, one pair at a time for the rest
-  (O(h^2) in their number h; both orders of a pair at once, O(k) per pair of k
+  (O(h^2) in their number h, which no exact method beats in general under SETH:
+  docs/reliability_sensitivity.md, "Why the last corner stays quadratic"; both orders of a pair at once, O(k) per pair of k
   memberships from one document's per-level tables when it meets enough
   partners; ``rs_side(pairwise=True)`` enumerates every pair, the tests' reference);
 - relatedness: O(N) over cluster memberships (contingency counts: a pair sharing
