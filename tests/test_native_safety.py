@@ -58,6 +58,20 @@ def test_join_rejects(pos, value):
         _join.join(*args)
 
 
+@pytest.mark.parametrize("pos,value", [
+    (1, np.array([0, 2 ** 63 - 1], i64)), (7, np.array([0, 1, 2 ** 63 - 1], i64)),
+    (7, np.array([0, -1, 2], i64)), (8, np.array([1, -1, 1], i32)), (2, np.array([1, 2 ** 31 - 1], i32)),
+])
+def test_join_checks_the_spans_it_reads(pos, value):
+    # checked by run() before it reads the bytes of an id (two ids of equal hash; all hashes
+    # are 0 here), no longer in the constructor
+    args = _join_args()
+    args[pos] = value
+    j = _join.Join(*args)
+    with pytest.raises(ValueError, match="out of the buffer"):
+        j.run(0, j.ne)
+
+
 def _compute_args():
     return dict(rel=np.array([1, 0, -1], i32), ret_off=np.array([0, 3], i64), levels=np.array([[1, 1]], i64),
                 op_kind=np.array([10], i32), op_level=np.array([1], i64), op_col=np.array([0], i64),

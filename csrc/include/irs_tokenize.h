@@ -36,7 +36,8 @@ static inline int irs_is_space(unsigned char c)
 
 /* Mask of the white-space bytes among p[0..n) (n <= 64); bits >= n are 0.
  * *odd gets the mask of the bytes that are not ASCII or are NUL (the same
- * loads). */
+ * loads).  With ``full`` the 64 bytes at p may be read; only the 16-byte chunks
+ * that hold bytes of p[0..n) are (a TREC line is typically 30-40 bytes). */
 static inline uint64_t irs_space_mask(const char *p, int64_t n, int full, uint64_t *odd)
 {
     uint64_t m = 0, o = 0;
@@ -47,7 +48,8 @@ static inline uint64_t irs_space_mask(const char *p, int64_t n, int full, uint64
         const __m128i nine = _mm_set1_epi8(9);
         const __m128i four = _mm_set1_epi8(4);
         const __m128i zero = _mm_setzero_si128();
-        for (k = 0; k < 4; k++) {
+        int nchunk = (int)((n + 15) >> 4);   /* only the 16-byte chunks the line reaches */
+        for (k = 0; k < nchunk; k++) {
             __m128i x = _mm_loadu_si128((const __m128i *)(p + 16 * k));
             __m128i t = _mm_sub_epi8(x, nine);
             __m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(t, four), t);

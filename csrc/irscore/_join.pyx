@@ -66,6 +66,10 @@ cdef int check_offsets(const int64_t[::1] off, int64_t n, str what) except -1:
     return 0
 
 
+cdef inline bint span_in(int64_t start, int32_t length, int64_t nbuf) noexcept nogil:
+    return start >= 0 and length >= 0 and start <= nbuf - length
+
+
 cdef int check_spans(const int64_t[::1] start, const int32_t[::1] length, int64_t nbuf, str what,
                      int64_t lo=0, int64_t hi=-1) except -1:
     """Every (start, length) of rows lo..hi-1 (default: all) lies inside a buffer of
@@ -324,7 +328,9 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
         raise ValueError("sort_grouped: ordered must hold one flag per query, in mode 0")
     cdef bint has_ordered = ordered is not None
     check_offsets(offsets, n, "sort_grouped")
-    check_spans(doc_start, doc_len, doc_buf.shape[0], "sort_grouped", offsets[lo], offsets[hi])
+    if doc_start.shape[0] != doc_len.shape[0]:
+        raise ValueError("sort_grouped: doc_start and doc_len differ in length")
+    cdef int64_t nbuf = doc_buf.shape[0], bad = -1
     for q in range(lo, hi):
         if offsets[q + 1] - offsets[q] > maxcnt:
             maxcnt = offsets[q + 1] - offsets[q]
@@ -347,6 +353,13 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
                 continue
             s = offsets[q]
             cnt = offsets[q + 1] - s
+            # the spans of a query whose ids may be read (a query skipped above is not)
+            for k in range(s, s + cnt):
+                if not span_in(st[k], ln[k], nbuf):
+                    bad = k
+                    break
+            if bad >= 0:
+                break
             for k in range(1, cnt):
                 if not in_order(v, st, ln, docs, s + k - 1, s + k, mode):
                     break
@@ -377,6 +390,8 @@ def sort_grouped(const int64_t[::1] offsets, int64_t[::1] doc_start, int32_t[::1
                 values[s + k] = buf[k].score
     free(buf)
     free(kbuf)
+    if bad >= 0:
+        raise ValueError(f"sort_grouped: doc id span {bad} out of the buffer")
 
 
 def dedup_sorted(const int64_t[::1] offsets, const int64_t[::1] doc_start,
@@ -473,7 +488,7 @@ cdef class Join:
     cdef const int32_t *p_qgrade
     cdef int32_t *p_rel
     cdef object refs
-    cdef int64_t G, max_docs, cap_q, cap_r
+    cdef int64_t G, max_docs, cap_q, cap_r, q_nbuf, r_nbuf
     cdef readonly int64_t ne
     cdef bint judged_only, bogus_missing, run_unique, has_tag, compacted
     cdef object bound_a, cnt_a, rel_a, sc_a, levels_a, ndup_a, tag_a, tpos_a, tbound_a, tcnt_a, toff_a, exact_a
@@ -496,8 +511,11 @@ cdef class Join:
             raise ValueError("join: bad arguments")
         check_offsets(q_off, q_start.shape[0], "join (qrels)")
         check_offsets(r_off, r_start.shape[0], "join (run)")
-        check_spans(q_start, q_len, q_buf.shape[0], "join (qrels)")
-        check_spans(r_start, r_len, r_buf.shape[0], "join (run)")
+        # doc id spans are checked by run() where it reads the bytes (see _run)
+        if q_start.shape[0] != q_len.shape[0] or r_start.shape[0] != r_len.shape[0]:
+            raise ValueError("join: doc_start and doc_len differ in length")
+        self.q_nbuf = q_buf.shape[0]
+        self.r_nbuf = r_buf.shape[0]
         if q_hash.shape[0] != q_start.shape[0] or q_grade.shape[0] != q_start.shape[0]:
             raise ValueError("join: qrels arrays differ in length")
         if r_hash.shape[0] != r_start.shape[0] or r_score.shape[0] != r_start.shape[0]:
@@ -586,14 +604,17 @@ cdef class Join:
             free(hsh)
             free(seen)
             raise MemoryError()
+        cdef int64_t bad
         with nogil:
-            self._run(lo, hi, key, hsh, size, seen)
+            bad = self._run(lo, hi, key, hsh, size, seen)
         free(key)
         free(hsh)
         free(seen)
+        if bad >= 0:
+            raise ValueError(f"join ({'qrels' if bad & 1 else 'run'}): doc id span {bad >> 1} out of the buffer")
 
-    cdef void _run(self, int64_t lo, int64_t hi, uint64_t *key, uint64_t *hsh, int64_t size,
-                   uint8_t *seen) noexcept nogil:
+    cdef int64_t _run(self, int64_t lo, int64_t hi, uint64_t *key, uint64_t *hsh, int64_t size,
+                      uint8_t *seen) noexcept nogil:
         # One open-addressing table per query holds its judgments and (unless the
         # run is known unique) the documents retrieved so far, so a retrieved
         # document costs one probe sequence for both questions (judged? repeated?).
@@ -601,6 +622,9 @@ cdef class Join:
         # never cleared between queries.  key & RUN_BIT: a retrieved document (low
         # 31 bits: its row in the query); else a judgment (its row in the query).
         # A judgment already met in the ranking is marked in ``seen``.
+        # Doc id bytes are read only to compare two ids of equal hash, and only
+        # then are the two spans checked: returns -1, or 2 * row + (1 for a qrels
+        # row, 0 for a run row) of the first span found outside its buffer.
         cdef int64_t e, qq, rq, i, j, jm, k, slot, mask, nqr, nret, nout, dups, tn, r0, q0
         cdef uint64_t stamp = 0, kv
         cdef bint exact, dup, run_unique = self.run_unique
@@ -673,14 +697,20 @@ cdef class Join:
                         break
                     if hsh[slot] == h:
                         j = <int64_t> (kv & 0x7FFFFFFF)
+                        if not span_in(rstart[i], rlen[i], self.r_nbuf):
+                            return 2 * i
                         if kv & RUN_BIT:
                             j += r0
+                            if not span_in(rstart[j], rlen[j], self.r_nbuf):
+                                return 2 * j
                             if rlen[j] == rlen[i] and irs_bytes_cmp(
                                     rdocs + rstart[j], rlen[j], rdocs + rstart[i], rlen[i]) == 0:
                                 dup = True
                                 break
                         else:
                             j += q0
+                            if not span_in(qstart[j], qlen[j], self.q_nbuf):
+                                return 2 * j + 1
                             if qlen[j] == rlen[i] and irs_bytes_cmp(
                                     qdocs + qstart[j], qlen[j], rdocs + rstart[i], rlen[i]) == 0:
                                 if seen[j - q0] and not run_unique:
@@ -716,6 +746,7 @@ cdef class Join:
             self.exact[e] = exact
             if has_tag:
                 self.tcnt[e] = tn - self.tbound[e]
+        return -1
 
     cdef bint copy_scores(self, int64_t e, int64_t r0, int64_t nout) noexcept nogil:
         """Copy the scores of query e's outputs so far (the run's rows r0, ...);

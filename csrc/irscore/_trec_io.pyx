@@ -18,7 +18,7 @@ one ``UserWarning``.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t, uint8_t
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy, memchr, memmove, memcmp, memset
+from libc.string cimport memcpy, memchr, memmove, memset
 
 import numpy as np
 
@@ -972,7 +972,7 @@ cdef class SplitParser:
             lines += 1
             # fast path: the line starts with the previous line's query id
             if (pq >= 0 and eol - s > plen and is_space(s[plen]) and s[0] == prev[0]
-                    and memcmp(s, prev, plen) == 0):
+                    and irs_same_bytes(s, prev, plen)):
                 (<int64_t *> cnt.data)[pq] += 1
             elif irs_first_token(s, eol, &tok, &tlen) and tok[0] != b'#':
                 q = tp.intern_query(tok, tlen)
