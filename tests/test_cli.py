@@ -51,6 +51,15 @@ def test_errors_exit_2_with_a_message(files, args, msg):
     assert p.stdout == ""
 
 
+@pytest.mark.parametrize("args", [["-M", "1.5"], ["-l", "x"], ["--bogus"], ["-m"], []])
+def test_usage_errors_are_one_line(files, args):
+    # argparse printed its usage block before the error (found in review)
+    q, r = files
+    p = _run(*args, *([q, r] if args else []))
+    assert p.returncode == 2 and p.stdout == ""
+    assert len(p.stderr.splitlines()) == 1 and "error:" in p.stderr and "Traceback" not in p.stderr
+
+
 def test_missing_file(tmp_path, files):
     q, _ = files
     p = _run(q, tmp_path / "nope")

@@ -167,3 +167,18 @@ def test_script_runs_unchanged():
     for k in a["summary"]:
         assert b["summary"][k] == pytest.approx(a["summary"][k], abs=1e-12)
     assert not math.isnan(b["summary"]["map"])
+
+
+def test_judgments_are_read_at_construction():
+    """Found in review: the evaluator kept the caller's judgment dicts and read them
+    again for queries with an empty ranking, so one evaluator gave two answers."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    ev = shim.RelevanceEvaluator(qrels, {"num_rel", "num_ret"})
+    before = ev.evaluate({"q1": {"a": 1.0}, "q2": {}})
+    qrels["q2"]["c"] = 1
+    assert ev.evaluate({"q1": {"a": 1.0}, "q2": {}}) == before
+    assert before["q2"]["num_rel"] == 1.0
+    qrels["q2"].clear()
+    assert ev.evaluate({"q1": {"a": 1.0}, "q2": {}}) == before
+    qrels["q2"]["b"] = "not a grade"
+    assert ev.evaluate({"q1": {"a": 1.0}, "q2": {}}) == before

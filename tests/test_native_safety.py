@@ -836,6 +836,90 @@ def test_encode_sorted_value_that_grows_its_dict(is_run):
             _dicts.encode_sorted({"q": docs, "p": {"x": 1.0}}, is_run)
 
 
+@pytest.mark.parametrize("is_run", [True, False])
+def test_encode_sorted_value_that_reorders_its_dict_keeps_every_key_once(is_run):
+    """A conversion that re-inserts a key and forces a resize, leaving the size as
+    it was (found in review: the walk then gave one id twice and skipped another,
+    and the run was still marked unique)."""
+    seen = []
+
+    class Value(float):
+        def __float__(self):
+            self._mutate()
+            return float.__float__(self)
+
+        def __index__(self):
+            self._mutate()
+            return int(float.__float__(self))
+
+        __int__ = __index__
+
+        def _mutate(self):
+            if not seen:
+                seen.append(1)
+                d = data["q"]
+                d["a"] = d.pop("a")
+                for i in range(64):
+                    d[f"bulk{i}"] = 0
+                for i in range(64):
+                    del d[f"bulk{i}"]
+
+    one = (lambda v: float(v)) if is_run else (lambda v: int(v))
+    data = {"q": {"a": one(3), "b": Value(2.0), "c": one(1), "d": one(0)}}
+    enc = _dicts.encode_sorted(data, is_run)
+    buf = enc["doc_buf"].tobytes()
+    docs = [buf[s:s + n].decode() for s, n in zip(enc["doc_start"].tolist(), enc["doc_len"].tolist())]
+    assert seen and sorted(docs) == ["a", "b", "c", "d"]
+    values = dict(zip(docs, (enc["scores"] if is_run else enc["grades"]).tolist()))
+    assert values == {"a": 3, "b": 2, "c": 1, "d": 0}
+
+
+def test_encode_sorted_random_mutations_never_repeat_a_key():
+    """Conversions that mutate the dicts at random: a clean RuntimeError, or every
+    key of a query exactly once with its value."""
+    rng = np.random.default_rng(7)
+    outcomes = {"error": 0, "ok": 0}
+    for case in range(300):
+        data = {}
+
+        class Value(float):
+            def __float__(self):
+                d = data[rng.choice(sorted(data))]
+                op = rng.integers(4)
+                keys = list(d)
+                if op == 0 and keys:
+                    k = keys[rng.integers(len(keys))]
+                    d[k] = d.pop(k)
+                elif op == 1:
+                    for i in range(int(rng.integers(1, 80))):
+                        d[f"t{i}"] = 0.5
+                    for i in range(int(rng.integers(0, 80))):
+                        d.pop(f"t{i}", None)
+                elif op == 2 and keys:
+                    del d[keys[rng.integers(len(keys))]]
+                return float.__float__(self)
+
+        for q in range(int(rng.integers(1, 4))):
+            data[f"q{q}"] = {f"d{j}": (Value(j) if rng.random() < 0.2 else float(j))
+                             for j in range(int(rng.integers(1, 30)))}
+        try:
+            enc = _dicts.encode_sorted(data, True)
+        except RuntimeError as e:
+            assert "changed size" in str(e)
+            outcomes["error"] += 1
+            continue
+        outcomes["ok"] += 1
+        buf = enc["doc_buf"].tobytes()
+        off = enc["offsets"].tolist()
+        for qi in range(len(enc["query_ids"])):
+            docs = [buf[s:s + n].decode() for s, n in zip(enc["doc_start"][off[qi]:off[qi + 1]].tolist(),
+                                                          enc["doc_len"][off[qi]:off[qi + 1]].tolist())]
+            assert len(docs) == len(set(docs))
+            for d, v in zip(docs, enc["scores"][off[qi]:off[qi + 1]].tolist()):
+                assert d.startswith("t") and v == 0.5 or float(d[1:]) == v
+    assert outcomes["error"] and outcomes["ok"]
+
+
 def test_encode_sorted_columns():
     """Queries in byte order, each run block in trec order (score desc, doc id
     desc), judgments in dict order, ids as UTF-8 spans."""

@@ -14,7 +14,10 @@ Values must be real numbers: finite scores (runs), int32 integers (qrels).  The
 fast path (``float`` scores, ``int`` grades, ``str`` ids) runs no Python code
 and reads borrowed references; any other value is converted holding its own
 references to the key and the value (the conversion may run Python code that
-mutates the dicts: the result is then a clean ``RuntimeError``, never a read of
+mutates the dicts: a query holding such a value is read from a copy of its items
+taken before any conversion, so a key is never repeated or skipped; a query whose
+size changed before it was reached or while it was read gives a clean
+``RuntimeError``; never a read of
 freed memory or a write out of the preallocated columns).
 """
 cimport cython
@@ -127,6 +130,8 @@ def encode_sorted(object data, bint is_run, str what="run"):
     cdef irs_entry *ent = NULL
     cdef double score
     cdef int32_t grade
+    cdef Py_ssize_t isnap = 0, nsnap = 0
+    cdef int64_t buf0
     if not isinstance(data, dict):
         raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: value}}}}, got {type(data).__name__}")
     # sizing pass: the queries with documents, their sizes
@@ -183,7 +188,32 @@ def encode_sorted(object data, bint is_run, str what="run"):
                         raise MemoryError()
                     docbuf, bufcap = nb, bufsize + est
             pos = 0
-            while PyDict_Next(docs, &pos, &key, &val):
+            buf0 = bufsize
+            snapshot = None
+            while True:
+                if snapshot is None:
+                    if not PyDict_Next(docs, &pos, &key, &val):
+                        break
+                    if not (PyFloat_CheckExact(val) if is_run else PyLong_CheckExact(val)):
+                        # A value to convert may run Python code that mutates this
+                        # dict, after which PyDict_Next could repeat or skip a key:
+                        # the query starts again from a copy of its items (nothing
+                        # ran Python code since its first item).
+                        snapshot = list((<dict> docs).items())
+                        if len(snapshot) != cnt:
+                            raise RuntimeError(f"{what} changed size while it was read")
+                        nsnap = cnt
+                        isnap = 0
+                        k = lo
+                        bufsize = buf0
+                        continue
+                else:
+                    if isnap >= nsnap:
+                        break
+                    item = (<list> snapshot)[isnap]     # the list holds the key and the value
+                    isnap += 1
+                    key = <PyObject *> (<tuple> item)[0]
+                    val = <PyObject *> (<tuple> item)[1]
                 if k >= hi:
                     raise RuntimeError(f"{what} changed size while it was read")
                 if not PyUnicode_Check(key):
@@ -239,7 +269,7 @@ def encode_sorted(object data, bint is_run, str what="run"):
                     hashes[k] = irs_hash_bytes(p, n)
                 bufsize += n
                 k += 1
-            if k != hi:
+            if k != hi or (snapshot is not None and PyDict_GET_SIZE(docs) != cnt):
                 raise RuntimeError(f"{what} changed size while it was read")
             walked += cnt
             if is_run:

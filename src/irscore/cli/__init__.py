@@ -24,7 +24,7 @@ import importlib
 import sys
 import warnings
 import zlib
-from typing import Any, List, Optional
+from typing import Any, List, NoReturn, Optional
 
 from irscore import __version__
 
@@ -36,8 +36,17 @@ SUBCOMMANDS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line (``prog: error: ...``,
+    exit status 2) instead of the usage block and the error; sub-commands'
+    parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="irscore", description="Exact, fast information-retrieval evaluation."
     )
     parser.add_argument("--version", action="version", version=f"irscore {__version__}")

@@ -137,9 +137,10 @@ class RelevanceEvaluator:
         self._items = resolve(list(dict.fromkeys(self._names)))   # parsed once
         self._relevance_level = int(relevance_level)
         self._judged_only = bool(judged_docs_only_flag)
-        # queries without judgments are dropped, as pytrec_eval does
-        self._qrels_dict = {str(q): d for q, d in query_relevance.items() if len(d) > 0}
-        self._qrels = irscore.Qrels.from_dict(self._qrels_dict) if self._qrels_dict else None
+        # queries without judgments are dropped, as pytrec_eval does; the judgments
+        # are read once, here (later changes to the caller's dicts are not seen)
+        judged = {str(q): d for q, d in query_relevance.items() if len(d) > 0}
+        self._qrels = irscore.Qrels.from_dict(judged) if judged else None
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """``{query_id: {measure: value}}`` for the queries of ``scores`` that have judgments."""
@@ -155,7 +156,7 @@ class RelevanceEvaluator:
         if empty:
             # an empty ranking is evaluated (all measures of an empty list), as
             # pytrec_eval does: trec_eval's -c on the judgments of those queries
-            sub = irscore.Qrels.from_dict({q: self._qrels_dict[q] for q in empty})
+            sub = qrels.subset(empty)
             dummy = irscore.Run.from_dict({"\x00irscore-no-query": {"\x00": 0.0}})
             out.update(self._rows(run_plan(sub, dummy, self._items, relevance_level=self._relevance_level,
                                            complete=True, judged_only=self._judged_only)))
