@@ -253,7 +253,11 @@ def test_effect_sizes_definitions():
             assert hedges[0] == pytest.approx(dz * j, rel=1e-9)
             assert abs(j - (1 - 3 / (4 * m - 1))) < 0.01  # the usual approximation
         else:
-            assert math.isnan(hedges[0])
+            # J(1) = Gamma(1/2) / (sqrt(1/2) Gamma(0)) = 0, as the approximation 1 - 3/(4m - 1)
+            # (found in review: it was NaN, against the docs' "NaN below two queries")
+            assert hedges[0] == 0.0 and 1 - 3 / (4 * m - 1) == 0.0
+    assert math.isnan(paired.effect_sizes([np.array([0.5])])[1][0])
+    assert paired.effect_sizes([np.array([0.0, 0.0])])[1][0] == 0.0
 
 
 def _corrections_brute(p, method):

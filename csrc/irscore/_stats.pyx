@@ -22,7 +22,8 @@ samples are in the call, and a seed reproduces it on every platform.
 """
 from libc.stdint cimport int64_t, uint64_t, uint32_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport fabs, sqrt, NAN
+from libc.string cimport memcpy
+from libc.math cimport fabs, sqrt, NAN, INFINITY
 
 cdef extern from *:
     """
@@ -42,6 +43,9 @@ cdef extern from *:
 cdef enum:
     MAX_EXACT = 40
     RECOMPUTE_EVERY = 4096
+# the most resamples any test draws (10**9: seconds of work per pair; more would
+# run for hours in a loop that cannot be interrupted)
+cdef int64_t MAX_RESAMPLES = 1000000000
 cdef double TIE_RTOL = 1e-11
 
 cdef struct Rng:
@@ -104,7 +108,35 @@ cdef int check_csr(const double[::1] values, const int64_t[::1] offsets) except 
             raise ValueError("a sample has more than 2^32 - 1 values")
     if offsets[P] != values.shape[0]:
         raise ValueError(f"offsets[-1] = {offsets[P]} but values has {values.shape[0]} elements")
+    # a NaN or infinite value (or a sum of |values| that overflows) would make every
+    # comparison with the observed statistic false: p = 0 or 1/(B + 1), silently
+    cdef double tot
+    cdef Py_ssize_t i
+    for p in range(P):
+        tot = 0.0
+        for i in range(offsets[p], offsets[p + 1]):
+            tot += fabs(values[i])
+        if not (tot - tot == 0.0):
+            raise ValueError(f"sample {p} holds a value that is not finite, or values whose sum overflows")
     return 0
+
+
+cdef int check_resamples(int64_t n_resamples) except -1:
+    if n_resamples < 1 or n_resamples > MAX_RESAMPLES:
+        raise ValueError(f"n_resamples must be in 1 .. {MAX_RESAMPLES:,}, got {n_resamples}")
+    return 0
+
+
+cdef inline uint64_t sample_stream(const double *d, int64_t n) noexcept nogil:
+    """The random stream of a sample: a hash of its values' bits (so a pair's
+    result depends on its differences, the seed and B, not on its place in the call)."""
+    cdef uint64_t h = <uint64_t> n, bits
+    cdef int64_t i
+    for i in range(n):
+        memcpy(&bits, &d[i], 8)
+        h ^= bits
+        h = splitmix64(&h)
+    return h
 
 
 cdef double exact_flip(const double *d, int64_t n, double obs, double tol, int *sg) noexcept nogil:
@@ -173,8 +205,7 @@ def sign_flip(const double[::1] values, const int64_t[::1] offsets, int64_t n_re
     cdef Py_ssize_t P = offsets.shape[0] - 1
     if out_p.shape[0] != P or out_exact.shape[0] != P:
         raise ValueError("out_p and out_exact need one element per sample")
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
+    check_resamples(n_resamples)
     cdef int64_t maxn = 0
     cdef Py_ssize_t p
     for p in range(P):
@@ -208,7 +239,7 @@ def sign_flip(const double[::1] values, const int64_t[::1] offsets, int64_t n_re
                 out_exact[p] = 1
                 out_p[p] = exact_flip(d, n, obs, tol, sg)
             else:
-                rng_seed(&r, seed, <uint64_t>p)
+                rng_seed(&r, seed, sample_stream(d, n))
                 out_p[p] = mc_flip(d, n, obs, tol, n_resamples, &r, table)
     free(table)
     free(sg)
@@ -218,18 +249,18 @@ def bootstrap(const double[::1] values, const int64_t[::1] offsets, int64_t n_re
               double[:, ::1] out_mean, double[:, ::1] out_t):
     """Paired bootstrap of each sample: ``out_mean[p, b]`` the mean of resample b;
     ``out_t[p, b]`` the studentised statistic mean(z*) / (sd(z*) / sqrt(n)) of the
-    resampled centred values z = d - mean(d) (NaN when sd(z*) = 0 or n < 2)."""
+    resampled centred values z = d - mean(d): +-inf when every draw is the same
+    non-zero value (sd 0), NaN when it is 0 or n < 2."""
     check_csr(values, offsets)
     cdef Py_ssize_t P = offsets.shape[0] - 1
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
+    check_resamples(n_resamples)
     if out_mean.shape[0] != P or out_t.shape[0] != P or out_mean.shape[1] != n_resamples \
             or out_t.shape[1] != n_resamples:
         raise ValueError("out_mean and out_t must have shape (n_samples, n_resamples)")
     cdef Py_ssize_t p
     cdef int64_t n, i, b
     cdef const double *d
-    cdef double mean, z, sz, szz, var
+    cdef double mean, z, zm, m2, delta, ztol
     cdef Rng r
     with nogil:
         for p in range(P):
@@ -244,23 +275,32 @@ def bootstrap(const double[::1] values, const int64_t[::1] offsets, int64_t n_re
             for i in range(n):
                 mean += d[i]
             mean /= n
-            rng_seed(&r, seed, <uint64_t>p)
+            # |z| this small is the mean itself, to rounding (0.2 - mean(0.1, 0.2, 0.3)
+            # is 2.8e-17, not 0): every draw of it is a mean of 0, not +-inf
+            ztol = 0.0
+            for i in range(n):
+                ztol += fabs(d[i] - mean)
+            ztol *= TIE_RTOL
+            rng_seed(&r, seed, sample_stream(d, n))
             for b in range(n_resamples):
-                sz = 0.0
-                szz = 0.0
+                # Welford's running mean and sum of squared deviations: no
+                # cancellation, and exactly 0 when every draw is the same value
+                zm = 0.0
+                m2 = 0.0
                 for i in range(n):
                     z = d[rng_below(&r, <uint32_t>n)] - mean
-                    sz += z
-                    szz += z * z
-                out_mean[p, b] = mean + sz / n
+                    delta = z - zm
+                    zm += delta / (i + 1)
+                    m2 += delta * (z - zm)
+                out_mean[p, b] = mean + zm
                 if n < 2:
                     out_t[p, b] = NAN
-                    continue
-                var = (szz - sz * sz / n) / (n - 1)
-                if var > 0.0:
-                    out_t[p, b] = (sz / n) / sqrt(var / n)
+                elif m2 > 0.0:
+                    out_t[p, b] = zm / sqrt(m2 / (n - 1) / n)
+                elif fabs(zm) > ztol:
+                    out_t[p, b] = INFINITY if zm > 0.0 else -INFINITY    # no spread, mean not 0
                 else:
-                    out_t[p, b] = NAN
+                    out_t[p, b] = NAN       # 0 / 0 (a value equal to the mean, to rounding)
 
 
 def tukey_range(const double[:, ::1] scores, int64_t n_resamples, uint64_t seed, double[::1] out_range):
@@ -269,14 +309,18 @@ def tukey_range(const double[:, ::1] scores, int64_t n_resamples, uint64_t seed,
     row at random."""
     cdef Py_ssize_t T = scores.shape[0]
     cdef Py_ssize_t K = scores.shape[1]
-    if n_resamples < 1:
-        raise ValueError("n_resamples must be >= 1")
+    check_resamples(n_resamples)
     if out_range.shape[0] != n_resamples:
         raise ValueError("out_range must have n_resamples elements")
     if K < 2 or T < 1:
         raise ValueError("scores must have at least one topic and two systems")
     if K > 0xFFFFFFF:
         raise ValueError("too many systems")
+    cdef Py_ssize_t ti, si
+    for ti in range(T):
+        for si in range(K):
+            if not (scores[ti, si] - scores[ti, si] == 0.0) or fabs(scores[ti, si]) > 1e300:
+                raise ValueError(f"scores[{ti}, {si}] is not finite (or too large to sum)")
     cdef double *sums = <double *>malloc(K * sizeof(double))
     cdef int64_t *perm = <int64_t *>malloc(K * sizeof(int64_t))
     if sums == NULL or perm == NULL:

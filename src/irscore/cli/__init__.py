@@ -85,7 +85,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # What bad input (files, options) raises; reported in one line, exit status 2.
-USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError, OverflowError)
+USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError, OverflowError, MemoryError)
 
 
 def error_message(exc: BaseException) -> str:
@@ -94,6 +94,8 @@ def error_message(exc: BaseException) -> str:
         msg = f"{exc.filename}: {exc.strerror}"
     elif isinstance(exc, RecursionError):
         msg = "input nested too deeply"
+    elif isinstance(exc, MemoryError):
+        msg = f"not enough memory: {exc}" if str(exc) else "not enough memory"
     else:
         msg = str(exc) or type(exc).__name__
     return " ".join(msg.split())

@@ -13,6 +13,7 @@ from typing import Callable, Dict
 
 from irscore.stats.comparison import TESTS, compare
 from irscore.stats.corrections import METHODS
+from irscore.stats.paired import MAX_RESAMPLES
 
 HELP = "compare runs with paired significance tests (t, Wilcoxon, sign, randomization, bootstrap, Tukey)"
 FORMATS = ("text", "markdown", "latex", "html", "json", "csv")
@@ -44,6 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if len(args.runs) < 2:
         raise ValueError("compare needs at least two run files")
+    if not 1 <= args.resamples <= MAX_RESAMPLES:
+        raise ValueError(f"--resamples must be in 1 .. {MAX_RESAMPLES:,}, got {args.resamples}")
     c = compare(args.qrels, list(args.runs), args.measure or ["map"], baseline=args.baseline, test=args.test,
                 correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                 ci=args.ci, effect=args.effect, relevance_level=args.relevance_level)

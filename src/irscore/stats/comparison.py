@@ -229,10 +229,8 @@ def _check(test: str, correction: str, alpha: float, n_resamples: int, ci: Optio
         raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     if correction not in METHODS:
         raise ValueError(f"correction must be one of {', '.join(METHODS)}; got {correction!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
+    paired.check_alpha(alpha)
+    paired.check_resamples(n_resamples)
     if effect not in ("hedges_g", "cohen_d"):
         raise ValueError(f"effect must be 'hedges_g' or 'cohen_d', got {effect!r}")
     if test == "bootstrap":

@@ -280,7 +280,7 @@ def _num(x: Any) -> Any:
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
     if isinstance(x, (float, np.floating)):
-        return None if math.isnan(float(x)) else float(x)
+        return float(x) if math.isfinite(float(x)) else None     # JSON has no NaN nor Infinity
     if isinstance(x, (int, np.integer)):
         return int(x)
     return x

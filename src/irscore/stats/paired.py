@@ -50,6 +50,43 @@ def resolve_seed(seed: Optional[int]) -> int:
     return int(seed) & 0xFFFFFFFFFFFFFFFF
 
 
+MAX_RESAMPLES = 10 ** 9     # the native kernels' bound (seconds of work per pair)
+
+
+def check_diffs(diffs: Arrays) -> List[np.ndarray]:
+    """``diffs`` as a list of 1-D float64 arrays; ValueError naming the pair for a
+    value that is not finite (NaN queries are dropped before a test, as
+    :func:`irscore.compare` does: a NaN here would decide the p-value silently)."""
+    if isinstance(diffs, np.ndarray) and diffs.ndim == 1:
+        raise TypeError("diffs must be a sequence of 1-D arrays, one per pair (got one 1-D array: use [d])")
+    out = []
+    for i, d in enumerate(diffs):
+        a = np.asarray(d, dtype=np.float64)
+        if a.ndim != 1:
+            raise ValueError(f"diffs[{i}] must be 1-D, got shape {a.shape}")
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = np.abs(a).sum() if a.size else 0.0
+        if not np.isfinite(total):
+            raise ValueError(f"diffs[{i}] holds a value that is not finite (or values whose sum overflows); "
+                             "drop undefined queries first")
+        out.append(a)
+    return out
+
+
+def check_alpha(alpha: float) -> float:
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
+            or not 0.0 < float(alpha) < 1.0:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def check_resamples(n_resamples: int) -> int:
+    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) \
+            or not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise ValueError(f"n_resamples must be an integer in 1 .. {MAX_RESAMPLES:,}, got {n_resamples!r}")
+    return int(n_resamples)
+
+
 def csr(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
     lengths = np.fromiter((len(d) for d in diffs), dtype=np.int64, count=len(diffs))
     offsets = np.zeros(len(diffs) + 1, dtype=np.int64)
@@ -75,7 +112,9 @@ def effect_sizes(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
     """Paired Cohen's d (d_z = mean / sd of the differences) and Hedges' g
     (d_z times J(n - 1), J(m) = Gamma(m/2) / (sqrt(m/2) Gamma((m-1)/2)));
     NaN with fewer than two queries, 0 when all differences are zero, +-inf
-    when all are equal and non-zero."""
+    when all are equal and non-zero.  J(1) = 0: with two queries g is 0 (NaN
+    when d is infinite)."""
+    diffs = check_diffs(diffs)
     n, mean, sd = _moments(diffs)
     with np.errstate(divide="ignore", invalid="ignore"):
         d = mean / sd
@@ -85,13 +124,17 @@ def effect_sizes(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
 
 
 def _hedges_j(m: int) -> float:
-    if m < 2:
+    if m < 1:
         return math.nan
+    if m == 1:
+        return 0.0      # Gamma(1/2) / (sqrt(1/2) Gamma(0)): Gamma(0) is infinite
     return math.exp(math.lgamma(m / 2.0) - math.lgamma((m - 1) / 2.0)) / math.sqrt(m / 2.0)
 
 
 def t_test(diffs: Arrays, alpha: float = 0.05) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(p, ci_low, ci_high) of Student's paired t-test per pair."""
+    diffs = check_diffs(diffs)
+    alpha = check_alpha(alpha)
     n, mean, sd = _moments(diffs)
     with np.errstate(divide="ignore", invalid="ignore"):
         se = sd / np.sqrt(n)
@@ -120,6 +163,7 @@ def _rank_abs(a: np.ndarray) -> Tuple[np.ndarray, bool]:
 
 def wilcoxon_test(diffs: Arrays) -> np.ndarray:
     """Two-sided p of the signed-rank test per pair (scipy's ``method="auto"``)."""
+    diffs = check_diffs(diffs)
     p = np.full(len(diffs), np.nan)
     perm_pairs: List[int] = []
     perm_diffs: List[np.ndarray] = []
@@ -154,6 +198,7 @@ def wilcoxon_test(diffs: Arrays) -> np.ndarray:
 
 def sign_test(diffs: Arrays) -> np.ndarray:
     """Two-sided exact sign test per pair (zeros dropped)."""
+    diffs = check_diffs(diffs)
     p = np.full(len(diffs), np.nan)
     for i, d in enumerate(diffs):
         if len(d):
@@ -165,6 +210,8 @@ def sign_test(diffs: Arrays) -> np.ndarray:
 def randomization_test(diffs: Arrays, n_resamples: int = 10_000, seed: Optional[int] = None
                        ) -> Tuple[np.ndarray, np.ndarray]:
     """(p, exact) of Fisher's paired randomization test per pair, one native call."""
+    diffs = check_diffs(diffs)
+    n_resamples = check_resamples(n_resamples)
     values, offsets = csr(diffs)
     p = np.empty(len(diffs))
     exact = np.zeros(len(diffs), dtype=np.int8)
@@ -181,6 +228,9 @@ def bootstrap_test(diffs: Arrays, n_resamples: int = 10_000, seed: Optional[int]
     (Efron & Tibshirani 1993, eq. 14.10 and 14.14-14.15; as scipy.stats.bootstrap)."""
     if ci not in ("bca", "percentile"):
         raise ValueError(f"ci must be 'bca' or 'percentile', got {ci!r}")
+    diffs = check_diffs(diffs)
+    alpha = check_alpha(alpha)
+    n_resamples = check_resamples(n_resamples)
     values, offsets = csr(diffs)
     P, B = len(diffs), int(n_resamples)
     means = np.empty((P, B))
