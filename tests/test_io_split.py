@@ -1,7 +1,9 @@
 """The parallel file reader (``SplitParser``: parts counted, then parsed straight
 into query-grouped columns) against the streaming reader: same columns, same
 errors naming the file and the true line, whatever the number of parts."""
+import os
 import random
+import time
 import warnings
 
 import numpy as np
@@ -626,3 +628,51 @@ def test_scores_are_read_in_the_c_locale_whatever_the_process_set(tmp_path):
     assert res.returncode == 0, res.stderr[-2000:]
     want = [repr(float(t)) for t in toks[:3]] + ["refused", "refused"]
     assert res.stdout.split() == want
+
+
+# ---- large column buffers are freed on the reaper thread (irs_reaper.h) --------------------
+
+def _big_run(tmp_path, lines=400_000):
+    p = tmp_path / "big.run"
+    p.write_bytes(b"".join(b"q%d Q0 d%d %d %d.5 r\n" % (i // 1000, i, i % 1000 + 1, 10000 - i % 1000)
+                           for i in range(lines)))
+    return p
+
+
+def test_dropped_columns_are_freed_by_the_reaper(tmp_path):
+    import irscore
+    p = _big_run(tmp_path)
+    for _ in range(3):
+        run = irscore.read_run(p)
+        assert run.n_entries == 400_000
+        del run                      # about 11 MB of columns: the large ones go to the reaper
+    deadline = time.monotonic() + 10
+    while not _trec_io._reaper_idle():
+        assert time.monotonic() < deadline, "the reaper thread did not free the queued buffers"
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_fork_while_buffers_wait_for_the_reaper(tmp_path):
+    """A child forked while buffers wait (or the lock is held) reads and frees runs
+    of its own: the queue is emptied in the child and its reaper started again."""
+    import irscore
+    p = _big_run(tmp_path)
+    for round_ in range(20):
+        run = irscore.read_run(p)
+        del run                      # queue a block, then fork at once
+        pid = os.fork()
+        if pid == 0:                 # child: no pytest machinery, exit status only
+            code = 1
+            try:
+                r2 = irscore.read_run(p)
+                ok = r2.n_entries == 400_000
+                del r2
+                t = time.monotonic()
+                while not _trec_io._reaper_idle() and time.monotonic() - t < 10:
+                    time.sleep(0.01)
+                code = 0 if ok and _trec_io._reaper_idle() else 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, round_

@@ -22,6 +22,20 @@ from libc.string cimport memcpy, memchr, memmove, memset
 
 import numpy as np
 
+cdef extern from "irs_reaper.h" nogil:
+    void irs_free_later(void *p, size_t size)
+    int irs_reaper_idle()
+    int irs_reaper_init()
+
+if irs_reaper_init() != 0:
+    raise RuntimeError("irscore._trec_io: pthread_atfork failed")
+
+
+def _reaper_idle():
+    """True when no column buffer waits to be freed by the reaper thread (tests)."""
+    return bool(irs_reaper_idle())
+
+
 cdef extern from "irs_tokenize.h" nogil:
     int irs_tokens(const char *s, const char *eol, const char *bufend,
                    const char **tok, int64_t *tlen, int maxtok, int *plain)
@@ -100,7 +114,7 @@ cdef class _Owner:
     cdef Py_ssize_t shape[1]
 
     def __dealloc__(self):
-        free(self.data)
+        irs_free_later(self.data, <size_t> self.size)     # large blocks: freed on the reaper thread
 
     def __getbuffer__(self, Py_buffer *buf, int flags):
         self.shape[0] = self.size
