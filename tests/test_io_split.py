@@ -630,49 +630,89 @@ def test_scores_are_read_in_the_c_locale_whatever_the_process_set(tmp_path):
     assert res.stdout.split() == want
 
 
-# ---- large column buffers are freed on the reaper thread (irs_reaper.h) --------------------
+# ---- large column buffers: freed on the reaper thread, kept for the next read --------------
 
-def _big_run(tmp_path, lines=400_000):
-    p = tmp_path / "big.run"
-    p.write_bytes(b"".join(b"q%d Q0 d%d %d %d.5 r\n" % (i // 1000, i, i % 1000 + 1, 10000 - i % 1000)
+def _write_run(p, lines, salt):
+    p.write_bytes(b"".join(b"q%d Q0 d%d %d %d.5 r\n" % ((i // 1000 + salt) % 400, i * (salt + 1), i % 1000 + 1,
+                                                       10000 - (i * (salt + 3)) % 1000)
                            for i in range(lines)))
     return p
 
 
-def test_dropped_columns_are_freed_by_the_reaper(tmp_path):
+@pytest.fixture(scope="module")
+def big_runs(tmp_path_factory):
+    """Two runs of 1.1M lines (columns of 8.8 MB: above the 8 MiB kept-block size)."""
+    d = tmp_path_factory.mktemp("big")
+    return _write_run(d / "a.run", 1_100_000, 0), _write_run(d / "b.run", 1_100_000, 5)
+
+
+def _columns(run):
+    return [run.query_ids, run.offsets.tolist(), run.doc_start.tolist(), run.doc_len.tolist(),
+            run.doc_hash.tolist(), run.scores.tolist(), bytes(run.doc_buf)]
+
+
+def test_dropped_columns_are_kept_and_reused_whole(big_runs):
+    """A read that takes over the blocks of a dropped run writes every row itself:
+    another file of the same size reads the same as into fresh memory."""
     import irscore
-    p = _big_run(tmp_path)
-    for _ in range(3):
+    a, b = big_runs
+    _trec_io._release_kept()
+    fresh_b = _columns(irscore.read_run(b))
+    _trec_io._release_kept()
+    run = irscore.read_run(a)
+    assert _trec_io._kept_bytes() == 0
+    del run                                  # its large columns are kept
+    kept = _trec_io._kept_bytes()
+    assert kept >= 3 * 1_100_000 * 8
+    reused = irscore.read_run(b)             # takes the kept blocks over
+    assert _trec_io._kept_bytes() < kept
+    assert _columns(reused) == fresh_b
+    del reused
+    _trec_io._release_kept()
+    assert _trec_io._kept_bytes() == 0
+
+
+def test_kept_columns_are_freed_after_their_time(big_runs):
+    import irscore
+    p = big_runs[0]
+    _trec_io._release_kept()
+    _trec_io._set_keep_seconds(0.2)
+    try:
         run = irscore.read_run(p)
-        assert run.n_entries == 400_000
-        del run                      # about 11 MB of columns: the large ones go to the reaper
-    deadline = time.monotonic() + 10
-    while not _trec_io._reaper_idle():
-        assert time.monotonic() < deadline, "the reaper thread did not free the queued buffers"
-        time.sleep(0.01)
+        del run
+        assert _trec_io._kept_bytes() > 0
+        deadline = time.monotonic() + 10
+        while _trec_io._kept_bytes():
+            assert time.monotonic() < deadline, "the reaper thread did not free the kept buffers"
+            time.sleep(0.02)
+    finally:
+        _trec_io._set_keep_seconds(10.0)
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
-def test_fork_while_buffers_wait_for_the_reaper(tmp_path):
-    """A child forked while buffers wait (or the lock is held) reads and frees runs
-    of its own: the queue is emptied in the child and its reaper started again."""
+def test_fork_while_buffers_are_kept(big_runs):
+    """A child forked while buffers are kept (or the lock is held) frees them, and
+    reads, drops and reuses runs of its own with a reaper of its own."""
     import irscore
-    p = _big_run(tmp_path)
-    for round_ in range(20):
+    p = big_runs[0]
+    expect = _columns(irscore.read_run(p))
+    for round_ in range(10):
         run = irscore.read_run(p)
-        del run                      # queue a block, then fork at once
+        del run                      # keep its blocks, then fork at once
         pid = os.fork()
         if pid == 0:                 # child: no pytest machinery, exit status only
             code = 1
             try:
-                r2 = irscore.read_run(p)
-                ok = r2.n_entries == 400_000
-                del r2
-                t = time.monotonic()
-                while not _trec_io._reaper_idle() and time.monotonic() - t < 10:
-                    time.sleep(0.01)
-                code = 0 if ok and _trec_io._reaper_idle() else 1
+                ok = _trec_io._kept_bytes() == 0
+                for _ in range(2):
+                    r2 = irscore.read_run(p)
+                    ok = ok and _columns(r2) == expect
+                    del r2
+                ok = ok and _trec_io._kept_bytes() > 0
+                _trec_io._release_kept()
+                code = 0 if ok and _trec_io._kept_bytes() == 0 else 1
             finally:
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, round_
+    _trec_io._release_kept()

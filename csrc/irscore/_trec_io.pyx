@@ -24,16 +24,31 @@ import numpy as np
 
 cdef extern from "irs_reaper.h" nogil:
     void irs_free_later(void *p, size_t size)
-    int irs_reaper_idle()
+    void *irs_malloc_cached(size_t size)
+    size_t irs_reaper_kept()
+    void irs_reaper_release()
+    void irs_reaper_set_seconds(double seconds)
     int irs_reaper_init()
 
 if irs_reaper_init() != 0:
     raise RuntimeError("irscore._trec_io: pthread_atfork failed")
 
 
-def _reaper_idle():
-    """True when no column buffer waits to be freed by the reaper thread (tests)."""
-    return bool(irs_reaper_idle())
+def _kept_bytes():
+    """Bytes of dropped column buffers kept for the next read (irs_reaper.h; tests)."""
+    return int(irs_reaper_kept())
+
+
+def _release_kept():
+    """Free the kept column buffers now (tests)."""
+    irs_reaper_release()
+
+
+def _set_keep_seconds(double seconds):
+    """How long dropped column buffers are kept from now on (tests; 10 by default)."""
+    if not (0.0 <= seconds <= 3600.0):
+        raise ValueError("seconds must be in [0, 3600]")
+    irs_reaper_set_seconds(seconds)
 
 
 cdef extern from "irs_tokenize.h" nogil:
@@ -792,7 +807,7 @@ cdef enum:
 
 cdef int vec_alloc(Vec *v, int64_t nbytes) except -1:
     """An empty vector of exactly ``nbytes`` capacity, backed by small pages."""
-    v.data = <char *> malloc(nbytes if nbytes > 0 else 1)
+    v.data = <char *> irs_malloc_cached(nbytes if nbytes > 0 else 1)    # a kept block when one fits
     if v.data == NULL:
         raise MemoryError()
     v.size = 0
