@@ -302,10 +302,12 @@ cdef int64_t setup_gains(const Query *q, const double *pairs, int64_t npairs, Ga
         gains[ng].num = 0
         ng += 1
     for i in range(nl):
+        # only the explicit pairs can name grade i (each grade is appended once):
+        # O(nl * npairs), not O(nl^2) (one grade of 10**6: minutes)
         j = 0
-        while j < ng and gains[j].level != i:
+        while j < npairs and gains[j].level != i:
             j += 1
-        if j < ng:
+        if j < npairs:
             gains[j].num = q.lv[i]
         else:
             gains[ng].level = i
