@@ -136,3 +136,26 @@ def test_swap_rate_no_swaps_when_one_system_dominates():
     assert r.n_swaps.sum() == 0 and r.n_pairs.sum() == 100
     with pytest.raises(ValueError, match="half"):
         meta.swap_rate(None, S, "m", topic_set_sizes=11)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(alpha="0.05"), "alpha"), (dict(alpha=1.0), "alpha"), (dict(n_resamples=0), "n_resamples"),
+    (dict(n_resamples=10 ** 10), "n_resamples"), (dict(n_resamples=2.5), "n_resamples"),
+])
+def test_discriminative_power_names_a_bad_argument(kwargs, name):
+    # found in review: alpha="0.05" raised "'<' not supported between 'int' and 'str'"
+    S = np.random.default_rng(2).random((3, 10))
+    with pytest.raises(ValueError, match=name):
+        meta.discriminative_power(None, S, "m", seed=1, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(n_trials="10"), "n_trials"), (dict(n_trials=10.5), "n_trials"), (dict(n_trials=0), "n_trials"),
+    (dict(topic_set_sizes=[2.7]), "topic_set_sizes"), (dict(topic_set_sizes=["3"]), "topic_set_sizes"),
+    (dict(bin_width=None), "bin_width"), (dict(bin_width=0.0), "bin_width"),
+])
+def test_swap_rate_names_a_bad_argument(kwargs, name):
+    # found in review: n_trials="10" raised a TypeError, topic_set_sizes=[2.7] was read as 2
+    S = np.random.default_rng(4).random((3, 20))
+    with pytest.raises(ValueError, match=name):
+        meta.swap_rate(None, S, "m", seed=1, **kwargs)

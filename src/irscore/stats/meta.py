@@ -25,7 +25,11 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore.stats.comparison import TESTS, pair_tests, pairs_of, per_query_matrix
-from irscore.stats.paired import resolve_seed
+from irscore.stats.paired import check_alpha, check_resamples, resolve_seed
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 __all__ = ["DiscriminativePower", "SwapRates", "discriminative_power", "rank_correlation", "swap_rate"]
 
@@ -82,8 +86,8 @@ def discriminative_power(qrels: Any, runs: Any, measure: str, *, test: str = "bo
     significant pairs (NaN if none)."""
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    alpha = check_alpha(alpha)
+    n_resamples = check_resamples(n_resamples)
     systems, s, dropped = _scores(qrels, runs, measure, **options)
     if s.shape[1] == 0:
         raise ValueError(f"no query has a defined {measure} value for every system")
@@ -262,15 +266,21 @@ def swap_rate(qrels: Any, runs: Any, measure: str, *, topic_set_sizes: Union[int
         raise ValueError("the swap method needs at least two queries")
     if topic_set_sizes is None:
         sizes = [n for n in range(5, Q // 2 + 1, 5)] or [Q // 2]
-    elif isinstance(topic_set_sizes, (int, np.integer)):
+    elif _is_int(topic_set_sizes):
         sizes = [int(topic_set_sizes)]
     else:
-        sizes = [int(n) for n in topic_set_sizes]
+        sizes = list(topic_set_sizes)
+        if not all(_is_int(n) for n in sizes):
+            raise ValueError(f"topic_set_sizes must be whole numbers, got {topic_set_sizes!r}")
+        sizes = [int(n) for n in sizes]
     for n in sizes:
         if not 1 <= n <= Q // 2:
             raise ValueError(f"topic set size {n} must be between 1 and half the {Q} queries")
-    if n_trials < 1 or n_bins < 1 or not bin_width > 0:
-        raise ValueError("n_trials and n_bins must be positive and bin_width > 0")
+    if not _is_int(n_trials) or not _is_int(n_bins) or n_trials < 1 or n_bins < 1:
+        raise ValueError(f"n_trials and n_bins must be positive integers, got {n_trials!r} and {n_bins!r}")
+    if isinstance(bin_width, (bool, np.bool_)) or not isinstance(bin_width, (int, float, np.integer, np.floating)) \
+            or not bin_width > 0:
+        raise ValueError(f"bin_width must be a positive number, got {bin_width!r}")
     rng = np.random.default_rng(resolve_seed(seed))
     ii, jj = np.triu_indices(K, 1)
     edges = np.r_[np.arange(n_bins) * bin_width, np.inf]
