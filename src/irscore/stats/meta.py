@@ -266,13 +266,15 @@ def swap_rate(qrels: Any, runs: Any, measure: str, *, topic_set_sizes: Union[int
         raise ValueError("the swap method needs at least two queries")
     if topic_set_sizes is None:
         sizes = [n for n in range(5, Q // 2 + 1, 5)] or [Q // 2]
-    elif _is_int(topic_set_sizes):
+    elif isinstance(topic_set_sizes, (int, np.integer)):
+        if isinstance(topic_set_sizes, (bool, np.bool_)):
+            raise ValueError(f"topic_set_sizes must be whole numbers, got {topic_set_sizes!r}")
         sizes = [int(topic_set_sizes)]
     else:
-        sizes = list(topic_set_sizes)
-        if not all(_is_int(n) for n in sizes):
+        given = list(topic_set_sizes)
+        if not all(_is_int(n) for n in given):
             raise ValueError(f"topic_set_sizes must be whole numbers, got {topic_set_sizes!r}")
-        sizes = [int(n) for n in sizes]
+        sizes = [int(n) for n in given]
     for n in sizes:
         if not 1 <= n <= Q // 2:
             raise ValueError(f"topic set size {n} must be between 1 and half the {Q} queries")
