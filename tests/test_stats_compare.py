@@ -139,7 +139,7 @@ def test_undefined_measure_values_in_compare():
 
 
 @pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey",
-                                  "tukey_randomized"])
+                                  "tukey_oneway", "tukey_randomized"])
 def test_every_test_runs_through_compare(test):
     qrels, runs = _collection(seed=6, n_queries=30)
     c = irscore.compare(qrels, runs, ["map", "ndcg_cut_10"], test=test, seed=1, n_resamples=2000)
@@ -151,9 +151,9 @@ def test_every_test_runs_through_compare(test):
         assert c.correction == "none" and all(p.p == p.p_adj for p in c.pairs)
 
 
-def test_tukey_through_compare_equals_scipy():
+def test_tukey_oneway_through_compare_equals_scipy():
     qrels, runs = _collection(seed=7, n_queries=25)
-    c = irscore.compare(qrels, runs, "map", test="tukey")
+    c = irscore.compare(qrels, runs, "map", test="tukey_oneway")
     S = c.scores["map"]
     ref = ss.tukey_hsd(*S)
     for p in c.pairs:

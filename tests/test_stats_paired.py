@@ -205,7 +205,7 @@ def test_tukey_hsd_equals_scipy():
     for case in range(6):  # scipy's studentised range is slow (numerical integration)
         T, K = int(rng.integers(2, 60)), int(rng.integers(2, 7))
         S = rng.random((T, K)) + rng.normal(0, 0.1, K)
-        p, lo, hi = paired.tukey_hsd(S, alpha=0.05)
+        p, lo, hi = paired.tukey_hsd(S, alpha=0.05, blocked=False)
         ref = ss.tukey_hsd(*[S[:, k] for k in range(K)])
         ci = ref.confidence_interval(0.95)
         off = ~np.eye(K, dtype=bool)

@@ -10,6 +10,8 @@ API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
   (``t``, ``wilcoxon``, ``sign``, ``randomization``, ``bootstrap``, ``tukey``,
   ``tukey_randomized``), effect sizes; the resampling loops run in the native
   kernel ``irscore._stats`` (xoshiro256** streams, all pairs in one nogil call).
+- `irscore.stats.anova_hsd` -- two-way ANOVA without replication (topics as
+  blocks) and one-way ANOVA; Tukey's HSD with either error term.
 - :mod:`irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
 - :mod:`irscore.stats.comparison` -- :func:`compare` (evaluate the runs on one
   query set, test, correct) and its :class:`Comparison` result;
@@ -24,10 +26,12 @@ definitions, formulas and references are in ``docs/stats.md``.
 """
 from __future__ import annotations
 
+from irscore.stats.anova_hsd import Anova, anova, standardized_differences
 from irscore.stats.comparison import Comparison, Pair, compare
 from irscore.stats.corrections import adjust
 from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
                                   tukey_randomized, wilcoxon_test)
 
-__all__ = ["Comparison", "Pair", "adjust", "bootstrap_test", "compare", "effect_sizes", "randomization_test",
-           "sign_test", "t_test", "tukey_hsd", "tukey_randomized", "wilcoxon_test"]
+__all__ = ["Anova", "Comparison", "Pair", "adjust", "anova", "bootstrap_test", "compare", "effect_sizes",
+           "randomization_test", "sign_test", "standardized_differences", "t_test", "tukey_hsd", "tukey_randomized",
+           "wilcoxon_test"]

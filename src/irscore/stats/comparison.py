@@ -21,7 +21,9 @@ from irscore.core.io import read_qrels, read_run
 from irscore.stats import formats, paired
 from irscore.stats.corrections import METHODS, adjust
 
-TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey_randomized")
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey_oneway", "tukey_randomized")
+# the tests over all systems at once: they control the family-wise error themselves
+FAMILYWISE = ("tukey", "tukey_oneway", "tukey_randomized")
 RESAMPLING = ("randomization", "bootstrap", "tukey_randomized")
 
 
@@ -238,7 +240,7 @@ def _check(test: str, correction: str, alpha: float, n_resamples: int, ci: Optio
         if ci not in ("bca", "percentile"):
             raise ValueError(f"ci must be 'bca' or 'percentile' with the bootstrap test, got {ci!r}")
         return ci
-    if test in ("tukey", "tukey_randomized"):
+    if test in FAMILYWISE:
         return "tukey"
     if ci not in (None, "t"):
         raise ValueError(f"ci={ci!r} needs test='bootstrap' (the other paired tests give the t interval)")
@@ -290,8 +292,8 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
             ok = ~np.isnan(S).any(axis=0)
             block = np.ascontiguousarray(S[:, ok].T)
             if block.shape[0] >= 2:
-                if test == "tukey":
-                    pm, lm, hm = paired.tukey_hsd(block, alpha)
+                if test in ("tukey", "tukey_oneway"):
+                    pm, lm, hm = paired.tukey_hsd(block, alpha, blocked=test == "tukey")
                 else:
                     pm, lm, hm = paired.tukey_randomized(block, n_resamples, seed + mi, alpha)
                 for t, (i, j) in enumerate(pairs):
@@ -305,7 +307,7 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
     p_adj = np.empty(P)
     for m in measures:
         idx = [t for t in range(P) if meta[t][0] == m]
-        p_adj[idx] = p[idx] if test in ("tukey", "tukey_randomized") else adjust(p[idx], correction)
+        p_adj[idx] = p[idx] if test in FAMILYWISE else adjust(p[idx], correction)
     out = []
     for t, (m, i, j, dropped) in enumerate(meta):
         d = diffs[t]
@@ -331,8 +333,10 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     answer scores 0, as trec_eval -c).  With ``baseline`` every other run is
     compared with it, else every pair.  ``test``: ``t``, ``wilcoxon``,
     ``sign``, ``randomization`` (exact when 2^n <= ``n_resamples``),
-    ``bootstrap`` (``ci="bca"`` or ``"percentile"``), ``tukey`` (needs scipy)
-    or ``tukey_randomized``.  ``correction`` (``bonferroni``, ``holm``,
+    ``bootstrap`` (``ci="bca"`` or ``"percentile"``), ``tukey`` (Tukey's HSD
+    with the two-way ANOVA error term, topics as blocks; needs scipy),
+    ``tukey_oneway`` (the one-way error term, as ``scipy.stats.tukey_hsd``) or
+    ``tukey_randomized`` (Carterette's, permutations within topics).  ``correction`` (``bonferroni``, ``holm``,
     ``bh``, ``none``) adjusts the p-values of each measure's family of
     comparisons; the Tukey tests control the family-wise error themselves and
     ignore it.  ``seed`` makes the resampling tests reproducible (a random
@@ -378,7 +382,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         Bad options, unknown measures or runs.
     """
     ci = _check(test, correction, alpha, n_resamples, ci, effect)
-    if test in ("tukey", "tukey_randomized"):
+    if test in FAMILYWISE:
         correction = "none"
     seed_used = paired.resolve_seed(seed) if test in RESAMPLING else None
     systems, keys, qids, scores, unanswered = per_query_matrix(

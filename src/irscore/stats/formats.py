@@ -29,8 +29,9 @@ TEST_NAMES = {
     "sign": "sign test",
     "randomization": "paired randomization test",
     "bootstrap": "paired bootstrap test",
-    "tukey": "Tukey's HSD",
-    "tukey_randomized": "randomised Tukey HSD",
+    "tukey": "Tukey's HSD with the two-way ANOVA error term (topics as blocks)",
+    "tukey_oneway": "Tukey's HSD with the one-way ANOVA error term (topics not blocked)",
+    "tukey_randomized": "randomised Tukey HSD (scores permuted within topics)",
 }
 CORRECTION_NAMES = {"bonferroni": "Bonferroni", "holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no"}
 
@@ -81,7 +82,7 @@ def description(c: Comparison) -> str:
         test += f" ({c.n_resamples:,} sign flips, exact when 2^n <= {c.n_resamples:,}; seed {c.seed})"
     elif c.test in ("bootstrap", "tukey_randomized"):
         test += f" ({c.n_resamples:,} resamples; seed {c.seed})"
-    if c.test in ("tukey", "tukey_randomized"):
+    if c.test in ("tukey", "tukey_oneway", "tukey_randomized"):
         corr = "family-wise error controlled by the test"
     else:
         corr = f"{CORRECTION_NAMES[c.correction]} correction per measure" if c.correction != "none" \

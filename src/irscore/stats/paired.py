@@ -36,6 +36,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore import _stats
+from irscore.stats import anova_hsd
 from irscore.stats import distributions as D
 
 Arrays = Sequence[np.ndarray]
@@ -278,22 +279,18 @@ def _bca_levels(d: np.ndarray, theta_b: np.ndarray, alpha: float) -> Tuple[float
     return out[0], out[1]
 
 
-def tukey_hsd(scores: np.ndarray, alpha: float = 0.05) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Tukey's HSD over systems (columns of ``scores``, topics x systems), one-way
-    ANOVA error term as ``scipy.stats.tukey_hsd``: (p, ci_low, ci_high) matrices
-    indexed [i, j] for mean_i - mean_j."""
-    T, K = scores.shape
-    means = scores.mean(axis=0)
-    df = K * T - K
-    mse = float(np.sum((scores - means) ** 2)) / df if df > 0 else math.nan
-    diff = means[:, None] - means[None, :]
-    se = math.sqrt(mse / 2.0 * (2.0 / T)) if df > 0 else math.nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        q = np.abs(diff) / se
-    p = D.studentized_range_sf(q, K, df) if df > 0 else np.full((K, K), np.nan)
-    p = np.where(diff == 0, 1.0, p) if se == 0 else p
-    crit = D.studentized_range_ppf(1.0 - alpha, K, df) if df > 0 else math.nan
-    return p, diff - crit * se, diff + crit * se
+def tukey_hsd(scores: np.ndarray, alpha: float = 0.05, blocked: bool = True
+              ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tukey's HSD over systems (columns of ``scores``, topics x systems):
+    (p, ci_low, ci_high) matrices indexed [i, j] for mean_i - mean_j.
+
+    ``blocked=True`` (default): the error term is the residual mean square of
+    the two-way ANOVA without replication (topics are blocks), df (k-1)(n-1);
+    ``blocked=False``: the one-way ANOVA error term, df k(n-1), as
+    ``scipy.stats.tukey_hsd``.  At least 2 topics and 2 systems, finite values;
+    ``alpha`` in (0, 1).  The ANOVA itself: `irscore.stats.anova`."""
+    p, lo, hi, _ = anova_hsd.tukey(scores, alpha, blocked)
+    return p, lo, hi
 
 
 def tukey_randomized(scores: np.ndarray, n_resamples: int = 10_000, seed: Optional[int] = None,
@@ -301,7 +298,10 @@ def tukey_randomized(scores: np.ndarray, n_resamples: int = 10_000, seed: Option
     """Carterette's randomised Tukey HSD (TOIS 2012, section 4.2): the null
     distribution of the range max - min of the system means when each topic's
     scores are permuted over the systems.  p[i, j] = (#{b: range_b >= |mean_i -
-    mean_j|} + 1) / (B + 1); CI: diff +- the 1 - alpha quantile of the range."""
+    mean_j|} + 1) / (B + 1); CI: diff +- the 1 - alpha quantile of the range.
+    Blocked by topic: scores are permuted only within a topic (a row), so a
+    topic's difficulty moves no score between topics and cancels out of every
+    difference of means, as in the two-way ANOVA of `tukey_hsd`."""
     sc = np.ascontiguousarray(scores, dtype=np.float64)
     T, K = sc.shape
     rng = np.empty(int(n_resamples))
