@@ -20,6 +20,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tokenize
 import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -208,6 +209,66 @@ def test_no_page_cites_files_outside_the_repository() -> None:
         text = path.read_text(encoding="utf-8")
         for word in ("SPEC", "../shared", "/work/"):
             assert word not in text, f"{path.relative_to(ROOT)} mentions {word!r}"
+
+
+_FENCE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})(?P<rest>.*)$")
+
+
+def _fence_problems(text: str) -> List[str]:
+    """Code fences of ``text`` that do not close: one still open at the end, or a
+    line of the block's fence characters followed by text (it reads as the end of
+    the block but Markdown keeps it, and everything after it, inside the block)."""
+    problems: List[str] = []
+    opened: Optional[Tuple[int, str]] = None
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _FENCE.match(line)
+        if opened is None:
+            if m and not (m["fence"][0] == "`" and "`" in m["rest"]):   # ```x``` is inline code
+                opened = (n, m["fence"])
+            continue
+        if m and m["fence"][0] == opened[1][0] and len(m["fence"]) >= len(opened[1]):
+            if m["rest"].strip():
+                problems.append(f"line {n} ({line.strip()[:30]!r}...) does not close the block of line "
+                                f"{opened[0]}: text follows the fence")
+            else:
+                opened = None
+    if opened is not None:
+        problems.append(f"the block opened on line {opened[0]} never closes")
+    return problems
+
+
+def test_fence_check_finds_unclosed_blocks() -> None:
+    assert _fence_problems("a\n```python\nx = 1\n```\n\n- item\n\n    ~~~text\n    y\n    ~~~\n") == []
+    assert _fence_problems("````md\n```python\n```\n````\n") == []
+    assert _fence_problems("```python\nx = 1\n``` More text.\n\n```python\ny\n```\n")[0].startswith("line 3 ")
+    assert _fence_problems("1. step\n\n    ```sh\n    run\n") == ["the block opened on line 3 never closes"]
+    assert len(_fence_problems("~~~\nx\n```\n")) == 1
+
+
+@pytest.mark.parametrize("path", _markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_code_fence_closes(path: Path) -> None:
+    problems = _fence_problems(path.read_text(encoding="utf-8"))
+    assert not problems, f"{path.relative_to(ROOT)}: " + "; ".join(problems)
+
+
+# Sphinx cross-reference roles: the API reference (mkdocstrings, numpy style, Markdown)
+# shows them as typed; write [`Run`][irscore.core.data.Run] (resolved by the strict
+# build) or a code span `Run` instead.
+_SPHINX_ROLE = re.compile(r":(?:py:)?(?:class|func|mod|meth|attr|data|exc|obj|const|ref|doc|term|math):`")
+
+
+def test_docstrings_use_no_sphinx_roles() -> None:
+    hits = []
+    for path in sorted((ROOT / "src" / "irscore").rglob("*.py*")):
+        if path.suffix not in (".py", ".pyi"):
+            continue
+        with tokenize.open(path) as f:
+            for tok in tokenize.generate_tokens(f.readline):
+                if tok.type == tokenize.STRING:
+                    for m in _SPHINX_ROLE.finditer(tok.string):
+                        line = tok.start[0] + tok.string.count("\n", 0, m.start())
+                        hits.append(f"{path.relative_to(ROOT)}:{line}")
+    assert not hits, f"Sphinx roles in docstrings (the API reference shows them raw): {hits}"
 
 
 def test_ci_builds_the_docs_with_the_docs_extra() -> None:

@@ -5,18 +5,18 @@ first use of a name, so ``import irscore`` stays cheap.
 
 Architecture
 ------------
-- :mod:`irscore.core`: data model, TREC readers, measure names and the family
-  table, ranked lists (:class:`~irscore.core.joined.Joined`), checks, the
+- `irscore.core`: data model, TREC readers, measure names and the family
+  table, ranked lists (`Joined`), checks, the
   thread pool.  It imports only itself and the compiled kernels.
-- families, each importing only the core: :mod:`irscore.classic`
-  (trec_eval's measures, :func:`evaluate`), :mod:`irscore.batch` (arrays of
-  a training loop), :mod:`irscore.rocchio`, :mod:`irscore.crp`,
-  :mod:`irscore.webtrack` (ERR, nERR), :mod:`irscore.usermodel` (C/W/L,
-  Compat), :mod:`irscore.diversity` (ndeval's intent-aware measures),
-  :mod:`irscore.prefs` (trec_eval's preference judgments),
-  :mod:`irscore.organization` (Reliability & Sensitivity), :mod:`irscore.xml`.
-- front ends: :mod:`irscore.cli` (the ``irscore`` command) and
-  :mod:`irscore.plot`.
+- families, each importing only the core: `irscore.classic`
+  (trec_eval's measures, [`evaluate`][irscore.evaluate]), [`irscore.batch`][irscore.batch] (arrays of
+  a training loop), [`irscore.rocchio`][irscore.rocchio], [`irscore.crp`][irscore.crp],
+  [`irscore.webtrack`][irscore.webtrack] (ERR, nERR), [`irscore.usermodel`][irscore.usermodel] (C/W/L,
+  Compat), [`irscore.diversity`][irscore.diversity] (ndeval's intent-aware measures),
+  [`irscore.prefs`][irscore.prefs] (trec_eval's preference judgments),
+  [`irscore.organization`][irscore.organization] (Reliability & Sensitivity), [`irscore.xml`][irscore.xml].
+- front ends: `irscore.cli` (the ``irscore`` command) and
+  [`irscore.plot`][irscore.plot].
 - compiled kernels ``irscore._<name>`` (``csrc/irscore/<name>.pyx``, a ``.pyi``
   stub beside each), shared native declarations in ``csrc/irscore/*.pxd``.
 

@@ -134,7 +134,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
     Parameters
     ----------
     qrels : Qrels, dict, DataFrame or path
-        :class:`~irscore.core.data.Qrels`, a pytrec_eval-style dict
+        [`Qrels`][irscore.core.data.Qrels], a pytrec_eval-style dict
         ``{query: {doc: grade}}``, a DataFrame with ir_measures' columns, or
         the path of a TREC qrels file (plain or gzip).
     run : Run, dict, DataFrame or path
@@ -314,7 +314,7 @@ def evaluate_jg(qrels_jg: Any, run: Any, specs: Sequence[str], *, relevance_leve
     """trec_eval's judgment-group measures: each measure is computed against
     every judgment group of a query separately (the group's judgments as the
     qrels) and averaged over the query's groups.  Returns (query ids, output
-    names, per-query matrix, run id); used by :func:`evaluate` and ``irscore
+    names, per-query matrix, run id); used by [`evaluate`][irscore.classic.evaluate] and ``irscore
     eval -R qrels_jg``."""
     groups = read_qrels_jg(qrels_jg) if not isinstance(qrels_jg, dict) else qrels_jg
     items = jg_items(specs)

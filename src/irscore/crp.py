@@ -8,14 +8,14 @@ with non-relevant documents; grade g occupies the block [min(g), max(g)]
 RP(j) = j - min(g) if it comes too early (negative), j - max(g) if too late
 (positive), 0 inside its block; CRP(j) = RP(1) + ... + RP(j).
 
-Scalars (measure names for :func:`irscore.evaluate` and ``irscore eval -m``):
+Scalars (measure names for [`irscore.evaluate`][irscore.evaluate] and ``irscore eval -m``):
 
 - ``CRP_loss``        CRP@R, the loss value (NaN when the curve is shorter than R)
 - ``CRP_worst_loss``  CRP of the worst vector at R, = -R (R + 1) / 2
 - ``CRP_recovery``    rho = R / b_r, 0 when the curve never reaches 0 at or after R
 - ``CRP_balance``     b_r = first rank j >= R with CRP(j) >= 0 (NaN if none)
 - ``CRP_turnaround``  first rank of the minimum of the curve
-- ``CRP_sigma``       MATTERS' space ratio (:func:`summaries`)
+- ``CRP_sigma``       MATTERS' space ratio (`summaries`)
 - ``CRP_tau``         MATTERS' twist, (rho + sigma) / 2
 
 Parameters: ``variant`` (``default``, or ``matters``: the MATTERS toolkit rule
@@ -32,11 +32,11 @@ Grades: every grade >= the relevance level is a relevance degree of its own
 negative grade and (with ``nonrel``) unjudged ones are non-relevant.  R is the
 number of judged documents with a grade >= the level; a query with R = 0 has
 no values (NaN, left out of the means).  Ties: the run order (trec_eval's:
-score descending, then document id descending; in :func:`from_arrays`
+score descending, then document id descending; in [`from_arrays`][irscore.crp.from_arrays]
 column descending, or input order with ``ties="input"``).
 
-Curves: :func:`crp_curves` (TREC input) and :func:`from_arrays` /
-:func:`curves_from_ranked` (arrays).
+Curves: [`crp_curves`][irscore.crp.crp_curves] (TREC input) and [`from_arrays`][irscore.crp.from_arrays] /
+[`curves_from_ranked`][irscore.crp.curves_from_ranked] (arrays).
 """
 from __future__ import annotations
 
@@ -75,9 +75,9 @@ class CRPCurve:
     loss, worst_loss, recovery, balance, turnaround : float
         The scalars (docs/crp.md).
     sigma, tau : float
-        MATTERS' space ratio and twist (:func:`summaries`).
+        MATTERS' space ratio and twist (`summaries`).
     ncrp : ndarray of float64
-        The normalised curve nCRP(j) (:func:`summaries`).
+        The normalised curve nCRP(j) (`summaries`).
     """
 
     rp: np.ndarray          # int64, RP(j) for j = 1..len
@@ -108,10 +108,10 @@ def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, rel
                 unjudged: str = "nonrel", pad_to: Optional[int] = None, variant: str = "default",
                 check_inputs: bool = True) -> Dict[str, np.ndarray]:
     """CRP scalars from rank-ordered relevance lists (the arrays of
-    :class:`irscore.core.joined.Joined`: ``rel`` int32 grades in rank order, -1
+    `irscore.core.joined.Joined`: ``rel`` int32 grades in rank order, -1
     unjudged, -2 judged negative; CSR ``offsets``; ``levels`` (n_queries,
     max_grade + 1) judged documents per grade).  Returns ``{name: float64
-    array (n_queries,)}`` for :data:`MEASURES`.
+    array (n_queries,)}`` for `MEASURES`.
 
     Parameters
     ----------
@@ -135,7 +135,7 @@ def from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray, *, rel
     Returns
     -------
     dict of str to ndarray
-        ``{name: float64 array (n_queries,)}`` for :data:`MEASURES`.
+        ``{name: float64 array (n_queries,)}`` for `MEASURES`.
 
     Raises
     ------
@@ -257,7 +257,7 @@ def summaries(rp: np.ndarray, levels_row: np.ndarray, level: int, n_rel_ret: int
     """MATTERS' summaries of one curve (``twist.m``): ``(sigma, tau, ncrp)``.
 
     With RP the run's relative positions and RP_f those of the full-scale
-    vector (:func:`full_scale_rp`): forward space ratio f = 1 - sum(RP > 0) /
+    vector (`full_scale_rp`): forward space ratio f = 1 - sum(RP > 0) /
     sum(RP_f > 0), backward b = 1 - sum(RP < 0) / sum(RP_f < 0),
     sigma = 2 f b / (f + b); tau = (rho + sigma) / 2 with ``rho`` the recovery
     value.  A run without a relevant retrieved document has sigma = tau = 0.
@@ -315,7 +315,7 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     """Per query (``{query_id: CRPCurve}``, trec_eval's query order) the RP
     vector, the CRP curve (int64 NumPy arrays, rank 1 first) and the scalars.
 
-    ``qrels``/``run``: as :func:`irscore.evaluate` (objects, dicts, paths).
+    ``qrels``/``run``: as [`irscore.evaluate`][irscore.evaluate] (objects, dicts, paths).
     ``max_docs`` cuts each ranking (trec_eval ``-M``); ``complete`` (``-c``)
     adds qrels queries without a ranking as empty rankings (empty curves
     unless ``pad_to``).
@@ -323,9 +323,9 @@ def crp_curves(qrels: Any, run: Any, *, relevance_level: int = 1, unjudged: str 
     Parameters
     ----------
     qrels : Qrels, dict, DataFrame or path
-        As in :func:`irscore.evaluate`.
+        As in [`irscore.evaluate`][irscore.evaluate].
     run : Run, dict, DataFrame or path
-        As in :func:`irscore.evaluate`.
+        As in [`irscore.evaluate`][irscore.evaluate].
     relevance_level : int, default 1
         Grades at or above it are relevant.
     unjudged : {'nonrel', 'condensed'}, default 'nonrel'
@@ -362,7 +362,7 @@ _ARRAYS_DOC = """
     scores : array_like
         2-D ``(n_queries, n_candidates)`` (NaN scores mark padding) or 1-D with
         CSR ``offsets``; ranked here by score descending, equal scores by column
-        descending (``ties="trec"``, as :mod:`irscore.batch`) or in input order
+        descending (``ties="trec"``, as [`irscore.batch`][irscore.batch]) or in input order
         (``ties="input"``).
     labels : array_like of int
         Grades, same shape; every candidate counts as judged (negative labels:
@@ -391,12 +391,12 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
     {params}    pool : array_like, optional
         Deprecated spelling of ``n_relevant``.
     curves : bool, default False
-        Deprecated: use :func:`curves_from_arrays`.
+        Deprecated: use `curves_from_arrays`.
 
     Returns
     -------
     dict of str to ndarray
-        ``{{name: float64 array (n_queries,)}}`` for :data:`MEASURES`.
+        ``{{name: float64 array (n_queries,)}}`` for `MEASURES`.
 
     Raises
     ------
@@ -418,7 +418,7 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
 def curves_from_arrays(scores: Any, labels: Any, *, offsets: Optional[Any] = None, n_relevant: Optional[Any] = None,
                        relevance_level: int = 1, pad_to: Optional[int] = None, variant: str = "default",
                        ties: str = "trec") -> List[CRPCurve]:
-    """CRP curves (one :class:`CRPCurve` per query, RP and CRP vectors with the
+    """CRP curves (one [`CRPCurve`][irscore.crp.CRPCurve] per query, RP and CRP vectors with the
     scalars) from scores and grades of candidate documents.
     {params}
     Returns
@@ -446,7 +446,7 @@ curves_from_arrays.__doc__ = (curves_from_arrays.__doc__ or "").format(params=_A
 def compute_joined(joined: Joined, *, relevance_level: int = 1, unjudged: str = "nonrel",
                    pad_to: Optional[int] = None, variant: str = "default", cache: Optional[ResultCache] = None
                    ) -> Dict[str, np.ndarray]:
-    """All CRP scalars for the queries of a :class:`~irscore.core.joined.Joined`
+    """All CRP scalars for the queries of a `Joined`
     (one kernel pass; kept in ``cache``, when given, for the other measures of
     the same evaluation)."""
     def compute() -> Dict[str, np.ndarray]:
@@ -463,8 +463,8 @@ def compute_joined(joined: Joined, *, relevance_level: int = 1, unjudged: str = 
 def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
                     ) -> np.ndarray:
     """One CRP scalar per query of ``joined``: the hook through which
-    :func:`irscore.evaluate` and :func:`irscore.batch.evaluate` compute the
-    names this family declares in :mod:`irscore.core.registry`."""
+    [`irscore.evaluate`][irscore.evaluate] and [`irscore.batch.evaluate`][irscore.batch.evaluate] compute the
+    names this family declares in `irscore.core.registry`."""
     lv = level if params["rel"] is None else params["rel"]
     if name in SUMMARIES:
         rel, _, offsets = ranked_lists(joined)

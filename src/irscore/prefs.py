@@ -232,7 +232,7 @@ def prefs_matrix(prefs: Any, run: Any, *, format: Literal["prefs", "qrels_prefs"
     Parameters
     ----------
     prefs : Prefs, dict or path
-        The judgments (see :func:`evaluate_prefs`).
+        The judgments (see [`evaluate_prefs`][irscore.prefs.evaluate_prefs]).
     run : Run, dict, DataFrame or path
         The rankings.
     format : {"prefs", "qrels_prefs"}
@@ -246,7 +246,7 @@ def prefs_matrix(prefs: Any, run: Any, *, format: Literal["prefs", "qrels_prefs"
     Returns
     -------
     tuple
-        (query ids, matrix ``[query, measure]`` in :data:`PREFS_MEASURES` order,
+        (query ids, matrix ``[query, measure]`` in [`PREFS_MEASURES`][irscore.prefs.PREFS_MEASURES] order,
         run id, number of repeated run entries dropped).
     """
     p = _as_prefs(prefs, format)
@@ -353,15 +353,15 @@ def evaluate_prefs(prefs: Any, run: Any, measures: Union[str, Sequence[str]] = "
     Parameters
     ----------
     prefs : Prefs, dict or path
-        The judgments: a :class:`Prefs`, the path of a ``prefs`` file (``qid jg
+        The judgments: a [`Prefs`][irscore.prefs.Prefs], the path of a ``prefs`` file (``qid jg
         jsg docno rel_level``) or, with ``format="qrels_prefs"``, of a qrels
         file read as preferences (``qid jg docno rel_level``); or a dict
         ``{qid: {jg: {jsg: {docno: level}}}}`` (``{qid: {jg: {docno: level}}}``
         with ``format="qrels_prefs"``).
     run : Run, dict, DataFrame or path
-        The rankings (as for :func:`irscore.evaluate`).
+        The rankings (as for [`irscore.evaluate`][irscore.evaluate]).
     measures : str or sequence of str, default "prefs"
-        Measure names (:data:`PREFS_MEASURES`) and sets (``prefs``,
+        Measure names ([`PREFS_MEASURES`][irscore.prefs.PREFS_MEASURES]) and sets (``prefs``,
         ``all_prefs``); results come in trec_eval's order.
     format : {"prefs", "qrels_prefs"}, default "prefs"
         How a path or dict given as ``prefs`` is read.

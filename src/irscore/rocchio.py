@@ -1,7 +1,7 @@
 """Rocchio's indices of the SMART system (1966): normalized recall and
 precision, rank recall, log precision, scaled recall (definitions: docs/rocchio.md).
 
-Measure names (usable in :func:`irscore.evaluate`, ``irscore eval -m`` and the
+Measure names (usable in [`irscore.evaluate`][irscore.evaluate], ``irscore eval -m`` and the
 batch API), each with the keyword parameters in parentheses:
 
 - ``Rnorm``  1 - (sum r_i - sum i) / (n0 (N - n0))
@@ -40,9 +40,9 @@ S / (S + E) and log_precision = ln(n0!) / (ln(n0!) + E_ln) with S = sum i.
 ``variant="smart1966"`` adds n0 to Rnorm's denominator (E_max + n0; binary:
 n0 (N - n0 + 1)).
 
-Array-level entry points (no TREC files): :func:`from_arrays` (scores and
-grades per candidate, any order) and :func:`from_ranked` (the rank-ordered
-relevance lists of :class:`irscore.core.joined.Joined`).
+Array-level entry points (no TREC files): [`from_arrays`][irscore.rocchio.from_arrays] (scores and
+grades per candidate, any order) and [`from_ranked`][irscore.rocchio.from_ranked] (the rank-ordered
+relevance lists of `irscore.core.joined.Joined`).
 """
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
                 variant: str = "default", query_ids: Optional[Sequence[str]] = None,
                 check_inputs: bool = True) -> Dict[str, np.ndarray]:
     """Rocchio's indices from rank-ordered relevance lists (the arrays of
-    :class:`irscore.core.joined.Joined`).
+    `irscore.core.joined.Joined`).
 
     ``rel`` (int32): grade of each retrieved document in rank order (-1 not
     judged, -2 judged negative); ``scores``: same order, non-increasing within
@@ -110,7 +110,7 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     collection size, one int or one per query.
 
     Returns ``{name: float64 array (n_queries,)}`` for the five measures
-    (:data:`MEASURES`) and the errors behind them (:data:`ERRORS`: ``error``
+    (`MEASURES`) and the errors behind them (`ERRORS`: ``error``
     E, ``error_ln``, their worst-order maxima, ``signed_error``).  Raises
     ``ValueError`` when N is smaller than a query's retrieved documents plus
     its judged documents not retrieved.
@@ -142,7 +142,7 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     Returns
     -------
     dict of str to ndarray
-        ``{name: float64 array (n_queries,)}`` for :data:`MEASURES` and :data:`ERRORS`.
+        ``{name: float64 array (n_queries,)}`` for `MEASURES` and `ERRORS`.
 
     Raises
     ------
@@ -211,7 +211,7 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
     Returns
     -------
     dict of str to ndarray
-        ``{name: float64 array (n_queries,)}`` as :func:`from_ranked`.
+        ``{name: float64 array (n_queries,)}`` as [`from_ranked`][irscore.rocchio.from_ranked].
 
     Raises
     ------
@@ -233,7 +233,7 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
 def compute_joined(joined: Joined, *, N: Optional[IntArrayLike] = None, relevance_level: int = 1,
                    graded: bool = False, variant: str = "default", cache: Optional[ResultCache] = None
                    ) -> Dict[str, np.ndarray]:
-    """All Rocchio outputs for the queries of a :class:`~irscore.core.joined.Joined`
+    """All Rocchio outputs for the queries of a `Joined`
     (one kernel pass; kept in ``cache``, when given, for the other measures of
     the same evaluation).  ``N`` defaults to ``joined.num_docs_in_coll``, else
     to ``joined.n_candidates`` (batch input)."""
@@ -264,8 +264,8 @@ def compute_joined(joined: Joined, *, N: Optional[IntArrayLike] = None, relevanc
 def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
                     ) -> np.ndarray:
     """One Rocchio index per query of ``joined``: the hook through which
-    :func:`irscore.evaluate` and :func:`irscore.batch.evaluate` compute the
-    names this family declares in :mod:`irscore.core.registry`.  ``params``
+    [`irscore.evaluate`][irscore.evaluate] and [`irscore.batch.evaluate`][irscore.batch.evaluate] compute the
+    names this family declares in `irscore.core.registry`.  ``params``
     are the typed parameters of the name; ``level`` the evaluation's relevance
     level (``rel=`` overrides it)."""
     lv = level if params["rel"] is None else params["rel"]

@@ -8,9 +8,9 @@ position i gets) is proportional to prod_{j<i} C_j.  Gains are the grades
 scaled to [0, 1] by ``min_rel``/``max_rel``.  Compat is the rank-biased overlap
 of the ranking with the ideal ranking the qrels allow.  Definitions,
 parameters and the differences from the reference tools:
-docs/user_models.md.  Names are declared in :mod:`irscore.core.registry`;
-values come from the one-pass kernels of :mod:`irscore._usermodel` through
-:func:`compute_measure`.
+docs/user_models.md.  Names are declared in `irscore.core.registry`;
+values come from the one-pass kernels of `irscore._usermodel` through
+`compute_measure`.
 """
 from __future__ import annotations
 
@@ -106,8 +106,8 @@ def compat_values(joined: Joined, *, p: float = 0.95, normalize: bool = True) ->
 def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
                     ) -> np.ndarray:
     """A C/W/L measure or Compat per query of ``joined``: the hook of
-    :func:`irscore.evaluate` and :func:`irscore.batch.evaluate` for the names
-    declared in :mod:`irscore.core.registry` (``level`` is not used)."""
+    [`irscore.evaluate`][irscore.evaluate] and [`irscore.batch.evaluate`][irscore.batch.evaluate] for the names
+    declared in `irscore.core.registry` (``level`` is not used)."""
     if name == "Compat":
         return compat_values(joined, p=params["p"], normalize=params["normalize"])
     T = params["p"] if name == "NERR10" else params.get("T", 1.0)

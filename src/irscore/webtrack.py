@@ -5,8 +5,8 @@ who scans the ranking top-down stops, satisfied by a document of grade g with
 probability (2**g - 1) / 2**max_rel; nERR divides it by the ERR of the ideal
 ranking.  gdeval's nDCG@k is irscore's ``nDCG(gain=exp)@k``.  Definitions,
 parameters and gdeval's conventions: docs/web_diversity.md.  Names are
-declared in :mod:`irscore.core.registry`; values come from the one-pass
-kernel :func:`irscore._usermodel.err` through :func:`compute_measure`.
+declared in `irscore.core.registry`; values come from the one-pass
+kernel `irscore._usermodel.err` through `compute_measure`.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def err_values(joined: Joined, *, cutoff: Optional[int] = None, max_rel: int = 4
     Parameters
     ----------
     joined : Joined
-        The rank-ordered relevance lists (:func:`irscore.core.joined.join`).
+        The rank-ordered relevance lists (`irscore.core.joined.join`).
     cutoff : int, optional
         Only the first ``cutoff`` documents count (all when None).
     max_rel : int
@@ -57,9 +57,9 @@ def err_values(joined: Joined, *, cutoff: Optional[int] = None, max_rel: int = 4
 
 def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
                     ) -> np.ndarray:
-    """ERR or nERR per query of ``joined``: the hook of :func:`irscore.evaluate`
-    and :func:`irscore.batch.evaluate` for the names declared in
-    :mod:`irscore.core.registry` (``level`` is not used: the grades are)."""
+    """ERR or nERR per query of ``joined``: the hook of [`irscore.evaluate`][irscore.evaluate]
+    and [`irscore.batch.evaluate`][irscore.batch.evaluate] for the names declared in
+    `irscore.core.registry` (``level`` is not used: the grades are)."""
     key = ("webtrack.err", params["cutoff"], params["max_rel"])
     e, n = cache.get(key, lambda: err_values(joined, cutoff=params["cutoff"], max_rel=params["max_rel"]))
     return e if name == "ERR" else n

@@ -86,13 +86,13 @@ ascending) or ``"average"`` (the expected value over all orders of tied
 candidates, McSherry & Najork 2008, exact and without enumeration; for AP,
 nDCG/DCG, P@k, R@k, R-prec, RR and Success@k).
 
-Measures: the names of :mod:`irscore.core.measures` (``nDCG@10``, ``ndcg_cut_10``,
+Measures: the names of `irscore.core.measures` (``nDCG@10``, ``ndcg_cut_10``,
 ``AP``, ``AP@100``, ``P@10``, ``R@100``, ``RR``, ``Rprec``, ``Success@5``,
 ``DCG@10``, ``nDCG(gain=exp)@10``, ``NumRel`` ...).  nDCG/DCG, AP, P, R, RR,
 R-prec, Success and the counts run in the batch kernel; every other trec_eval
 measure (``bpref``, ``infAP``, ``iprec_at_recall_0.50`` ...) and the
 registered families (Rocchio ``Rnorm``, CRP ...) are computed by the same code
-as :func:`irscore.evaluate` from the ranked labels (integer labels; ties
+as [`irscore.evaluate`][irscore.evaluate] from the ranked labels (integer labels; ties
 ``trec`` or ``input``).
 
 Architecture
@@ -104,10 +104,10 @@ trec_eval measures without a batch kernel), never another family.
 - ``arrays``     reading scores, labels and integer vectors (numpy, CPU tensors)
 - ``layout``     the layouts (dense, lengths, mask, offsets, group, per-query
                  lists) read into flat arrays; ``nan_scores``
-- ``engine``     :func:`evaluate`: plans, the native kernel, ``empty=``, the other
+- ``engine``     [`evaluate`][irscore.batch.evaluate]: plans, the native kernel, ``empty=``, the other
                  measures through the core's ranked lists and family table
-- ``evaluator``  :class:`Evaluator`: names parsed and planned once, for hot loops
-- ``shortcuts``  one function per measure (:func:`ndcg`, :func:`average_precision` ...)
+- ``evaluator``  [`Evaluator`][irscore.batch.Evaluator]: names parsed and planned once, for hot loops
+- ``shortcuts``  one function per measure ([`ndcg`][irscore.batch.ndcg], [`average_precision`][irscore.batch.average_precision] ...)
 """
 from irscore.batch.engine import TIES, evaluate
 from irscore.batch.evaluator import Evaluator

@@ -172,7 +172,7 @@ def _n_threads(n_jobs: Optional[int], nq: int, cells: int) -> int:
 # ------------------------------------------------------------------ evaluate
 
 def check_options(ties: str, n_jobs: Optional[int], relevance_level: Optional[float]) -> None:
-    """The options shared by :func:`evaluate` and :class:`irscore.batch.Evaluator`."""
+    """The options shared by [`evaluate`][irscore.batch.engine.evaluate] and [`irscore.batch.Evaluator`][irscore.batch.Evaluator]."""
     if ties not in _TIE_CODE:
         raise ValueError(f"ties: expected one of {', '.join(map(repr, TIES))}, got {ties!r}")
     _parallel.check_n_jobs(n_jobs)
@@ -202,7 +202,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
     labels : array_like
         Relevance labels, same layout as ``scores``.
     measures : str or sequence of str
-        One name or a list (names of :mod:`irscore.core.measures` and the registered
+        One name or a list (names of `irscore.core.measures` and the registered
         families).
     lengths : array_like of int, optional, keyword-only
         Valid candidates of each row of 2-D input (a prefix of the row).
@@ -269,7 +269,7 @@ def evaluate(scores: Any, labels: Any, measures: Union[str, Sequence[str]], *,
 
 def run(plan: _Plan, lay: Layout, n_relevant: Any, ties: str, relevance_level: Optional[float],
         empty: float, check_inputs: bool, n_jobs: Optional[int]) -> Dict[str, np.ndarray]:
-    """A planned evaluation of a read layout (the part of :func:`evaluate` after parsing)."""
+    """A planned evaluation of a read layout (the part of [`evaluate`][irscore.batch.engine.evaluate] after parsing)."""
     sc_flat, lb_flat, starts, lens, nq = lay.sc, lay.lb, lay.starts, lay.lens, lay.nq
     float_labels = lay.float_labels
     if relevance_level is not None:

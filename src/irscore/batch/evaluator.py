@@ -30,7 +30,7 @@ class Evaluator:
     Parameters
     ----------
     measures : str or sequence of str
-        One name or a list, as for :func:`irscore.batch.evaluate`.
+        One name or a list, as for [`irscore.batch.evaluate`][irscore.batch.evaluate].
     ties : {'trec', 'input', 'average'}, default 'trec'
         Order of equal scores, or the expected value over their orders.
     relevance_level : float, optional
@@ -40,9 +40,9 @@ class Evaluator:
         The value of the 0/0 measures on a query without relevant documents
         (0 trec_eval, 1 LightGBM/XGBoost, nan).
     nan_scores : {'error', 'padding', 'last'}, optional
-        Non-finite scores on candidates (default as :func:`irscore.batch.evaluate`).
+        Non-finite scores on candidates (default as [`irscore.batch.evaluate`][irscore.batch.evaluate]).
     n_jobs : int, optional
-        Threads, as for :func:`irscore.batch.evaluate`.
+        Threads, as for [`irscore.batch.evaluate`][irscore.batch.evaluate].
 
     Examples
     --------
@@ -100,12 +100,12 @@ class Evaluator:
     def __call__(self, scores: Any, labels: Any, *, lengths: Any = None, offsets: Any = None,
                  group: Any = None, mask: Any = None, n_relevant: Any = None,
                  check_inputs: bool = True) -> Dict[str, np.ndarray]:
-        """Evaluate one batch; the arguments are those of :func:`irscore.batch.evaluate`.
+        """Evaluate one batch; the arguments are those of [`irscore.batch.evaluate`][irscore.batch.evaluate].
 
         Parameters
         ----------
         scores, labels : array_like
-            The batch, in any layout of :func:`irscore.batch.evaluate`.
+            The batch, in any layout of [`irscore.batch.evaluate`][irscore.batch.evaluate].
         lengths, offsets, group, mask : array_like, optional
             How the queries are laid out (at most one).
         n_relevant : array_like of int, optional

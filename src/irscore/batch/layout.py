@@ -98,7 +98,7 @@ def _offsets(off: np.ndarray, n: int, name: str, hint_group: bool) -> np.ndarray
 
 def read_layout(scores: Any, labels: Any, *, lengths: Any = None, offsets: Any = None, group: Any = None,
                 mask: Any = None, nan_scores: Optional[str] = None, check_inputs: bool = True) -> Layout:
-    """Read scores/labels in any of the batch's layouts (see :mod:`irscore.batch`)."""
+    """Read scores/labels in any of the batch's layouts (see [`irscore.batch`][irscore.batch])."""
     if nan_scores is not None and nan_scores not in NAN_SCORES:
         raise ValueError(f"nan_scores: expected one of {', '.join(map(repr, NAN_SCORES))}, got {nan_scores!r}")
     if group is not None and (offsets is not None or lengths is not None):

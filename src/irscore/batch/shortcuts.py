@@ -1,5 +1,5 @@
 """One function per measure (``ndcg``, ``average_precision``, ...): shortcuts to
-:func:`irscore.batch.evaluate`."""
+[`irscore.batch.evaluate`][irscore.batch.evaluate]."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -33,7 +33,7 @@ def ndcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "line
     gain : {'linear', 'exp'}, default 'linear'
         Gain of a grade: the grade, or 2**grade - 1.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -44,7 +44,7 @@ def ndcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "line
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("nDCG" if gain == "linear" else f"nDCG(gain={gain})", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -64,7 +64,7 @@ def dcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "linea
     gain : {'linear', 'exp'}, default 'linear'
         Gain of a grade: the grade, or 2**grade - 1.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -75,7 +75,7 @@ def dcg(scores: Any, labels: Any, k: Optional[int] = None, *, gain: str = "linea
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("DCG" if gain == "linear" else f"DCG(gain={gain})", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -93,7 +93,7 @@ def average_precision(scores: Any, labels: Any, k: Optional[int] = None, **kw: A
     k : int, optional
         Rank cutoff (None: the whole ranking).
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -104,7 +104,7 @@ def average_precision(scores: Any, labels: Any, k: Optional[int] = None, **kw: A
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("AP", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -122,7 +122,7 @@ def precision(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     k : int
         Rank cutoff.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -133,7 +133,7 @@ def precision(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("P", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -151,7 +151,7 @@ def recall(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     k : int
         Rank cutoff.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -162,7 +162,7 @@ def recall(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("R", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -180,7 +180,7 @@ def success(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     k : int
         Rank cutoff.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -191,7 +191,7 @@ def success(scores: Any, labels: Any, k: int, **kw: Any) -> np.ndarray:
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("Success", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -211,7 +211,7 @@ def reciprocal_rank(scores: Any, labels: Any, k: Optional[int] = None, **kw: Any
         Rank cutoff (MS MARCO's MRR@10 is the mean of ``k=10``); the whole
         ranking by default.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -222,7 +222,7 @@ def reciprocal_rank(scores: Any, labels: Any, k: Optional[int] = None, **kw: Any
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     name = _cut("RR", k)
     return evaluate(scores, labels, [name], **kw)[name]
@@ -238,7 +238,7 @@ def r_precision(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
     labels : array_like
         Relevance labels, same shape as ``scores``.
     **kw
-        Options of :func:`evaluate` (``lengths``, ``offsets``, ``n_relevant``,
+        Options of [`evaluate`][irscore.batch.evaluate] (``lengths``, ``offsets``, ``n_relevant``,
         ``ties``, ``relevance_level``, ``n_jobs`` ...).
 
     Returns
@@ -249,6 +249,6 @@ def r_precision(scores: Any, labels: Any, **kw: Any) -> np.ndarray:
     Raises
     ------
     ValueError, TypeError
-        As :func:`evaluate`.
+        As [`evaluate`][irscore.batch.evaluate].
     """
     return evaluate(scores, labels, ["Rprec"], **kw)["Rprec"]

@@ -11,10 +11,10 @@ Each subcommand lives in its own module, which provides ``HELP`` (one line),
 Architecture
 ------------
 A front end: the subcommand modules may import any family and the core.
-:data:`SUBCOMMANDS` maps each subcommand to its module, imported when the
+`SUBCOMMANDS` maps each subcommand to its module, imported when the
 parser is built; a subcommand module imports its family when it runs, so
 ``irscore eval`` does not load the XML family.  Output lines come from
-:func:`irscore.core.report.format_line`.  User errors print one line and
+`irscore.core.report.format_line`.  User errors print one line and
 exit with status 2.
 """
 from __future__ import annotations

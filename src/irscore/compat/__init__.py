@@ -1,12 +1,12 @@
 """Drop-in replacements for the evaluation libraries people already use.
 
-- :mod:`irscore.compat.pytrec_eval`: ``RelevanceEvaluator(qrels, measures,
+- [`irscore.compat.pytrec_eval`][irscore.compat.pytrec_eval]: ``RelevanceEvaluator(qrels, measures,
   relevance_level=, judged_docs_only_flag=)`` with ``.evaluate(run) ->
   {query_id: {measure: value}}``, pytrec_eval's measure-name expansion and output
   keys, ``supported_measures``, ``supported_nicknames``,
   ``compute_aggregated_measure``, ``parse_qrel``, ``parse_run``: replace
   ``import pytrec_eval`` with ``from irscore.compat import pytrec_eval``.
-- :mod:`irscore.compat.ir_measures`: ``iter_calc``, ``calc_aggregate``, ``calc``
+- [`irscore.compat.ir_measures`][irscore.compat.ir_measures]: ``iter_calc``, ``calc_aggregate``, ``calc``
   and ``evaluator`` with ir_measures' signatures and conventions (measure objects
   or strings; namedtuple iterators, DataFrames or dicts as input; results keyed
   by the measure object *and* its string), and ``register()``, which makes irscore
@@ -19,7 +19,7 @@ Architecture
 ------------
 A front end: each module translates a peer's calling convention (names,
 input types, result shapes, conventions for empty input) onto
-:func:`irscore.evaluate` and the core's name grammar, and computes nothing
+[`irscore.evaluate`][irscore.evaluate] and the core's name grammar, and computes nothing
 itself. It may import the core and the package root, never a family's
 internals; the peers themselves are imported inside functions only.
 """

@@ -2,7 +2,7 @@
 
 ``iter_calc(measures, qrels, run)`` yields ``Metric(query_id, measure, value)``
 (ir_measures' own namedtuple when ir_measures is installed);
-``calc_aggregate(measures, qrels, run)`` returns a :class:`Results` mapping that
+``calc_aggregate(measures, qrels, run)`` returns a `Results` mapping that
 answers both the measure object and its string (``res[nDCG@10]`` and
 ``res["nDCG@10"]``); ``calc`` returns both; ``evaluator(measures, qrels)`` keeps
 the judgments for several runs.  ``register()`` adds irscore to ir_measures'
@@ -23,7 +23,7 @@ ir_measures measure objects are read from their parameters (not their strings),
 so ``NumRet(rel=1)`` (``NumRelRet``) counts relevant retrieved documents and
 ``RBP`` is p=0.8.  ``Judged`` / ``Judged@k``, ``RR@k``, ``RBP(rel=k)``, gain maps
 with a cutoff, gdeval's ``ERR@k`` and the C/W/L measures (``SDCG``, ``INST``,
-``INSQ``, ``BPM``, ``NERR8``-``NERR11``) are handed to :func:`irscore.evaluate`
+``INSQ``, ``BPM``, ``NERR8``-``NERR11``) are handed to [`irscore.evaluate`][irscore.evaluate]
 under their ir_measures strings, which it reads with ir_measures' definitions.
 Measures irscore has no equal of (``RBP@k``, ``ERR`` without a cutoff,
 ``nDCG(dcg="exp-log2", gains=...)``, the diversity measures, which need intent
@@ -381,9 +381,9 @@ def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> Results:
     measures : iterable of ir_measures measure objects or str
         The measures.
     qrels : namedtuple iterator, DataFrame, dict, Qrels or path
-        Judgments (as :func:`iter_calc`).
+        Judgments (as [`iter_calc`][irscore.compat.ir_measures.iter_calc]).
     run : namedtuple iterator, DataFrame, dict, Run or path
-        Scored documents (as :func:`iter_calc`).
+        Scored documents (as [`iter_calc`][irscore.compat.ir_measures.iter_calc]).
 
     Returns
     -------

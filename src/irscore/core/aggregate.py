@@ -1,8 +1,8 @@
 """Summaries over queries as trec_eval computes them: a running double sum in
 the evaluation's query order, then one division.
 
-:func:`summarize` holds trec_eval's summary rules for one measure's per-query
-column; :func:`irscore.evaluate` and the distributed evaluations
+`summarize` holds trec_eval's summary rules for one measure's per-query
+column; [`irscore.evaluate`][irscore.evaluate] and the distributed evaluations
 (``irscore.spark``, ``irscore.dask``) both summarise through it, so a value
 computed on a cluster is the one computed on one machine."""
 from __future__ import annotations
@@ -28,7 +28,7 @@ def running_sum(values: Any) -> float:
 
 
 def running_mean(values: Any) -> float:
-    """:func:`running_sum` divided by the number of values (NaN when empty)."""
+    """`running_sum` divided by the number of values (NaN when empty)."""
     a = np.asarray(values, dtype=np.float64).reshape(-1)
     return running_sum(a) / a.size if a.size else float("nan")
 
@@ -40,7 +40,7 @@ def summarize(family: "Family", column: np.ndarray, *, complete: bool,
 
     ``column``: the kernel's per-query values of the evaluated queries in
     trec_eval's query order (for ``gm_map``/``gm_bpref`` the logarithms that
-    are averaged).  Sums run query by query (:func:`running_sum`).
+    are averaged).  Sums run query by query (`running_sum`).
     ``complete``: trec_eval's ``-c``.  ``n_judged_relevant``: the number of
     judgments with a grade > 0 in the whole qrels (or a function giving it):
     trec_eval's ``te_calc_avg_num_rel`` summary of ``num_rel`` under ``-c``,

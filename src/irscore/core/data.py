@@ -159,8 +159,8 @@ class Qrels(_Columns):
     Parameters
     ----------
     parsed : mapping
-        The columns produced by the native reader (use :func:`irscore.read_qrels`,
-        :meth:`Qrels.from_dict` or :meth:`Qrels.from_pandas` rather than this).
+        The columns produced by the native reader (use [`irscore.read_qrels`][irscore.read_qrels],
+        [`Qrels.from_dict`][irscore.core.data.Qrels.from_dict] or [`Qrels.from_pandas`][irscore.core.data.Qrels.from_pandas] rather than this).
     source : str
         Where the data came from (for messages).
     unique : bool
@@ -280,8 +280,8 @@ class Run(_Columns):
     Parameters
     ----------
     parsed : mapping
-        The columns produced by the native reader (use :func:`irscore.read_run`,
-        :meth:`Run.from_dict` or :meth:`Run.from_pandas` rather than this).
+        The columns produced by the native reader (use [`irscore.read_run`][irscore.read_run],
+        [`Run.from_dict`][irscore.core.data.Run.from_dict] or [`Run.from_pandas`][irscore.core.data.Run.from_pandas] rather than this).
     source : str
         Where the data came from (for messages).
     n_jobs : int, optional

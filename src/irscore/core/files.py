@@ -4,7 +4,7 @@ opens a path.
 gzip is recognised by its magic bytes, whatever the file is called.  Errors
 name the file: a missing path or a directory is a ``FileNotFoundError`` /
 ``IsADirectoryError`` carrying the name; a truncated or corrupt gzip stream,
-binary data and text that is not UTF-8 are :class:`InputFileError` (a
+binary data and text that is not UTF-8 are `InputFileError` (a
 ``ValueError``) whose message starts with the file name.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ class InputFileError(ValueError):
 
 
 def gzip_error(path: str, exc: BaseException) -> InputFileError:
-    """The :class:`InputFileError` for a gzip stream that failed while read."""
+    """The `InputFileError` for a gzip stream that failed while read."""
     return InputFileError(path, f"truncated or corrupt gzip file ({exc})")
 
 
@@ -63,7 +63,7 @@ def is_gzip(path: PathLike) -> bool:
 def open_binary(path: PathLike, what: str = "input") -> IO[bytes]:
     """The file's bytes (decompressed when it is gzip), unbuffered when plain.
     Reading a truncated or corrupt gzip stream raises one of ``GZIP_ERRORS``;
-    callers turn it into :func:`gzip_error`."""
+    callers turn it into `gzip_error`."""
     name = check_path(path, what)
     if is_gzip(name):
         return gzip.open(name, "rb")  # type: ignore[return-value]
@@ -72,7 +72,7 @@ def open_binary(path: PathLike, what: str = "input") -> IO[bytes]:
 
 def read_bytes(path: PathLike, what: str = "input") -> bytes:
     """The whole content of a plain or gzip-compressed file; a truncated or
-    corrupt gzip stream is an :class:`InputFileError`."""
+    corrupt gzip stream is an `InputFileError`."""
     name = check_path(path, what)
     try:
         with open_binary(name, what) as f:
@@ -83,7 +83,7 @@ def read_bytes(path: PathLike, what: str = "input") -> bytes:
 
 def decode_text(data: bytes, name: str) -> str:
     """``data`` as UTF-8 text; binary data (a NUL byte) or invalid UTF-8 is an
-    :class:`InputFileError` naming the file, the byte, its offset and line.
+    `InputFileError` naming the file, the byte, its offset and line.
     A leading UTF-8 byte-order mark is dropped with a warning."""
     nul = data.find(b"\x00")
     if nul >= 0:
@@ -107,5 +107,5 @@ def read_text(path: PathLike, what: str = "input") -> str:
 
 
 def open_text(path: PathLike, what: str = "input") -> io.StringIO:
-    """:func:`read_text` as a file object (for line-by-line readers)."""
+    """`read_text` as a file object (for line-by-line readers)."""
     return io.StringIO(read_text(path, what))

@@ -1,19 +1,19 @@
 """``Qrels`` and ``Run`` from columns (Arrow arrays, pandas Series, NumPy
 arrays) without a Python object per row.
 
-:meth:`Qrels.from_pandas`/:meth:`Run.from_pandas` go through a dict of dicts,
+[`Qrels.from_pandas`][irscore.core.data.Qrels.from_pandas]/[`Run.from_pandas`][irscore.core.data.Run.from_pandas] go through a dict of dicts,
 about a microsecond per row.  These builders read the document ids straight
 from an Arrow string column (its byte buffer and offsets), so a batch of
 millions of rows -- a partition on a Spark or Dask worker -- becomes a
 ``Qrels``/``Run`` in a fraction of that time.  They need ``pyarrow``.
 
-Values follow :meth:`Qrels.from_pandas`/:meth:`Run.from_pandas`: ids are
+Values follow [`Qrels.from_pandas`][irscore.core.data.Qrels.from_pandas]/[`Run.from_pandas`][irscore.core.data.Run.from_pandas]: ids are
 compared as strings (integer ids are cast, ``7`` -> ``"7"``); relevance must
 be integral, scores finite; nulls are refused.  Unlike ``from_pandas``
 (a dict, so the last of repeated judgments silently wins), repeated
 (query, doc) judgments keep the last one in row order with a warning, as
-:func:`irscore.read_qrels` does, and repeated run entries reach
-:func:`irscore.evaluate`, which keeps the best-ranked one.
+[`irscore.read_qrels`][irscore.read_qrels] does, and repeated run entries reach
+[`irscore.evaluate`][irscore.evaluate], which keeps the best-ranked one.
 """
 from __future__ import annotations
 
@@ -107,7 +107,7 @@ def _numbers(values: Any, n: int, what: str) -> np.ndarray:
 
 
 def qrels_from_columns(query_ids: Any, doc_ids: Any, relevance: Any, *, source: str = "qrels") -> Qrels:
-    """A :class:`Qrels` from three equally long columns (at least one row)."""
+    """A [`Qrels`][irscore.Qrels] from three equally long columns (at least one row)."""
     parsed = _parsed(query_ids, doc_ids, source)
     rel = _numbers(relevance, len(parsed["qidx"]), f"{source}: relevance")
     if rel.dtype.kind == "f":
@@ -122,8 +122,8 @@ def qrels_from_columns(query_ids: Any, doc_ids: Any, relevance: Any, *, source: 
 
 def run_from_columns(query_ids: Any, doc_ids: Any, scores: Any, *, run_id: str = "irscore",
                      source: str = "run") -> Run:
-    """A :class:`Run` from three equally long columns; no rows gives a run
-    without queries (:func:`empty_run`)."""
+    """A [`Run`][irscore.Run] from three equally long columns; no rows gives a run
+    without queries (`empty_run`)."""
     parsed = _parsed(query_ids, doc_ids, source)
     if len(parsed["qidx"]) == 0:
         return empty_run(run_id)
@@ -151,12 +151,12 @@ def empty_run(run_id: str = "irscore") -> Run:
 
 
 def qrels_from_frame(df: Any) -> Optional[Qrels]:
-    """A :class:`Qrels` from a pandas DataFrame (the columns of
-    :meth:`Qrels.from_pandas`) through Arrow, without a Python object per
+    """A [`Qrels`][irscore.Qrels] from a pandas DataFrame (the columns of
+    [`Qrels.from_pandas`][irscore.core.data.Qrels.from_pandas]) through Arrow, without a Python object per
     row; None when the frame is not one this path reads exactly as
-    :meth:`Qrels.from_pandas` does (no pyarrow, no rows, ids that are neither
+    [`Qrels.from_pandas`][irscore.core.data.Qrels.from_pandas] does (no pyarrow, no rows, ids that are neither
     strings nor integers, grades that are not integers, nulls, out-of-range
-    values): then use :meth:`Qrels.from_pandas`, which reports the errors.
+    values): then use [`Qrels.from_pandas`][irscore.core.data.Qrels.from_pandas], which reports the errors.
     A repeated (query, doc) pair keeps its last judgment, with a warning,
     as from a file."""
     out: Optional[Qrels] = _from_frame(df, "relevance", "qrels", qrels_from_columns)
@@ -164,10 +164,10 @@ def qrels_from_frame(df: Any) -> Optional[Qrels]:
 
 
 def run_from_frame(df: Any) -> Optional[Run]:
-    """A :class:`Run` from a pandas DataFrame (the columns of
-    :meth:`Run.from_pandas`), as :func:`qrels_from_frame`; None when
-    :meth:`Run.from_pandas` must read it.  Repeated (query, doc) entries are
-    kept, as from a file: :func:`irscore.evaluate` keeps the best-ranked one
+    """A [`Run`][irscore.Run] from a pandas DataFrame (the columns of
+    [`Run.from_pandas`][irscore.core.data.Run.from_pandas]), as `qrels_from_frame`; None when
+    [`Run.from_pandas`][irscore.core.data.Run.from_pandas] must read it.  Repeated (query, doc) entries are
+    kept, as from a file: [`irscore.evaluate`][irscore.evaluate] keeps the best-ranked one
     and warns."""
     out: Optional[Run] = _from_frame(df, "score", "run", run_from_columns)
     return out
@@ -175,7 +175,7 @@ def run_from_frame(df: Any) -> Optional[Run]:
 
 def _from_frame(df: Any, value: str, what: str, build: Callable[..., Any]) -> Any:
     """``build(query ids, doc ids, values, source=what)`` on the frame's columns, or
-    None when this path cannot read the frame exactly (see :func:`qrels_from_frame`)."""
+    None when this path cannot read the frame exactly (see `qrels_from_frame`)."""
     cols = _frame_arrays(df, value, what)
     if cols is None:
         return None

@@ -220,9 +220,9 @@ _READERS = {"read_qrels": read_qrels, "read_run": read_run}
 def results_frame(results: Mapping[Any, Any], tidy: bool = False) -> Any:
     """Evaluation results as a pandas DataFrame.
 
-    Takes what :func:`irscore.evaluate` returns (``{measure: {query_id: value}}``
+    Takes what [`irscore.evaluate`][irscore.evaluate] returns (``{measure: {query_id: value}}``
     with ``per_query=True``, ``{measure: summary}`` without) or what
-    :func:`irscore.batch.evaluate` returns (``{measure: array}``, the queries
+    [`irscore.batch.evaluate`][irscore.batch.evaluate] returns (``{measure: array}``, the queries
     numbered 0, 1, ...).  Measure keys are written as strings (ir_measures
     objects by their name).
 

@@ -1,13 +1,13 @@
 """Rank-ordered relevance lists: what every measure family consumes.
 
-:class:`Joined` holds the relevance lists of the evaluated queries (CSR layout,
-rank order); :func:`join` builds it from a :class:`~irscore.core.data.Qrels` and
-a :class:`~irscore.core.data.Run` (trec_eval's form_res_rels), :func:`join_tagged`
+`Joined` holds the relevance lists of the evaluated queries (CSR layout,
+rank order); `join` builds it from a [`Qrels`][irscore.core.data.Qrels] and
+a [`Run`][irscore.core.data.Run] (trec_eval's form_res_rels), `join_tagged`
 also lists the judged ranked documents with a tag of their judgment (for richer qrels);
-:func:`sort_arrays` builds rank-ordered lists from score/label arrays (the
-array entry points of the families); :func:`ranked_lists` gives a Joined's
+`sort_arrays` builds rank-ordered lists from score/label arrays (the
+array entry points of the families); `ranked_lists` gives a Joined's
 lists with the stand-in rankings of ``complete=True`` emptied;
-:class:`ResultCache` holds what several measures of one evaluation share.
+`ResultCache` holds what several measures of one evaluation share.
 """
 from __future__ import annotations
 
@@ -35,9 +35,9 @@ Tagged = Tuple[np.ndarray, np.ndarray, np.ndarray]
 class Joined:
     """Relevance lists of the evaluated queries (the input of every kernel).
 
-    Frozen: built once by :func:`join` (or by the batch API from arrays) and
+    Frozen: built once by `join` (or by the batch API from arrays) and
     only read afterwards.  Results that several measures share are kept in a
-    :class:`ResultCache` owned by the evaluation, not on this object.
+    `ResultCache` owned by the evaluation, not on this object.
     """
 
     query_ids: List[str]        # evaluated queries, trec_eval order
@@ -66,7 +66,7 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
          max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
     """Pair queries and build the relevance lists (trec_eval's form_res_rels).
 
-    A qrels object that knows more than grades (a :class:`Qrels` subclass
+    A qrels object that knows more than grades (a [`Qrels`][irscore.Qrels] subclass
     with a ``join_run(run, *, complete, judged_only, max_docs, n_jobs)``
     method, e.g. irscore.diversity's DiversityQrels) builds the Joined
     itself, attaching its data as ``Joined.extra``; one join then serves
@@ -81,7 +81,7 @@ def join(qrels: Qrels, run: Run, *, complete: bool = False, judged_only: bool = 
 
 def join_tagged(qrels: Qrels, run: Run, tags: np.ndarray, *, complete: bool = False, judged_only: bool = False,
                 max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Tuple[Joined, Tagged]:
-    """:func:`join` (without the ``join_run`` hook) that also lists, in the same
+    """`join` (without the ``join_run`` hook) that also lists, in the same
     pass, the ranked documents that are in the qrels with the tag of their
     judgment (sparse: the judged documents only).
 
@@ -95,7 +95,7 @@ def join_tagged(qrels: Qrels, run: Run, tags: np.ndarray, *, complete: bool = Fa
         One int32 per judgment of ``qrels`` (in its stored order), e.g. the
         judgment's row in a richer qrels' own tables.
     complete, judged_only, max_docs, n_jobs
-        As for :func:`join`.
+        As for `join`.
 
     Returns
     -------
@@ -160,7 +160,7 @@ def sort_arrays(scores: Any, labels: Any, offsets: Optional[Any], ties: str = "t
                  ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(rel int32, scores float64, offsets, candidates per query) in rank
     order: score descending; equal scores by column descending (``trec``, as
-    :mod:`irscore.batch`: the column index plays the document id) or in input
+    [`irscore.batch`][irscore.batch]: the column index plays the document id) or in input
     order (``input``).  2-D input: NaN scores mark padding."""
     if ties not in TIES:
         raise ValueError(f"ties must be one of {', '.join(TIES)}; got {ties!r}")

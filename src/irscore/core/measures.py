@@ -15,9 +15,9 @@ Three spellings are accepted everywhere a measure is named:
 
 A bare trec_eval family with several default outputs (``P``, ``ndcg_cut``,
 ``iprec_at_recall``) and a measure set (``official``) expand as trec_eval's
-``-m`` does in :func:`resolve`.
+``-m`` does in `resolve`.
 
-``parse_measure(name)`` gives a :class:`Measure`; ``str(m)`` is its canonical
+``parse_measure(name)`` gives a [`Measure`][irscore.core.measures.Measure]; ``str(m)`` is its canonical
 spelling and ``parse_measure(str(m)) == m``.
 """
 from __future__ import annotations
@@ -204,7 +204,7 @@ class Measure:
         trec_eval parameter string (``utility``, ``ndcg`` gain maps, ``rbp`` ...).
     extra : tuple of (str, str)
         Keyword parameters of a registered family, as written in the name
-        (declared and typed in :mod:`irscore.core.registry`).
+        (declared and typed in `irscore.core.registry`).
     judged_only : bool
         Compute on the ranking without its unjudged documents (ir_measures'
         ``judged_only=True``; trec_eval's ``-J`` for this measure alone).

@@ -1,7 +1,7 @@
 """The lexical pieces of measure names: numbers, parameter lists, trec_eval's
 ``name=value`` pairs and ir_measures' gain maps.
 
-:mod:`irscore.core.measures` builds the grammar of measure names from these;
+`irscore.core.measures` builds the grammar of measure names from these;
 every function here reads or writes one token and raises ``ValueError`` for a
 malformed one (the caller adds which measure it belongs to).
 """

@@ -2,10 +2,10 @@
 their names, their declared parameters and where their kernels live.
 
 The core declares every such family here, once: each name, the keyword
-parameters it accepts (:class:`Param`: name, type, default, allowed values) and
-the family module that computes it.  Names are parsed (:func:`irscore.core.
-measures.parse_measure`) from these declarations alone, without importing any
-family.  Values are computed by :func:`family_values`, which hands the typed
+parameters it accepts (`Param`: name, type, default, allowed values) and
+the family module that computes it.  Names are parsed
+([`parse_measure`][irscore.core.measures.parse_measure]) from these declarations alone, without importing any
+family.  Values are computed by `family_values`, which hands the typed
 parameters to the family module's ``compute_measure(joined, name, params,
 level, cache)``; that module imports only the core, so the import graph has no
 cycle (the core names the module, it never imports it at import time).

@@ -64,7 +64,7 @@ def read_zscores(path: Union[str, "os.PathLike[str]"]) -> ZScores:
 
 
 def as_zscores(x: Any) -> ZScores:
-    """A path (read with :func:`read_zscores`) or a mapping
+    """A path (read with `read_zscores`) or a mapping
     ``{qid: {measure: (mean, stddev)}}`` (checked)."""
     if isinstance(x, (str, os.PathLike)):
         return read_zscores(x)

@@ -4,7 +4,7 @@ Both frames are shuffled by query id into the same number of partitions
 (hash partitioning, so partition *i* of the qrels and of the run hold the same
 queries), and every partition pair is evaluated in one call of irscore's
 native kernels on a worker.  The per-query values are exactly those of
-:func:`irscore.evaluate`, and the summary is computed on the client by the
+[`irscore.evaluate`][irscore.evaluate], and the summary is computed on the client by the
 function ``evaluate`` uses.  ``import irscore`` does not import dask; this
 module imports it when called.  See ``docs/distributed.md``.
 """
@@ -30,9 +30,9 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
              n_jobs: Optional[int] = 1) -> Any:
     """Evaluate a run held in a Dask DataFrame against qrels in another.
 
-    Columns, ``measures`` and options as :func:`irscore.spark.evaluate` (and
-    :func:`irscore.evaluate`).  Returns ``{measure: value}``, equal to
-    :func:`irscore.evaluate` on the same data (computed now, on the current
+    Columns, ``measures`` and options as [`irscore.spark.evaluate`][irscore.distributed.spark.evaluate] (and
+    [`irscore.evaluate`][irscore.evaluate]).  Returns ``{measure: value}``, equal to
+    [`irscore.evaluate`][irscore.evaluate] on the same data (computed now, on the current
     Dask scheduler), or with ``per_query=True`` a lazy Dask DataFrame with a
     string column ``query_col`` and one float64 column per measure, named as
     asked, one row per evaluated query -- or, with ``compute=True`` as well,

@@ -2,21 +2,21 @@
 
 A worker receives the judgments and the ranked documents of one or more
 *whole* queries (a Spark cogroup group, a Dask partition pair), builds one
-:class:`~irscore.Qrels` and one :class:`~irscore.Run` from the Arrow columns
-(:mod:`irscore.core.frames`, no Python object per row) and evaluates them all in
-one :func:`irscore.classic.run_plan` call -- the native kernels of
-:func:`irscore.evaluate`.  A query's value depends on its own judgments and
+[`Qrels`][irscore.Qrels] and one [`Run`][irscore.Run] from the Arrow columns
+(`irscore.core.frames`, no Python object per row) and evaluates them all in
+one `irscore.classic.run_plan` call -- the native kernels of
+[`irscore.evaluate`][irscore.evaluate].  A query's value depends on its own judgments and
 ranking only, so it is the same whichever other queries share the batch.
 
 Two result shapes:
 
 - values (``per_query=True``): ``query_id`` and one float64 column per measure,
-  the values :func:`irscore.evaluate` gives with ``per_query=True``;
+  the values [`irscore.evaluate`][irscore.evaluate] gives with ``per_query=True``;
 - summary input: the kernels' own columns (for ``gm_map``/``gm_bpref`` the
   logarithms that are averaged) plus each query's number of judgments with a
   grade > 0 and the batch's count of repeated run entries.  The driver puts
   the queries in trec_eval's order and summarises with
-  :func:`irscore.core.aggregate.summarize`, the function ``evaluate`` uses, so the
+  `irscore.core.aggregate.summarize`, the function ``evaluate`` uses, so the
   summary is bit for bit the single-machine one.
 """
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _judged_relevant(q: Qrels, qids: List[str]) -> np.ndarray:
 def summarize_columns(columns: Dict[str, Any], req: Request) -> Dict[str, float]:
     """The driver's summary of the gathered summary-input columns (all the
     evaluated queries, any order): ``{measure: value}`` as
-    :func:`irscore.evaluate` returns."""
+    [`irscore.evaluate`][irscore.evaluate] returns."""
     qids = [str(x) for x in list(columns[QUERY])]
     if not qids:
         raise ValueError("no queries with both results and relevance judgments")
@@ -166,7 +166,7 @@ def summarize_columns(columns: Dict[str, Any], req: Request) -> Dict[str, float]
 
 
 def _layout(req: Request) -> List[Output]:
-    """The outputs with the columns :func:`irscore.classic.run_plan` gives
+    """The outputs with the columns `irscore.classic.run_plan` gives
     them (kernel columns, then one per external measure)."""
     plan = compile_plan(list(req.items), req.relevance_level, req.num_docs_in_coll)
     k = 0

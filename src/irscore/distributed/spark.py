@@ -3,7 +3,7 @@
 The qrels and the run are co-partitioned by query and every group of whole
 queries is evaluated in one call of irscore's native kernels on an executor
 (Arrow batches in, Arrow batch out); the per-query values are exactly those
-of :func:`irscore.evaluate`, and the summary is computed on the driver by the
+of [`irscore.evaluate`][irscore.evaluate], and the summary is computed on the driver by the
 function ``evaluate`` uses (trec_eval's query order, summation and ``-c``
 rule).  ``import irscore`` does not import pyspark; this module imports it
 when called.  See ``docs/distributed.md``.
@@ -34,9 +34,9 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
     or integers; they are compared as strings.  ``measures`` and the options
     ``complete`` (-c), ``judged_only`` (-J), ``max_docs`` (-M),
     ``relevance_level`` (-l), ``num_docs_in_coll`` (-N) are those of
-    :func:`irscore.evaluate`.
+    [`irscore.evaluate`][irscore.evaluate].
 
-    Returns ``{measure: value}``, equal to :func:`irscore.evaluate` on the
+    Returns ``{measure: value}``, equal to [`irscore.evaluate`][irscore.evaluate] on the
     same data, or with ``per_query=True`` a Spark DataFrame with a string
     column ``query_col`` and one double column per measure, named as asked
     (``P.5,10`` gives ``P_5`` and ``P_10``), one row per evaluated query.

@@ -97,8 +97,8 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
 def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
                     ) -> np.ndarray:
     """An intent-aware measure per query of ``joined``: the hook of
-    :func:`irscore.evaluate` for the names declared in
-    :mod:`irscore.core.registry` (the qrels must be a DiversityQrels)."""
+    [`irscore.evaluate`][irscore.evaluate] for the names declared in
+    `irscore.core.registry` (the qrels must be a DiversityQrels)."""
     lv = level if params.get("rel") is None else params["rel"]
     base = "AP_IA" if name == "MAP_IA" else name
     return _values(joined, base, params.get("cutoff"), lv, params.get("alpha", 0.5), params.get("beta", 0.5), cache)
@@ -108,17 +108,17 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
              relevance_level: int = 1) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Evaluate ``run`` against intent-level ``qrels`` with ndeval's measures.
 
-    The same measures are available in :func:`irscore.evaluate` when its
-    qrels are a :class:`DiversityQrels` (then with every other measure, from
+    The same measures are available in [`irscore.evaluate`][irscore.evaluate] when its
+    qrels are a [`DiversityQrels`][irscore.diversity.DiversityQrels] (then with every other measure, from
     one join); this function also reads the other qrels forms and ndeval's
     spellings (``alpha-nDCG@20``, ``strec@10``, ``α_nDCG@20``).
 
     Parameters
     ----------
     qrels : DiversityQrels, path, dict, iterable or DataFrame
-        ``query intent document grade`` judgments (:func:`as_diversity_qrels`).
+        ``query intent document grade`` judgments ([`as_diversity_qrels`][irscore.diversity.evaluation.as_diversity_qrels]).
     run : Run, path, dict or DataFrame
-        The ranking (as for :func:`irscore.evaluate`; rank order: score
+        The ranking (as for [`irscore.evaluate`][irscore.evaluate]; rank order: score
         descending, equal scores by document id descending).
     measures : str or sequence of str
         Names: ``alpha_nDCG@k``, ``alpha_DCG@k``, ``ERR_IA@k``, ``nERR_IA@k``,

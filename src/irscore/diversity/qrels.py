@@ -42,13 +42,13 @@ class IntentTables:
 class DiversityQrels(Qrels):
     """Intent-level judgments: ``{query: {intent: {document: grade}}}``.
 
-    A :class:`~irscore.core.data.Qrels` whose grades are each document's
-    largest grade over the intents (so every measure of :func:`irscore.evaluate`
+    A [`Qrels`][irscore.core.data.Qrels] whose grades are each document's
+    largest grade over the intents (so every measure of [`irscore.evaluate`][irscore.evaluate]
     works on it, as on qrels read without intents), carrying the intent
     tables: per query the judged documents (rows, in document-id descending
     order: the order that breaks ties of the ideal ranking), and per row the
     intents it is judged for with their grades.  Joined with a run (one join
-    for every measure of the evaluation) it attaches :class:`IntentTables`
+    for every measure of the evaluation) it attaches `IntentTables`
     to the Joined.
 
     Parameters
@@ -124,7 +124,7 @@ class DiversityQrels(Qrels):
     def join_run(self, run: Any, *, complete: bool = False, judged_only: bool = False,
                  max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:
         """The Joined of ``run`` with these judgments (the core's join, one
-        pass): grades as for every measure, :class:`IntentTables` (with the
+        pass): grades as for every measure, `IntentTables` (with the
         rows of the judged ranked documents, listed by the same join) as
         ``extra``.
 
@@ -133,7 +133,7 @@ class DiversityQrels(Qrels):
         run : Run
             The run.
         complete, judged_only, max_docs, n_jobs
-            As for :func:`irscore.core.joined.join`.
+            As for `irscore.core.joined.join`.
 
         Returns
         -------
@@ -218,7 +218,7 @@ _INTENT_COLUMNS = ("intent", "iteration", "subtopic", "subtopic_id")
 
 
 def as_diversity_qrels(x: Any) -> DiversityQrels:
-    """A :class:`DiversityQrels` from itself, a path, a dict
+    """A [`DiversityQrels`][irscore.diversity.qrels.DiversityQrels] from itself, a path, a dict
     ``{query: {intent: {doc: grade}}}``, an iterable of ``(query, intent, doc,
     grade)`` tuples or a DataFrame with columns ``query_id``, the intent
     (``intent``, ``iteration``, ``subtopic`` or ``subtopic_id``), ``doc_id``,

@@ -30,7 +30,7 @@ def metric(measures: Measures, *, empty: Any = 0.0, **batch_options: Any) -> Cal
     ``empty``: the value of the 0/0 measures (nDCG, AP, R, R-prec, RR ...; not
     P@k) on a query without relevant documents, passed to the batch (0 as trec_eval,
     1 as LightGBM, nan: left out of the mean); ``batch_options``: the keyword
-    options of :func:`irscore.batch.evaluate` (``ties=``, ``relevance_level=``,
+    options of [`irscore.batch.evaluate`][irscore.batch.evaluate] (``ties=``, ``relevance_level=``,
     ``n_jobs=`` ...)."""
     scorer = Scorer(measures, empty, **batch_options)
 

@@ -4,7 +4,7 @@
 evaluates the validation queries (the DMatrix's ``group_ptr``, from ``qid`` or
 ``group``) with irscore at every iteration; ``XGBRanker(eval_metric=sklearn_metric("nDCG@10"))``
 is the scikit-learn form (XGBoost calls it once per query, with one measure, and
-weights the queries by their size; see :func:`sklearn_metric`).
+weights the queries by their size; see [`sklearn_metric`][irscore.integrations.xgboost.sklearn_metric]).
 
 XGBoost's built-in ``ndcg@k`` (``ndcg_exp_gain`` true by default) is reproduced
 by ``metric("nDCG(gain=exp)@k", ties="input", empty=1)``; ``ndcg@k-`` (the
@@ -30,7 +30,7 @@ def metric(measures: Measures, *, empty: Any = 0.0, **batch_options: Any) -> Cal
     ``empty``: the value of the 0/0 measures (nDCG, AP, R, R-prec, RR ...; not
     P@k) on a query without relevant documents, passed to the batch (0 as trec_eval,
     1 as XGBoost's ``ndcg``, nan: left out of the mean); ``batch_options``: the
-    keyword options of :func:`irscore.batch.evaluate`."""
+    keyword options of [`irscore.batch.evaluate`][irscore.batch.evaluate]."""
     scorer = Scorer(measures, empty, **batch_options)
 
     def custom_metric(predt: Any, dtrain: Any) -> Result:
@@ -54,7 +54,7 @@ def sklearn_metric(measure: Any, *, empty: Any = 0.0, **batch_options: Any) -> C
     XGBoost 3.2 itself decides how the per-query values are combined: it scores
     a one-document query 1 without calling the metric, averages weighted by the
     query sizes (``get_group()`` read as weights) and prints the value with 6
-    decimals.  For the unweighted mean use :func:`metric` with ``xgboost.train``."""
+    decimals.  For the unweighted mean use [`metric`][irscore.integrations.xgboost.metric] with ``xgboost.train``."""
     names = measure_names(measure)
     if len(names) != 1:
         raise ValueError("XGBRanker takes one custom metric; pass one measure")

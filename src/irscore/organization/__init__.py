@@ -29,15 +29,15 @@ where the paper is garbled are in docs/reliability_sensitivity.md; in short:
 
 Architecture
 ------------
-The package imports only :mod:`irscore.core` and the compiled kernel
-:mod:`irscore._organization`, never another family.  Layers (each imports
+The package imports only `irscore.core` and the compiled kernel
+`irscore._organization`, never another family.  Layers (each imports
 only those above it):
 
-- ``model``     :class:`Organization`, its checks, the result type :class:`RSResult`
+- ``model``     [`Organization`][irscore.organization.Organization], its checks, the result type [`RSResult`][irscore.organization.RSResult]
 - ``align``     gold/system topic alignment and the pair arrays of the kernel
-- ``measures``  position weights, :func:`reliability_sensitivity`,
-                :func:`filtering_rs`, :func:`bcubed`, :func:`extended_bcubed`
-- ``readers``   :func:`read_organization` (TSV, JSON, clusters, labels)
+- ``measures``  position weights, [`reliability_sensitivity`][irscore.organization.reliability_sensitivity],
+                [`filtering_rs`][irscore.organization.filtering_rs], [`bcubed`][irscore.organization.bcubed], [`extended_bcubed`][irscore.organization.extended_bcubed]
+- ``readers``   [`read_organization`][irscore.organization.read_organization] (TSV, JSON, clusters, labels)
 
 This ``__init__`` only re-exports the public names.
 """

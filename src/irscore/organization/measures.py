@@ -1,6 +1,6 @@
 """Reliability & Sensitivity and its special cases: position weights,
-:func:`reliability_sensitivity`, :func:`filtering_rs`, :func:`bcubed`,
-:func:`extended_bcubed`."""
+[`reliability_sensitivity`][irscore.organization.measures.reliability_sensitivity], [`filtering_rs`][irscore.organization.measures.filtering_rs], [`bcubed`][irscore.organization.measures.bcubed],
+[`extended_bcubed`][irscore.organization.measures.extended_bcubed]."""
 from __future__ import annotations
 
 import math
@@ -78,7 +78,7 @@ def reliability_sensitivity(
 ) -> RSResult:
     """Reliability, Sensitivity and their F for priority and relatedness relations.
 
-    ``gold`` and ``system`` are :class:`Organization` objects, or plain nested lists
+    ``gold`` and ``system`` are [`Organization`][irscore.Organization] objects, or plain nested lists
     (levels -> clusters -> document ids, one topic) or dicts of those per topic; both
     sides must have the same topics.  ``n``/``w_n``: the first ``n`` occurrences carry
     the fraction ``w_n`` of the weight (``weights="ranking"``, default n=10,
@@ -87,14 +87,14 @@ def reliability_sensitivity(
     ``foreign="tail"`` places a document listed on one side only in the other side's
     tail; ``foreign="absent"`` counts its priority relations wrong.
 
-    Returns an :class:`RSResult`: the means of ``R_priority``, ``S_priority``,
+    Returns an [`RSResult`][irscore.organization.RSResult]: the means of ``R_priority``, ``S_priority``,
     ``F_priority``, ``R_relatedness``, ``S_relatedness``, ``F_relatedness`` over the
     topics, and ``per_query`` values.
 
     Parameters
     ----------
     gold : Organization or nested lists
-        The gold standard (see :class:`Organization`).
+        The gold standard (see [`Organization`][irscore.Organization]).
     system : Organization or nested lists
         The system output, same form.
     n : float, default 10
@@ -215,7 +215,7 @@ def filtering_rs(gold: Any, system: Any) -> RSResult:
     with uniform weights on two levels of singletons.  ``gold``/``system``:
     ``{doc: 0|1}``, ``{topic: {doc: 0|1}}``, two aligned 0/1 sequences, or
     organizations read with ``format="labels"``.  Both sides must label the same
-    documents.  Returns an :class:`RSResult` with keys ``R``, ``S``, ``F``.
+    documents.  Returns an [`RSResult`][irscore.organization.RSResult] with keys ``R``, ``S``, ``F``.
 
     Parameters
     ----------
@@ -313,18 +313,18 @@ def bcubed(gold: Any, system: Any) -> RSResult:
 
     ``gold``/``system``: a list of clusters (collections of document ids), a dict of
     them per topic, the ``bcubed`` package's ``{item: set of cluster labels}``, or an
-    :class:`Organization` (all clusters of all levels).  Both
+    [`Organization`][irscore.Organization] (all clusters of all levels).  Both
     sides must cluster the same documents.  Without overlap this is the classic
     BCubed (Bagga & Baldwin); with overlapping clusters it is the paper's
     per-occurrence variant (each membership counts as a separate item) — i.e.
     Reliability/Sensitivity of relatedness with uniform weights.  For Amigó et al.
-    2009's extended BCubed see :func:`extended_bcubed`.  Keys: ``precision``,
+    2009's extended BCubed see [`extended_bcubed`][irscore.organization.measures.extended_bcubed].  Keys: ``precision``,
     ``recall``, ``F``.
 
     Parameters
     ----------
     gold : Organization or nested lists
-        The gold standard (see :class:`Organization`).
+        The gold standard (see [`Organization`][irscore.Organization]).
     system : Organization or nested lists
         The system output, same form.
 
@@ -353,12 +353,12 @@ def extended_bcubed(gold: Any, system: Any) -> RSResult:
 
     P = avg_d avg_{e sharing a cluster with d} min(|C(d)&C(e)|, |L(d)&L(e)|) / |C(d)&C(e)|
     (C: system clusters, L: gold classes; e includes d itself), recall symmetric.
-    Same inputs as :func:`bcubed`.  Keys: ``precision``, ``recall``, ``F``.
+    Same inputs as [`bcubed`][irscore.organization.measures.bcubed].  Keys: ``precision``, ``recall``, ``F``.
 
     Parameters
     ----------
     gold : Organization or nested lists
-        The gold standard (see :class:`Organization`).
+        The gold standard (see [`Organization`][irscore.Organization]).
     system : Organization or nested lists
         The system output, same form.
 

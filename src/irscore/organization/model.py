@@ -1,5 +1,5 @@
-"""Document organizations: :class:`Organization` (priority levels of clusters per topic),
-its checks, and the result type :class:`RSResult`."""
+"""Document organizations: [`Organization`][irscore.organization.model.Organization] (priority levels of clusters per topic),
+its checks, and the result type [`RSResult`][irscore.organization.model.RSResult]."""
 from __future__ import annotations
 
 import os
@@ -64,7 +64,7 @@ class RSResult(Dict[str, float]):
 
     @property
     def per_topic(self) -> Dict[str, Dict[str, float]]:
-        """Deprecated spelling of :attr:`per_query`."""
+        """Deprecated spelling of `per_query`."""
         warn_deprecated("RSResult.per_topic", "RSResult.per_query")
         return self.per_query
 

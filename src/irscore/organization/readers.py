@@ -1,4 +1,4 @@
-"""Organization files: TSV, JSON, flat clusters and filtering labels (:func:`read_organization`)."""
+"""Organization files: TSV, JSON, flat clusters and filtering labels ([`read_organization`][irscore.organization.readers.read_organization])."""
 from __future__ import annotations
 
 import json

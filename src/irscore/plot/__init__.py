@@ -1,10 +1,10 @@
 """Plots (matplotlib, optional extra ``plot``; imported inside the functions).
 
-- :func:`crp` — CRP curves of several runs for one query, with the ideal and
+- [`crp`][irscore.plot.crp] — CRP curves of several runs for one query, with the ideal and
   worst curves, the recall base R, each run's balance and turn-around points
   (as Fig. 1 of Angelini et al., *Cumulated Relative Position*, CLEF 2012).
 
-The XML retrieval plots of :mod:`irscore.plot.xml` (``ep_gr_curve``,
+The XML retrieval plots of [`irscore.plot.xml`][irscore.plot.xml] (``ep_gr_curve``,
 ``ip_curve``, ``ep_gr_points``, ``ip_points``) are re-exported here on first
 use.
 
@@ -77,13 +77,13 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     Also drawn: the ideal curve (0 everywhere), the worst curve (unless
     ``worst=False``), a vertical line at the recall base R, each run's balance
     point (circle, on the x axis) and turn-around point (triangle).  Options
-    as :func:`irscore.crp_curves`.  Returns the matplotlib ``Axes``; ``path``
+    as [`irscore.crp_curves`][irscore.crp_curves].  Returns the matplotlib ``Axes``; ``path``
     saves the figure (PNG, SVG, PDF by extension).
 
     Parameters
     ----------
     qrels : Qrels, dict, DataFrame or path
-        As in :func:`irscore.evaluate`.
+        As in [`irscore.evaluate`][irscore.evaluate].
     runs : mapping or sequence
         ``{label: run}`` or runs labelled by their run ids.
     query : str
@@ -166,7 +166,7 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
 
 
 def __getattr__(name: str) -> Any:
-    """Re-export the public plots of :mod:`irscore.plot.xml` on first use."""
+    """Re-export the public plots of [`irscore.plot.xml`][irscore.plot.xml] on first use."""
     if name.startswith("__"):
         raise AttributeError(name)
     try:

@@ -14,7 +14,7 @@ __all__ = ["differences"]
 def differences(comparison: Any, measure: str, system: Optional[str] = None, vs: Optional[str] = None, *,
                 ax: Any = None, path: Optional[str] = None, title: Optional[str] = None) -> Any:
     """Bar plot of the per-query differences ``system - vs`` on ``measure``
-    (from an :func:`irscore.compare` result), sorted from the largest gain to
+    (from an [`irscore.compare`][irscore.compare] result), sorted from the largest gain to
     the largest loss, with the mean difference as a horizontal line.
     ``system``/``vs`` default to the first comparison of ``measure`` (with a
     baseline: the first run against it).  Undefined queries are left out.
@@ -23,7 +23,7 @@ def differences(comparison: Any, measure: str, system: Optional[str] = None, vs:
     Parameters
     ----------
     comparison : Comparison
-        The result of :func:`irscore.compare`.
+        The result of [`irscore.compare`][irscore.compare].
     measure : str
         The measure to plot.
     system, vs : str, optional

@@ -1,7 +1,7 @@
 """Plots for the XML / focused retrieval measures (matplotlib, optional extra ``plot``).
 
-- :func:`ep_gr_curve` — effort-precision against gain-recall (XCG family),
-- :func:`ip_curve` — interpolated precision iP[x] against recall x (INEX 2007+).
+- [`ep_gr_curve`][irscore.plot.xml.ep_gr_curve] — effort-precision against gain-recall (XCG family),
+- [`ip_curve`][irscore.plot.xml.ip_curve] — interpolated precision iP[x] against recall x (INEX 2007+).
 
 Both return the matplotlib ``Axes``; pass ``ax`` to draw into an existing one
 and ``path`` to save the figure.  matplotlib is imported inside the functions.

@@ -4,20 +4,20 @@ meta-evaluation of measures.
 Architecture (each layer imports only the ones above it and irscore's public
 API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
 
-- :mod:`irscore.stats.distributions` -- null distributions (Student's t,
+- `irscore.stats.distributions` -- null distributions (Student's t,
   normal, binomial, exact signed-rank; the studentised range from scipy).
-- :mod:`irscore.stats.paired` -- the tests over many system pairs at once
+- `irscore.stats.paired` -- the tests over many system pairs at once
   (``t``, ``wilcoxon``, ``sign``, ``randomization``, ``bootstrap``, ``tukey``,
   ``tukey_randomized``), effect sizes; the resampling loops run in the native
   kernel ``irscore._stats`` (xoshiro256** streams, all pairs in one nogil call).
 - `irscore.stats.anova_hsd` -- two-way ANOVA without replication (topics as
   blocks) and one-way ANOVA; Tukey's HSD with either error term.
-- :mod:`irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
-- :mod:`irscore.stats.comparison` -- :func:`compare` (evaluate the runs on one
-  query set, test, correct) and its :class:`Comparison` result;
-  :mod:`irscore.stats.formats` renders it (text, Markdown, LaTeX, HTML, JSON,
+- `irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
+- [`irscore.stats.comparison`][irscore.stats.comparison] -- [`compare`][irscore.stats.compare] (evaluate the runs on one
+  query set, test, correct) and its [`Comparison`][irscore.stats.Comparison] result;
+  `irscore.stats.formats` renders it (text, Markdown, LaTeX, HTML, JSON,
   CSV).
-- :mod:`irscore.stats.meta` -- meta-evaluation of measures: discriminative
+- [`irscore.stats.meta`][irscore.stats.meta] -- meta-evaluation of measures: discriminative
   power (Sakai 2006), rank correlations (Kendall's tau, tau_AP), swap rates
   (Voorhees & Buckley 2002).
 

@@ -49,10 +49,10 @@ class Pair:
 
 @dataclass
 class Comparison:
-    """Result of :func:`compare`.  ``scores[measure]``: per-query values, shape
+    """Result of [`compare`][irscore.stats.comparison.compare].  ``scores[measure]``: per-query values, shape
     (n_systems, n_queries), rows in ``systems`` order, columns in ``query_ids``
     order (NaN where undefined); ``means[measure]``: per-system means over the
-    defined queries; ``pairs``: one :class:`Pair` per (measure, comparison)."""
+    defined queries; ``pairs``: one `Pair` per (measure, comparison)."""
 
     systems: List[str]
     measures: List[str]
@@ -260,7 +260,7 @@ def pairs_of(systems: Sequence[str], baseline: Optional[str]) -> List[Tuple[int,
 def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[str, np.ndarray],
                 pairs: Sequence[Tuple[int, int]], *, test: str, correction: str, alpha: float,
                 n_resamples: int, seed: int, ci: str) -> List[Dict[str, Any]]:
-    """Test results for every (measure, pair): dicts of the :class:`Pair` fields."""
+    """Test results for every (measure, pair): dicts of the `Pair` fields."""
     diffs: List[np.ndarray] = []
     meta: List[Tuple[str, int, int, int]] = []
     for m in measures:
@@ -326,7 +326,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
             effect: str = "hedges_g", relevance_level: int = 1, judged_only: bool = False,
             max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Comparison:
     """Compare ``runs`` (a mapping ``{name: run}`` of anything
-    :func:`irscore.evaluate` accepts, or a sequence of runs / paths named by
+    [`irscore.evaluate`][irscore.evaluate] accepts, or a sequence of runs / paths named by
     their run ids) on ``measures`` with a paired significance test.
 
     Every run is evaluated on all the qrels queries (a query a run did not
@@ -345,7 +345,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     Parameters
     ----------
     qrels : Qrels, dict, DataFrame or path
-        The judgments (as :func:`irscore.evaluate`).
+        The judgments (as [`irscore.evaluate`][irscore.evaluate]).
     runs : mapping or sequence
         ``{name: run}`` or runs/paths named by their run ids.
     measures : str or sequence of str
@@ -367,7 +367,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     effect : {'hedges_g', 'cohen_d'}, default 'hedges_g'
         Paired effect size.
     relevance_level, judged_only, max_docs, n_jobs
-        As :func:`irscore.evaluate`.
+        As [`irscore.evaluate`][irscore.evaluate].
 
     Returns
     -------

@@ -4,7 +4,7 @@ symmetric binomial and the exact distribution of Wilcoxon's signed-rank
 statistic.  Vectorised numpy / exact integer arithmetic; no scipy needed.
 
 The studentised range distribution (classical Tukey HSD) is taken from scipy,
-an optional dependency, imported by :func:`studentized_range_sf`.
+an optional dependency, imported by `studentized_range_sf`.
 """
 from __future__ import annotations
 

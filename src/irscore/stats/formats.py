@@ -1,4 +1,4 @@
-"""Renderings of a :class:`~irscore.stats.comparison.Comparison`: a terminal
+"""Renderings of a [`Comparison`][irscore.stats.comparison.Comparison]: a terminal
 table, Markdown, LaTeX (booktabs), HTML, JSON and CSV.
 
 Every rendering states the test, the correction, alpha and the query set.  The

@@ -2,16 +2,16 @@
 systems apart, how two measures (or two sets of judgments) order the same
 systems, and how often a comparison flips with the topic set.
 
-- :func:`discriminative_power` -- Sakai (SIGIR 2006): the share of system
+- [`discriminative_power`][irscore.stats.meta.discriminative_power] -- Sakai (SIGIR 2006): the share of system
   pairs a significance test finds different at level alpha, and the ASL curve
   (the achieved significance levels of all pairs, sorted).
-- :func:`rank_correlation` -- Kendall's tau-b (as ``scipy.stats.kendalltau``)
+- [`rank_correlation`][irscore.stats.meta.rank_correlation] -- Kendall's tau-b (as ``scipy.stats.kendalltau``)
   or tau_AP (Yilmaz, Aslam & Robertson, SIGIR 2008) between two orderings of
   the same systems.
-- :func:`swap_rate` -- the swap method of Voorhees & Buckley (SIGIR 2002) over
+- [`swap_rate`][irscore.stats.meta.swap_rate] -- the swap method of Voorhees & Buckley (SIGIR 2002) over
   random disjoint topic-set pairs.
 
-``runs`` is what :func:`irscore.compare` takes (every run evaluated on all the
+``runs`` is what [`irscore.compare`][irscore.compare] takes (every run evaluated on all the
 qrels queries, a query a run did not answer scoring 0), or, with
 ``qrels=None``, an array of per-query scores (systems x queries).  Queries with
 an undefined (NaN) value for some system are left out (and counted).

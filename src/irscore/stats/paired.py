@@ -57,7 +57,7 @@ MAX_RESAMPLES = 10 ** 9     # the native kernels' bound (seconds of work per pai
 def check_diffs(diffs: Arrays) -> List[np.ndarray]:
     """``diffs`` as a list of 1-D float64 arrays; ValueError naming the pair for a
     value that is not finite (NaN queries are dropped before a test, as
-    :func:`irscore.compare` does: a NaN here would decide the p-value silently)."""
+    [`irscore.compare`][irscore.compare] does: a NaN here would decide the p-value silently)."""
     if isinstance(diffs, np.ndarray) and diffs.ndim == 1:
         raise TypeError("diffs must be a sequence of 1-D arrays, one per pair (got one 1-D array: use [d])")
     out = []

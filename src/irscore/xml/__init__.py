@@ -8,18 +8,18 @@ assessed elements carrying exhaustivity and specificity (INEX 2002-2006,
 
 Entry points
 ------------
-- readers: :func:`read_passage_qrels`, :func:`read_fol_run`,
-  :func:`read_element_tsv`, :func:`read_inex_assessments`, :func:`read_inex_run`,
-  :func:`read_inex_submission` (INEX 2008+ XML runs); :func:`write_fol`
+- readers: [`read_passage_qrels`][irscore.xml.read_passage_qrels], [`read_fol_run`][irscore.xml.read_fol_run],
+  [`read_element_tsv`][irscore.xml.read_element_tsv], [`read_inex_assessments`][irscore.xml.read_inex_assessments], [`read_inex_run`][irscore.xml.read_inex_run],
+  `read_inex_submission` (INEX 2008+ XML runs); `write_fol`
 - ``compat="inex2008"`` / ``"reprec"``: the official tools' numbers
-  (:mod:`irscore.xml.inex2008`, :mod:`irscore.xml.precall`)
-- in-memory: :meth:`XmlQrels.from_passages`, :meth:`XmlQrels.from_elements`,
-  :meth:`XmlRun.from_spans`
-- :func:`evaluate` computes many measures in one pass (names as in the CLI:
+  (`irscore.xml.inex2008`, `irscore.xml.precall`)
+- in-memory: [`XmlQrels.from_passages`][irscore.xml.XmlQrels.from_passages], [`XmlQrels.from_elements`][irscore.xml.XmlQrels.from_elements],
+  [`XmlRun.from_spans`][irscore.xml.XmlRun.from_spans]
+- [`evaluate`][irscore.xml.evaluate] computes many measures in one pass (names as in the CLI:
   ``iP[0.01]``, ``MAiP``, ``nxCG@10``, ``MAep``, ``hixF@10``, ...);
-  :func:`overlap`, :func:`xcg`, :func:`hixeval`, :func:`interpolated_precision`,
-  :func:`inex_eval`, :func:`inex_eval_ng`, :func:`generalized_precision`,
-  :func:`eprum`, :func:`t2i` are the per-family functions.
+  [`overlap`][irscore.xml.overlap], [`xcg`][irscore.xml.xcg], [`hixeval`][irscore.xml.hixeval], [`interpolated_precision`][irscore.xml.interpolated_precision],
+  [`inex_eval`][irscore.xml.inex_eval], [`inex_eval_ng`][irscore.xml.inex_eval_ng], [`generalized_precision`][irscore.xml.generalized_precision],
+  [`eprum`][irscore.xml.eprum], [`t2i`][irscore.xml.t2i] are the per-family functions.
 
 Every reading the literature leaves open is a named parameter; the defaults are
 documented on each function and in docs/xml.md ("Readings chosen").
@@ -27,11 +27,11 @@ documented on each function and in docs/xml.md ("Readings chosen").
 
 Architecture
 ------------
-The package imports only :mod:`irscore.core` and the compiled kernel
-:mod:`irscore._xml`, never another family.  Its modules form layers; each
+The package imports only `irscore.core` and the compiled kernel
+`irscore._xml`, never another family.  Its modules form layers; each
 imports only the layers above it:
 
-- ``model``     spans, :class:`XmlQrels`, :class:`XmlRun` (and their checks)
+- ``model``     spans, [`XmlQrels`][irscore.xml.XmlQrels], [`XmlRun`][irscore.xml.XmlRun] (and their checks)
 - ``inex2008``  inex_eval v1.0's readers and measures (``compat="inex2008"``)
 - ``readers``   file readers (FOL runs, passage qrels, element TSV, INEX XML)
 - ``submission``  INEX 2008+ XML submissions, FOL writer
@@ -44,7 +44,7 @@ imports only the layers above it:
 - ``inex_values``  per-topic values of the INEX families, one function per
                 family behind a dispatch table; the GR/EPRUM navigation model
 - ``inex``      inex_eval, inex_eval_ng, gP/MAgP, EPRUM, T2I (public functions)
-- ``evaluation``  :func:`evaluate`, every family in one pass
+- ``evaluation``  [`evaluate`][irscore.xml.evaluate], every family in one pass
 
 This ``__init__`` only re-exports the public names.
 """

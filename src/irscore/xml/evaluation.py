@@ -72,7 +72,7 @@ def evaluate(
     measures : str or sequence of str, optional
         Measure names as in the CLI (``iP[0.01]``, ``MAiP``, ``nxCG@10``,
         ``MAep``, ``hixF@10``, ``MAgP_RiC``, ``GR@5``, ``T2IP@10`` ...);
-        default :data:`DEFAULT_MEASURES`.
+        default `DEFAULT_MEASURES`.
     per_query : bool, default False
         Return the value of every counted topic instead of the mean.
     alpha, hix_alpha : float
@@ -80,9 +80,9 @@ def evaluate(
         (``hix_alpha`` defaults to ``alpha``).
     quantisation, ideal_overlap, normalise, maep_denominator, points, bucketing, run_overlap, seen
         The readings of XCG and interpolated precision (docs/xml.md, "Readings
-        chosen"); as in :func:`xcg` and :func:`interpolated_precision`.
+        chosen"); as in [`xcg`][irscore.xml.xcg] and [`interpolated_precision`][irscore.xml.interpolated_precision].
     trel : {"highlighted", "thorough"} or mapping, default "highlighted"
-        HiXEval's Trel (see :func:`hixeval`).
+        HiXEval's Trel (see [`hixeval`][irscore.xml.hixeval]).
     hix_beta : float, default 1.0
         The beta of HiXEval's F-beta (``hixF@k``).
     complete : bool, default False
@@ -95,7 +95,7 @@ def evaluate(
     tolerance : int, optional
         T2I's tolerated consecutive non-relevant characters (default 500).
     navigation : callable, optional
-        GR/EPRUM navigation model (default :func:`default_navigation`).
+        GR/EPRUM navigation model (default [`default_navigation`][irscore.xml.default_navigation]).
     eprum_points : int, optional
         EPRUM recall grid (default 10).
     collection_size : int or mapping, optional
@@ -107,7 +107,7 @@ def evaluate(
     compat : {None, 'inex2008', 'reprec'}
         ``None``: the published definitions. ``"inex2008"``: iP, MAiP, gP and
         MAgP exactly as inex_eval v1.0 (INEX 2008) computes them (read the files
-        with the same ``compat``; :mod:`irscore.xml.inex2008`). ``"reprec"``:
+        with the same ``compat``; `irscore.xml.inex2008`). ``"reprec"``:
         ``Precall[x]``/``inex_eval`` as RePrec 0.32 (whole relevant units).
         docs/xml_compat.md says which setting reproduces which tool.
 

@@ -52,8 +52,8 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
         Count every topic/query of the assessments; one without results scores 0.
     precall : {'published', 'reprec'}, default 'published'
         The reading of Precall: ``"published"`` (s = xN - k) or ``"reprec"``
-        (RePrec 0.32's whole relevant units, :mod:`irscore.xml.precall`;
-        ``compat="reprec"`` in :func:`irscore.xml.evaluate`; docs/xml_compat.md).
+        (RePrec 0.32's whole relevant units, `irscore.xml.precall`;
+        ``compat="reprec"`` in [`irscore.xml.evaluate`][irscore.xml.evaluate]; docs/xml_compat.md).
 
     Returns
     -------
@@ -168,7 +168,7 @@ def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = No
           cutoffs: Sequence[int] = (5, 10, 25, 50), points: int = 10, quantisation: Quantisation = "auto",
           ideal_overlap: str = "ancestor", complete: bool = False) -> Dict[str, Dict[str, float]]:
     """GR and EPRUM with a caller-given navigation model ``navigation(result,
-    ideal) -> P(j ~> x)`` (default :func:`default_navigation`): ``GR@k`` and
+    ideal) -> P(j ~> x)`` (default [`default_navigation`][irscore.xml.default_navigation]): ``GR@k`` and
     ``EPRUM[x]`` for x = 1/points .. 1, per topic.
 
     P(x seen by k) = 1 - prod_{j<=k} (1 - P(j ~> x)); GR(k) = sum g(x)
@@ -186,7 +186,7 @@ def eprum(qrels: XmlQrels, run: XmlRun, *, navigation: Optional[Navigation] = No
         The run, in rank order.
     navigation : callable, optional
         ``nav(result_span, ideal_span) -> probability`` (default
-        :func:`default_navigation`).
+        [`default_navigation`][irscore.xml.default_navigation]).
     cutoffs : sequence of int
         The rank cutoffs k of the ``@k`` measures.
     points : int

@@ -19,7 +19,7 @@ default.  This module holds those rules, each one in one place:
 - **means** are summed in the tool's order (topics as strings) and divided by
   the number of topics.
 
-and its input leniencies (readers :func:`read_qrels`, :func:`read_run`), each
+and its input leniencies (readers [`read_qrels`][irscore.read_qrels], [`read_run`][irscore.read_run]), each
 reported with one warning per file.  The tool's own defects are not copied
 (see ``docs/xml_compat.md``): text retrieved twice (a result inside an earlier
 one), duplicate (topic, doc) judgements and overlapping judged passages count

@@ -1,6 +1,6 @@
 """Per-topic values of the INEX families (inex_eval/Precall, inex_eval_ng, gP/MAgP,
 GR/EPRUM, T2I): one function per family behind the dispatch table
-:data:`EXTRA_FAMILIES`, and the navigation model of GR/EPRUM."""
+`EXTRA_FAMILIES`, and the navigation model of GR/EPRUM."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
@@ -41,7 +41,7 @@ Navigation = Callable[[Span, Span], float]
 
 
 class _DefaultNavigation:
-    """The default navigation model (:func:`default_navigation`); the kernel
+    """The default navigation model ([`default_navigation`][irscore.xml.inex_values.default_navigation]); the kernel
     computes it natively from its three probabilities."""
 
     def __init__(self, p_ancestor: float, p_descendant: float, p_sibling: float) -> None:
@@ -348,7 +348,7 @@ EXTRA_FAMILIES: Tuple[Tuple[Tuple[str, ...], Callable[..., Dict[str, Dict[str, f
 def compute_extra(ctx: EvalContext, names: Sequence[str], fams: Mapping[str, str],
                   options: Mapping[str, Any]) -> Dict[str, Dict[str, float]]:
     """Values of the INEX-family measures ``names`` (``fams``: name -> family
-    key), one function per family (:data:`EXTRA_FAMILIES`)."""
+    key), one function per family (`EXTRA_FAMILIES`)."""
     bad = set(options) - _EXTRA_OPTIONS
     if bad:
         raise TypeError(f"unexpected options {sorted(bad)!r}")

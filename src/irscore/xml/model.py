@@ -1,5 +1,5 @@
-"""XML retrieval data model: spans, :class:`XmlQrels` (passages and/or assessed elements)
-and :class:`XmlRun`."""
+"""XML retrieval data model: spans, [`XmlQrels`][irscore.xml.model.XmlQrels] (passages and/or assessed elements)
+and [`XmlRun`][irscore.xml.model.XmlRun]."""
 from __future__ import annotations
 
 import math
@@ -76,7 +76,9 @@ class XmlQrels:
     ``hl_end``.  ``elements``: per topic, assessed elements with normalised
     exhaustivity and specificity in [0, 1] (``el_*``; ``el_small`` marks
     INEX 2005 "too small" elements).  ``doclen[code]`` is the document length
-    (-1 if unknown), ``bep[(topic, doc)]`` the best entry point.
+    (-1 if unknown), ``bep[(topic, doc)]`` the best entry point.  Build it
+    with [`from_passages`][irscore.xml.model.XmlQrels.from_passages],
+    [`from_elements`][irscore.xml.model.XmlQrels.from_elements] or a reader.
 
     Attributes
     ----------
@@ -86,8 +88,6 @@ class XmlQrels:
         Highlighted passages per topic (CSR ``hl_off``).
     el_* : ndarray
         Assessed elements per topic (CSR ``el_off``) with exhaustivity and specificity.
-
-    Build it with :meth:`from_passages`, :meth:`from_elements` or a reader.
     """
 
     topics: List[str]
@@ -172,6 +172,8 @@ class XmlQrels:
 class XmlRun:
     """A ranked list of spans per topic (CSR ``off``), already in rank order.
 
+    Build it with [`from_spans`][irscore.xml.model.XmlRun.from_spans] or a reader.
+
     Attributes
     ----------
     topics, docs : list of str
@@ -182,8 +184,6 @@ class XmlRun:
         Document code, span and score of each result, in rank order.
     run_id : str
         The run's name.
-
-    Build it with :meth:`from_spans` or a reader.
     """
 
     topics: List[str]
@@ -203,7 +203,7 @@ class XmlRun:
 
     @property
     def runid(self) -> str:
-        """Deprecated spelling of :attr:`run_id`."""
+        """Deprecated spelling of `run_id`."""
         warn_deprecated("XmlRun.runid", "XmlRun.run_id")
         return self.run_id
 

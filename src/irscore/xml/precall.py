@@ -2,7 +2,7 @@
 
 RePrec is the Perl implementation of Raghavan, Bollmann & Jung's PRR behind
 the INEX 2002-2004 ``inex_eval``.  The published definition (irscore's
-default, :func:`irscore.xml.inex.inex_eval`) reads precision at recall x as
+default, [`irscore.xml.inex.inex_eval`][irscore.xml.inex.inex_eval]) reads precision at recall x as
 
     P(x) = xN / (xN + j + s i / (r + 1)),   s = xN - k,
 

@@ -27,7 +27,7 @@ def read_passage_qrels(path: Any, *, check_relchars: bool = True, compat: Option
     entry point and each ``off:len`` a highlighted passage.  Errors name the
     file and line.  With ``check_relchars`` the passages must add up to
     ``relchars`` (after merging overlaps).  ``compat="inex2008"`` reads the
-    file as inex_eval v1.0 does (:func:`irscore.xml.inex2008.read_qrels`:
+    file as inex_eval v1.0 does (`irscore.xml.inex2008.read_qrels`:
     6-field lines, relchars differing from the passages, lengths differing
     between topics, duplicate lines accepted with one warning each).
 
@@ -145,7 +145,7 @@ def read_fol_run(
     file order), ``"score"`` (rsv descending, ties by file order) or ``"input"``.
 
     ``compat="inex2008"`` reads the run as inex_eval v1.0 does
-    (:func:`irscore.xml.inex2008.read_run`: file order, rank/score columns not
+    (`irscore.xml.inex2008.read_run`: file order, rank/score columns not
     read, offset ``X``/``-1``, spans past the document length).
 
     Parameters
@@ -458,7 +458,7 @@ def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> Xm
     quantisation); exh is divided by ``exh_max`` (2: INEX 2005/2006 scale).
     Specificity is ``rsize/size`` when both are given, else a ``specificity``
     attribute in [0, 1].  ``layout`` maps ``doc -> {path: (start, end)}`` (see
-    :func:`layout_from_sizes`) or is a callable ``(doc, path) -> (start, end)``;
+    [`layout_from_sizes`][irscore.xml.readers.layout_from_sizes]) or is a callable ``(doc, path) -> (start, end)``;
     unknown documents or paths are errors naming file and line.
 
     Parameters
@@ -467,7 +467,7 @@ def read_inex_assessments(path: Any, layout: Any, *, exh_max: float = 2.0) -> Xm
         The file (plain or gzip, detected by its magic bytes).
     layout : mapping or callable
         Where each element lies: ``{doc: {xpath: (start, end)}}`` (see
-        :func:`layout_from_sizes`) or ``f(doc, xpath) -> (start, end)``.
+        [`layout_from_sizes`][irscore.xml.readers.layout_from_sizes]) or ``f(doc, xpath) -> (start, end)``.
     exh_max : float
         The scale of exhaustivity in the file (values are divided by it).
 
@@ -529,7 +529,7 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
     """Read an INEX 2005/2006 XML run: ``<inex-submission run-id=..>`` holding
     ``<topic topic-id=..>`` elements of ``<result><file>..</file><path>..</path>
     <rank>..</rank> [<rsv>..</rsv>]</result>``; paths are mapped to spans with
-    ``layout`` (as in :func:`read_inex_assessments`).  ``order``: ``"rank"``
+    ``layout`` (as in [`read_inex_assessments`][irscore.xml.readers.read_inex_assessments]).  ``order``: ``"rank"``
     (default; missing ranks = position), ``"score"`` (rsv descending) or
     ``"input"``.  Errors name file and line.
 
@@ -539,7 +539,7 @@ def read_inex_run(path: Any, layout: Any, *, order: str = "rank") -> XmlRun:
         The file (plain or gzip, detected by its magic bytes).
     layout : mapping or callable
         Where each element lies: ``{doc: {xpath: (start, end)}}`` (see
-        :func:`layout_from_sizes`) or ``f(doc, xpath) -> (start, end)``.
+        [`layout_from_sizes`][irscore.xml.readers.layout_from_sizes]) or ``f(doc, xpath) -> (start, end)``.
     order : str
         How the run is ordered (see the description above).
 

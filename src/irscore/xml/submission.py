@@ -18,7 +18,7 @@ Each ``<fol>`` is one result span ``[offset, offset + length)`` of the file, in
 document order within its ``<result>``; a ``<bep offset=x/>`` is a
 Best-in-Context entry point, stored as the empty span ``[x, x)``; a ``<path>``
 is an element, mapped to its span by ``layout`` (as
-:func:`irscore.xml.read_inex_run`).  ``file_offset``/``file_length`` are
+[`irscore.xml.read_inex_run`][irscore.xml.read_inex_run]).  ``file_offset``/``file_length`` are
 accepted as attribute names too.
 """
 from __future__ import annotations
@@ -54,7 +54,7 @@ def _offset(value: Optional[str], what: str, loc: str) -> int:
 
 def read_inex_submission(path: Any, *, layout: Any = None, order: str = "input") -> XmlRun:
     """Read an INEX 2008+ XML submission (see the module doc) as an
-    :class:`XmlRun`.  ``order``: ``"input"`` (default: results in file
+    [`XmlRun`][irscore.xml.XmlRun].  ``order``: ``"input"`` (default: results in file
     order, as the INEX tools rank them), ``"rank"`` (``<rank>`` ascending,
     ties in file order; results without one keep their position) or
     ``"score"`` (``<rsv>`` descending, ties in file order).  ``layout`` maps
