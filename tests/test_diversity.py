@@ -66,13 +66,13 @@ def test_bad_input(tmp_path):
 
 # ------------------------------------------------------------ differential (pyndeval)
 
-def random_case(rng, n_queries, ties):
+def random_case(rng, n_queries, ties, max_intents=5):
     judgments, run = [], {}
     for q in range(n_queries):
         qid = str(100 + q)
         nd = int(rng.integers(1, 25))
         docs = [f"d{q}_{i}" for i in range(nd)]
-        for t in range(int(rng.integers(1, 6))):
+        for t in range(int(rng.integers(1, max_intents + 1))):
             for d in docs:
                 if rng.random() < 0.5:
                     judgments.append((qid, str(t), d, int(rng.integers(0, 3))))
@@ -112,6 +112,57 @@ def test_agrees_with_pyndeval(ties):
         # ndeval's nNRBP is 0/0 = NaN without a relevant document; irscore 0, as every other measure
         same = [q for q in common if abs(ref[q] - ours[name][q]) <= 1e-9
                 or (name.startswith("nNRBP") and math.isnan(ref[q]) and ours[name][q] == 0.0)]
+        assert len(common) > 1000 and len(same) == len(common), (name, len(same), len(common))
+
+
+ALPHAS = (0.1, 0.3, 0.7, 0.9)
+_PYNDEVAL = {"alpha_nDCG": "alpha-nDCG", "nERR_IA": "nERR-IA", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-IA",
+             "NRBP": "NRBP", "nNRBP": "nNRBP", "P_IA": "P-IA", "StRecall": "strec", "AP_IA": "MAP-IA"}
+_BASES = [("alpha_nDCG", 5), ("alpha_nDCG", 20), ("nERR_IA", 10), ("alpha_DCG", 10), ("ERR_IA", 20), ("NRBP", None),
+          ("nNRBP", None), ("P_IA", 10), ("StRecall", 5), ("AP_IA", None)]
+
+
+def test_line_order_does_not_change_the_values(tmp_path):
+    """Intents are numbered in a canonical order (ndeval's: by number), so the
+    sums over a document's intents, and the ties of the greedy ideal between
+    them, are the same whatever the order of the judgment lines, for every
+    alpha (with alpha = 0.5 every gain is exact; with the others the sums round)."""
+    judgments, run = random_case(np.random.default_rng(3), 400, ties=False)
+    names = [f"{m}(alpha={a})" + (f"@{k}" if k else "") for a in ALPHAS for m, k in _BASES]
+    want = diversity.evaluate(judgments, run, names, per_query=True)
+    for seed in range(4):
+        shuffled = list(judgments)
+        np.random.default_rng(seed).shuffle(shuffled)
+        assert diversity.evaluate(shuffled, run, names, per_query=True) == want, seed
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"{q} {t} {d} {g}\n" for q, t, d, g in reversed(judgments)))
+    assert diversity.evaluate(path, run, names, per_query=True) == want
+    # numbers order numerically (ndeval's subtopic numbers), other ids after them
+    dq = diversity.as_diversity_qrels([("q", "10", "a", 1), ("q", "x", "a", 1), ("q", "9", "b", 1),
+                                       ("q", "010", "b", 1), ("q", "2", "a", 0)])
+    assert dq.intents["q"] == ["2", "9", "010", "10", "x"]
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_agrees_with_pyndeval_for_every_alpha(alpha):
+    """ndeval sums a document's gains in increasing subtopic number and breaks
+    exact ties of the greedy ideal by the larger document id: irscore, with
+    its intents in that order, makes the same sums and choices.  (pyndeval
+    numbers intents by first appearance in its input, globally: it is given
+    the judgments in intent order, as ndeval reads them.)"""
+    pyndeval = pytest.importorskip("pyndeval")
+    judgments, run = random_case(np.random.default_rng(int(alpha * 10)), 1200, ties=False, max_intents=12)
+    names = [f"{m}(alpha={alpha})" + (f"@{k}" if k else "") for m, k in _BASES]
+    shuffled = list(judgments)
+    np.random.default_rng(1).shuffle(shuffled)
+    ours = diversity.evaluate(shuffled, run, names, per_query=True)
+    keys = [_PYNDEVAL[m] + (f"@{k}" if k else "") for m, k in _BASES]
+    ev = pyndeval.RelevanceEvaluator(sorted(judgments, key=lambda j: int(j[1])), keys, alpha=alpha)
+    ref = ev.evaluate([(q, d, s) for q, r in run.items() for d, s in r.items()])
+    for name, key in zip(names, keys):
+        common = [q for q in ref if q in ours[name]]
+        same = [q for q in common if abs(ref[q][key] - ours[name][q]) <= 1e-9
+                or (key == "nNRBP" and math.isnan(ref[q][key]) and ours[name][q] == 0.0)]
         assert len(common) > 1000 and len(same) == len(common), (name, len(same), len(common))
 
 

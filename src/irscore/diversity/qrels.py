@@ -73,7 +73,10 @@ class DiversityQrels(Qrels):
                 raise TypeError(f"{source}: query ids must be str, got {qid!r}")
             docs = by_doc.setdefault(qid, {})
             names = intents.setdefault(qid, [])
-            for intent, per_doc in per_intent.items():
+            # intents in a canonical order (ndeval's: by number; other ids after them, by id), so
+            # that every sum over a document's intents, and the ties of the greedy ideal that
+            # compare such sums, do not depend on the order of the judgments
+            for intent, per_doc in sorted(per_intent.items(), key=lambda item: _intent_key(str(item[0]))):
                 j = len(names)
                 names.append(str(intent))
                 for doc, grade in per_doc.items():
@@ -162,6 +165,16 @@ class DiversityQrels(Qrels):
         extra = IntentTables(judged_off, judged_pos, judged_row, row_off, int_off, np.ascontiguousarray(intent),
                              np.ascontiguousarray(grade), np.ascontiguousarray(self.n_intents[sel]))
         return dataclasses.replace(rj, extra=extra)
+
+
+def _intent_key(intent: str) -> Tuple[int, int, str, str]:
+    """Sort key of an intent id: ids of ASCII digits by their number (as
+    ndeval numbers its subtopics; compared as digit strings, of any length),
+    then the others by id."""
+    if intent.isascii() and intent.isdigit():
+        digits = intent.lstrip("0")
+        return (0, len(digits), digits, intent)
+    return (1, 0, intent, intent)
 
 
 def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
