@@ -31,6 +31,22 @@ def test_missing_query_is_skipped_with_a_warning(files):
     assert p.stderr == ""
 
 
+@pytest.mark.parametrize("spec,name,missing", [("relstring", "relstring", "''"),
+                                               ("relstring.20", "relstring_20", "'-'"),
+                                               ("relstring.1", "relstring_1", "'-'"),
+                                               ("relstring.0", "relstring_0", "''")])
+def test_complete_stand_in_ranking_in_relstring(files, spec, name, missing):
+    """-c evaluates a query missing from the run on trec_eval's stand-in
+    ranking (one unjudged document): trec_eval 10 clears plain ``relstring``
+    for it but not ``relstring.N``, which shows the stand-in as '-' (the
+    expected lines are trec_eval 10's output on these files)."""
+    q, r = files
+    p = _run("-c", "-q", "-m", spec, q, r)
+    assert p.returncode == 0, p.stderr
+    first = "''" if spec == "relstring.0" else ("'1'" if spec == "relstring.1" else "'10'")
+    assert [line.split() for line in p.stdout.splitlines()] == [[name, "1", first], [name, "2", missing]]
+
+
 def test_per_query_lines_and_runid(files):
     q, r = files
     p = _run("-q", "-c", "-m", "P.1", "-m", "runid", q, r)

@@ -250,7 +250,10 @@ def run(args: argparse.Namespace) -> int:
                 if f.name == "relstring":
                     n = int(float(m.params)) if m.params else 10
                     rel = j.rel[j.offsets[e]:j.offsets[e + 1]]
-                    lines.append(format_line(key, qid, "''" if j.bogus[e] else _relstring(rel, n)))
+                    # -c's stand-in ranking (one unjudged document): trec_eval clears the string of
+                    # plain ``relstring`` only; ``relstring.N`` keeps its '-' (docs/conventions.md)
+                    lines.append(format_line(key, qid, "''" if j.bogus[e] and key == "relstring"
+                                             else _relstring(rel, n)))
                     continue
                 o = by_key[key]
                 lines.append(z + format_line(key, qid, float(ev.matrix[e, o.column]), integer=f.integer and not z))
