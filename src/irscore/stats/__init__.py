@@ -12,6 +12,8 @@ API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
   kernel ``irscore._stats`` (xoshiro256** streams, all pairs in one nogil call).
 - `irscore.stats.anova_hsd` -- two-way ANOVA without replication (topics as
   blocks) and one-way ANOVA; Tukey's HSD with either error term.
+- `irscore.stats.intervals` -- confidence intervals of a system's mean (t,
+  bootstrap percentile and BCa).
 - `irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
 - [`irscore.stats.comparison`][irscore.stats.comparison] -- [`compare`][irscore.stats.compare] (evaluate the runs on one
   query set, test, correct) and its [`Comparison`][irscore.stats.Comparison] result;
@@ -29,9 +31,10 @@ from __future__ import annotations
 from irscore.stats.anova_hsd import Anova, anova, standardized_differences
 from irscore.stats.comparison import Comparison, Pair, compare
 from irscore.stats.corrections import adjust
+from irscore.stats.intervals import mean_ci
 from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
                                   tukey_randomized, wilcoxon_test)
 
 __all__ = ["Anova", "Comparison", "Pair", "adjust", "anova", "bootstrap_test", "compare", "effect_sizes",
-           "randomization_test", "sign_test", "standardized_differences", "t_test", "tukey_hsd", "tukey_randomized",
-           "wilcoxon_test"]
+           "mean_ci", "randomization_test", "sign_test", "standardized_differences", "t_test", "tukey_hsd",
+           "tukey_randomized", "wilcoxon_test"]

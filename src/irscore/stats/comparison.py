@@ -18,7 +18,7 @@ import numpy as np
 from irscore.classic import evaluate
 from irscore.core.data import Qrels, Run
 from irscore.core.io import read_qrels, read_run
-from irscore.stats import formats, paired
+from irscore.stats import formats, intervals, paired
 from irscore.stats.corrections import METHODS, adjust
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey_oneway", "tukey_randomized")
@@ -69,6 +69,8 @@ class Comparison:
     ci: str = "t"
     effect: str = "hedges_g"
     unanswered: Dict[str, int] = field(default_factory=dict)
+    mean_ci: Optional[str] = None
+    mean_intervals: Dict[str, np.ndarray] = field(default_factory=dict)
 
     # ---- access -------------------------------------------------------------
     def pair(self, measure: str, system: str, vs: str) -> Pair:
@@ -103,7 +105,8 @@ class Comparison:
     def to_pandas(self) -> Any:
         """Tidy frame, one row per comparison: system, measure, mean, vs,
         vs_mean, diff, p, p_adj, ci_low, ci_high, effect (the chosen effect
-        size), cohen_d, hedges_g, n_queries, n_dropped, significant."""
+        size), cohen_d, hedges_g, n_queries, n_dropped, significant; with
+        ``mean_ci``, also mean_ci_low, mean_ci_high (the system's mean)."""
         import pandas as pd
 
         rows = []
@@ -116,9 +119,13 @@ class Comparison:
                 "cohen_d": p.cohen_d, "hedges_g": p.hedges_g, "n_queries": p.n_queries,
                 "n_dropped": p.n_dropped, "significant": p.significant,
             })
+            if self.mean_ci is not None:
+                lo, hi = self.mean_intervals[p.measure][self.systems.index(p.system)]
+                rows[-1].update(mean_ci_low=float(lo), mean_ci_high=float(hi))
+        extra = ["mean_ci_low", "mean_ci_high"] if self.mean_ci is not None else []
         return pd.DataFrame(rows, columns=["system", "measure", "mean", "vs", "vs_mean", "diff", "p", "p_adj",
                                            "ci_low", "ci_high", "effect", "cohen_d", "hedges_g", "n_queries",
-                                           "n_dropped", "significant"])
+                                           "n_dropped", "significant"] + extra)
 
     def to_text(self, digits: int = 4) -> str:
         return formats.to_text(self, digits)
@@ -323,7 +330,8 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
 def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures: Union[str, Sequence[str]], *,
             baseline: Optional[str] = None, test: str = "t", correction: str = "holm", alpha: float = 0.05,
             n_resamples: int = 10_000, seed: Optional[int] = None, ci: Optional[str] = None,
-            effect: str = "hedges_g", relevance_level: int = 1, judged_only: bool = False,
+            effect: str = "hedges_g", mean_ci: Optional[str] = None, relevance_level: int = 1,
+            judged_only: bool = False,
             max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Comparison:
     """Compare ``runs`` (a mapping ``{name: run}`` of anything
     [`irscore.evaluate`][irscore.evaluate] accepts, or a sequence of runs / paths named by
@@ -366,6 +374,11 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         Bootstrap interval kind.
     effect : {'hedges_g', 'cohen_d'}, default 'hedges_g'
         Paired effect size.
+    mean_ci : {'t', 'percentile', 'bca'}, optional
+        Add a 1 - alpha confidence interval of each system's mean per measure
+        (``Comparison.mean_intervals``, columns ``mean_ci_low``/``mean_ci_high``
+        of ``to_pandas``; see `irscore.stats.mean_ci`).  The bootstrap kinds
+        use ``n_resamples`` and ``seed``.
     relevance_level, judged_only, max_docs, n_jobs
         As [`irscore.evaluate`][irscore.evaluate].
 
@@ -384,7 +397,9 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     ci = _check(test, correction, alpha, n_resamples, ci, effect)
     if test in FAMILYWISE:
         correction = "none"
-    seed_used = paired.resolve_seed(seed) if test in RESAMPLING else None
+    if mean_ci is not None:
+        intervals.check_method(mean_ci)
+    seed_used = paired.resolve_seed(seed) if test in RESAMPLING or mean_ci in intervals.BOOTSTRAP else None
     systems, keys, qids, scores, unanswered = per_query_matrix(
         qrels, runs, measures, relevance_level=relevance_level, judged_only=judged_only, max_docs=max_docs,
         n_jobs=n_jobs)
@@ -394,7 +409,12 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     with np.errstate(invalid="ignore"):
         means = {m: np.array([np.nanmean(r) if np.any(~np.isnan(r)) else np.nan for r in scores[m]])
                  for m in keys}
+    mean_iv = {m: intervals.mean_intervals([r[~np.isnan(r)] for r in scores[m]], mean_ci, float(alpha),
+                                           int(n_resamples), (seed_used or 0) + mi)
+               for mi, m in enumerate(keys)} if mean_ci is not None else {}
     return Comparison(systems=systems, measures=keys, query_ids=qids, scores=scores, means=means,
                       pairs=[Pair(**r) for r in rows], test=test, correction=correction, alpha=float(alpha),
-                      baseline=baseline, n_resamples=int(n_resamples) if test in RESAMPLING else None,
-                      seed=seed_used, ci=ci, effect=effect, unanswered=unanswered)
+                      baseline=baseline,
+                      n_resamples=int(n_resamples) if test in RESAMPLING or mean_ci in intervals.BOOTSTRAP else None,
+                      seed=seed_used, ci=ci, effect=effect, unanswered=unanswered, mean_ci=mean_ci,
+                      mean_intervals=mean_iv)

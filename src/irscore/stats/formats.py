@@ -99,7 +99,12 @@ def description(c: Comparison) -> str:
     dropped = sum(1 for p in c.pairs if p.n_dropped)
     if dropped:
         text += f"; undefined per-query values dropped pairwise in {dropped} comparison(s)"
-    return text + ")."
+    text += ")."
+    if c.mean_ci is not None:
+        kind = {"t": "Student's t", "percentile": "bootstrap percentile", "bca": "bootstrap BCa"}[c.mean_ci]
+        text += f" Means with {conf:g}% {kind} intervals"
+        text += f" ({c.n_resamples:,} resamples; seed {c.seed})." if c.mean_ci != "t" else "."
+    return text
 
 
 def _fmt(x: float, digits: int) -> str:
@@ -153,9 +158,16 @@ def _means_rows(c: Comparison, digits: int, bold: str = "") -> List[List[str]]:
             if bold and best[m][i]:
                 v = f"{bold}{v}{bold}"
             mk = "".join(marks[m][s])
-            row.append(v + (" " + mk if mk else ""))
+            row.append(v + _mean_interval(c, m, i, digits) + (" " + mk if mk else ""))
         rows.append(row)
     return rows
+
+
+def _mean_interval(c: Comparison, measure: str, i: int, digits: int) -> str:
+    if c.mean_ci is None:
+        return ""
+    lo, hi = c.mean_intervals[measure][i]
+    return f" [{_fmt(float(lo), digits)}, {_fmt(float(hi), digits)}]"
 
 
 def _pairs_rows(c: Comparison, digits: int) -> List[List[str]]:
@@ -263,6 +275,7 @@ def to_html(c: Comparison, digits: int = 4) -> str:
             v = e(_fmt(float(c.means[m][i]), digits))
             if best[m][i]:
                 v = f"<b>{v}</b>"
+            v += e(_mean_interval(c, m, i, digits))
             if marks[m][s]:
                 v += "<sup>" + e("".join(marks[m][s])) + "</sup>"
             cells.append(f"<td>{v}</td>")
@@ -309,6 +322,9 @@ def to_json(c: Comparison, per_query: bool = False, indent: Optional[int] = 2) -
         "means": {m: {s: _num(c.means[m][i]) for i, s in enumerate(c.systems)} for m in c.measures},
         "comparisons": [pair_record(c, p) for p in c.pairs],
     }
+    if c.mean_ci is not None:
+        doc["mean_ci"] = {"method": c.mean_ci, "intervals": {
+            m: {s: [_num(v) for v in c.mean_intervals[m][i]] for i, s in enumerate(c.systems)} for m in c.measures}}
     if per_query:
         doc["query_ids"] = c.query_ids
         doc["per_query"] = {m: {s: [_num(v) for v in c.scores[m][i]] for i, s in enumerate(c.systems)}
@@ -319,8 +335,12 @@ def to_json(c: Comparison, per_query: bool = False, indent: Optional[int] = 2) -
 def to_csv(c: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(COLUMNS)
+    extra = ["mean_ci_low", "mean_ci_high"] if c.mean_ci is not None else []
+    w.writerow(COLUMNS + extra)
     for p in c.pairs:
         rec = pair_record(c, p)
-        w.writerow(["" if rec[k] is None else rec[k] for k in COLUMNS])
+        if extra:
+            lo, hi = c.mean_intervals[p.measure][c.systems.index(p.system)]
+            rec.update(mean_ci_low=_num(lo), mean_ci_high=_num(hi))
+        w.writerow(["" if rec[k] is None else rec[k] for k in COLUMNS + extra])
     return buf.getvalue()
