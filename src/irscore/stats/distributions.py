@@ -129,16 +129,111 @@ def normal_ppf(p: float) -> float:
     return _NORMAL.inv_cdf(p)
 
 
+def _stirlerr_small() -> Tuple[float, ...]:
+    """stirlerr(n) = ln n! - (n + 1/2) ln n + n - ln sqrt(2 pi) for n = 1..15, in
+    40-digit decimal arithmetic (a float evaluation of the formula loses ~1e-14 to
+    cancellation)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 50
+        pi = Decimal("3.14159265358979323846264338327950288419716939937510")
+        half_ln_2pi = (2 * pi).ln() / 2
+        out = [0.0]
+        for n in range(1, 16):
+            dn = Decimal(n)
+            v = Decimal(math.factorial(n)).ln() - (dn + Decimal("0.5")) * dn.ln() + dn - half_ln_2pi
+            out.append(float(v))
+    return tuple(out)
+
+
+_STIRLERR = _stirlerr_small()
+
+
+def _stirlerr(n: int) -> float:
+    """The error of Stirling's formula in ln n! (Loader 2000, "Fast and accurate
+    computation of binomial probabilities"): its asymptotic series past 15."""
+    if n <= 15:
+        return _STIRLERR[n]
+    nn = float(n) * float(n)
+    s0, s1, s2, s3, s4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188
+    if n > 500:
+        return (s0 - s1 / nn) / n
+    if n > 80:
+        return (s0 - (s1 - s2 / nn) / nn) / n
+    if n > 35:
+        return (s0 - (s1 - (s2 - s3 / nn) / nn) / nn) / n
+    return (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / n
+
+
+_LD = np.longdouble     # 64-bit significand on x86-64 Linux (double elsewhere on some platforms)
+
+
+def _bd0(x: float, m: float) -> Any:
+    """x ln(x / m) + m - x without cancellation (Loader 2000): a series in
+    v = (x - m) / (x + m) when x is near m, else the formula; in long double
+    (the value reaches hundreds where p is tiny, and exp() turns its absolute
+    error into a relative one: in double that alone costs ~1e-12)."""
+    lx, lm = _LD(x), _LD(m)
+    if abs(x - m) < 0.1 * (x + m):
+        v = (lx - lm) / (lx + lm)
+        s = (lx - lm) * v
+        ej = 2 * lx * v
+        v2 = v * v
+        for j in range(1, 1000):
+            ej *= v2
+            s1 = s + ej / (2 * j + 1)
+            if s1 == s:
+                break
+            s = s1
+        return s
+    return lx * np.log1p((lx - lm) / lm) + (lm - lx)
+
+
+def binom_half_pmf(k: int, n: int) -> float:
+    """P(X = k) for X ~ Bin(n, 1/2), to a few ulps where long double is wider
+    than double (Loader's saddle-point form: no lgamma differences, whose
+    absolute error grows with n)."""
+    if k < 0 or k > n:
+        return 0.0
+    if k == 0 or k == n:
+        return math.ldexp(1.0, -n)
+    half = 0.5 * n
+    lc = (_LD(_stirlerr(n)) - _LD(_stirlerr(k)) - _LD(_stirlerr(n - k))
+          - _bd0(float(k), half) - _bd0(float(n - k), half))
+    lf = _LD(math.log(2.0 * math.pi)) + np.log(_LD(k)) + np.log1p(-_LD(k) / _LD(n))
+    return float(np.exp(lc - _LD(0.5) * lf))
+
+
 def sign_test_p(n_pos: int, n: int) -> float:
     """Two-sided exact sign test: min(1, 2 P(X <= min(k, n - k))), X ~ Bin(n, 1/2)
-    (= scipy.stats.binomtest(k, n, 0.5).pvalue); 1 when n = 0."""
+    (= scipy.stats.binomtest(k, n, 0.5).pvalue); 1 when n = 0.
+
+    Floating point in O(min(k, n - k)) operations: P(X = k) by Loader's
+    saddle-point formula, the lower tail as P(X = k) (1 + r_k + r_k r_{k-1} + ...),
+    r_i = i / (n - i + 1) < 1.  Relative error below 1e-12 for n up to 10^6
+    (measured against exact fractions and scipy: docs/stats.md); p-values below
+    about 1e-308 underflow to subnormals or 0."""
     if n == 0:
         return 1.0
     k = min(n_pos, n - n_pos)
     if 2 * k == n:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, float(Fraction(2 * tail, 1 << n)))
+    pk = binom_half_pmf(k, n)
+    if k == 0 or pk == 0.0:
+        return min(1.0, 2.0 * pk)
+    # the terms fall at least geometrically once r_i < 1/2 and like a Gaussian
+    # before: add them in chunks until one is below 1e-20 of the sum
+    total, last, top = 1.0, 1.0, k
+    while top > 0:
+        i = np.arange(top, max(top - 4096, 0), -1, dtype=np.float64)
+        terms = last * np.cumprod(i / (n - i + 1.0))
+        total += float(terms.sum())
+        last = float(terms[-1])
+        top -= i.size
+        if last < 1e-20 * total:
+            break
+    return min(1.0, 2.0 * pk * total)
 
 
 @lru_cache(maxsize=64)
