@@ -256,6 +256,25 @@ def test_defect_result_inside_an_earlier_one_counts_once(tmp_path):
     assert r["MAiP"]["1"] != aip([70 / 220] * 71 + [0.0] * 30)
 
 
+@pytest.mark.parametrize("later", ["0 100", "50 10", "40 10", "45 5"])
+def test_zero_length_result_reached_by_a_later_one_warns(tmp_path, later):
+    """A zero-length result at offset 50 shares no text with a later result
+    whose span reaches it, but the tool rejects the run as overlapping: the
+    warning says so."""
+    with pytest.warns(UserWarning, match="overlap earlier results.*topic 1.*rejects"):
+        tool(tmp_path, [REL_A], ["1 Q0 a 1 1 r 50 0", f"1 Q0 a 2 1 r {later}"], ["MAiP"])
+
+
+@pytest.mark.parametrize("run", [["1 Q0 a 1 1 r 50 0", "1 Q0 a 2 1 r 60 10"],     # not reaching it
+                                 ["1 Q0 a 1 1 r 50 0", "1 Q0 a 2 1 r 50 0"],      # another zero-length one
+                                 ["1 Q0 a 1 1 r 50 0", "1 Q0 b 2 1 r 0 100"],     # another article
+                                 ["1 Q0 a 1 1 r 0 100", "1 Q0 a 2 1 r 50 0"]])    # inside an earlier one
+def test_zero_length_result_without_overlap_does_not_warn(tmp_path, run):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tool(tmp_path, [REL_A, "1 Q0 b 0 1000"], run, ["MAiP"])
+
+
 def test_defect_duplicate_judgement_counts_once(tmp_path):
     # the tool appends the passages twice: rSize 200 for 100 characters, iP = 2.0
     with pytest.warns(UserWarning, match="judged twice"):

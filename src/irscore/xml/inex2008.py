@@ -27,6 +27,7 @@ once here.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -306,6 +307,46 @@ def _warn(kind: str, where: str) -> None:
     warnings.warn(text, UserWarning, stacklevel=4)
 
 
+def _first_overlap(covered: np.ndarray, al: Aligned, unknown: np.ndarray) -> int:
+    """The first aligned result that overlaps an earlier result of its
+    article in the tool's sense, or -1: it shares text with one
+    (``covered > 0``), or it reaches a zero-length result listed before it
+    (offset within or at an end of the later result), which shares no text
+    but which the tool rejects as overlapping all the same."""
+    hits = np.flatnonzero(covered > 0)
+    first = int(hits[0]) if len(hits) else -1
+    start, end = al.run_start, al.run_end
+    zero = np.flatnonzero((end == start) & ~unknown)
+    if not len(zero):
+        return first
+    topic = np.repeat(np.arange(len(al.run_off) - 1, dtype=I64), np.diff(al.run_off))
+    key = topic * max(al.ndocs, 1) + al.run_doc
+    groups = np.unique(key[zero])
+    sel = np.flatnonzero(np.isin(key, groups) & ~unknown)
+    sel = sel[np.lexsort((sel, key[sel]))]       # by article, then in ranking order
+    bounds = np.flatnonzero(np.diff(key[sel])) + 1
+    for g in np.split(sel, bounds):
+        # from the last result up: the union of the later results' closed spans
+        # [start, end] as sorted disjoint intervals; a zero-length result at p
+        # inside it is reached by a later result
+        lo: List[int] = []
+        hi: List[int] = []
+        for i in g[::-1].tolist():
+            a, b = int(start[i]), int(end[i])
+            if a == b:
+                j = bisect.bisect_right(lo, a) - 1
+                if j >= 0 and hi[j] >= a:        # (the later result is in the same topic)
+                    first = i if first < 0 else min(first, i)
+                continue
+            j = bisect.bisect_left(hi, a)        # the first interval that may touch [a, b]
+            k = bisect.bisect_right(lo, b)
+            if j < k:
+                a, b = min(a, lo[j]), max(b, hi[k - 1])
+            lo[j:k] = [a]
+            hi[j:k] = [b]
+    return first
+
+
 def _seq_mean(values: Sequence[float]) -> float:
     """Sum in the given order, then divide (Java's loop; NaN for no values)."""
     acc = 0.0
@@ -362,9 +403,9 @@ def evaluate(qrels: XmlQrels, run: XmlRun, names: Sequence[str], *, per_query: b
     # retrieved sizes count fully (X/-1: 18 characters); relevant text counts once
     size = np.where(unknown, UNKNOWN_SIZE, ps.size).astype(I64)
     rel = np.where(unknown, 0, ps.novel_rel).astype(I64)
-    if np.any(ps.covered > 0):
-        i = int(np.flatnonzero(ps.covered > 0)[0])
-        k = int(np.searchsorted(al.run_off, i, side="right")) - 1
+    first = _first_overlap(ps.covered, al, unknown)
+    if first >= 0:
+        k = int(np.searchsorted(al.run_off, first, side="right")) - 1
         _warn("overlap", f"topic {al.topics[k]}")
     per: Dict[str, Dict[str, float]] = {}
     topics = al.topics
