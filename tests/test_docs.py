@@ -326,6 +326,24 @@ def test_mkdocs_build_strict(site: Path) -> None:
     assert xml.count('class="arithmatex"') > 20 and xml.count("<table>") >= 4
 
 
+def test_site_carries_its_own_mathjax(site: Path) -> None:
+    """Pages with formulas load MathJax from files of the site (offline), never a CDN."""
+    pages = [p for p in site.rglob("*.html") if 'class="arithmatex"' in p.read_text(encoding="utf-8")]
+    assert len(pages) > 5
+    for page in pages:
+        scripts = re.findall(r'<script[^>]*\bsrc="([^"]+)"', page.read_text(encoding="utf-8"))
+        remote = [s for s in scripts if re.match(r"^([a-z]+:)?//", s)]
+        assert not remote, f"{page.relative_to(site)} loads scripts from the network: {remote}"
+        missing = [s for s in scripts if not (page.parent / s.split("?")[0]).resolve().is_file()]
+        assert not missing, f"{page.relative_to(site)} loads scripts the site lacks: {missing}"
+        assert any(s.endswith("mathjax/tex-mml-chtml.js") for s in scripts), page.relative_to(site)
+    mathjax = site / "javascripts" / "mathjax"
+    # what tex-mml-chtml.js loads at run time: its fonts, and TeX packages on demand
+    assert len(list((mathjax / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))) > 10
+    assert (mathjax / "input" / "tex" / "extensions" / "ams.js").is_file()
+    assert 'VERSION="3.' in (mathjax / "tex-mml-chtml.js").read_text(encoding="utf-8"), "not MathJax 3"
+
+
 def test_built_site_cites_no_private_specification(site: Path) -> None:
     hits = sorted(str(p.relative_to(site)) for p in site.rglob("*.html") if "SPEC" in p.read_text(encoding="utf-8"))
     if hits and any("SPEC" in p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py")):
