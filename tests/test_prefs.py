@@ -5,6 +5,7 @@ reproduced line for line, a hand-worked example, the Python API, bad input.
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -239,3 +240,30 @@ def test_cli_warns_about_judged_queries_without_ranking(tmp_path):
 
 def test_prefs_type_is_public():
     assert isinstance(read_prefs, type(evaluate_prefs)) and Prefs.from_dict({"q": {"g": {"s": {"a": 1}}}})
+
+
+def test_negative_levels_warn(tmp_path):
+    """The prefs and qrels_prefs formats allow only non-negative levels
+    (trec_eval reads outside its arrays on negative ones): one warning per
+    file or dict, naming the first place and the count; the values are
+    computed with the levels as given."""
+    p = tmp_path / "qrels"
+    p.write_text("q1 0 a 1\nq1 0 b -1\nq1 0 c -2\nq1 0 d 0\n")
+    with pytest.warns(UserWarning, match=r"qrels:2: negative rel_level \(2 judgments\).*qrels_prefs format"):
+        read_qrels_prefs(p)
+    q = tmp_path / "prefs"
+    q.write_text("q1 g s a 1\nq1 g s b -0.5\n")
+    with pytest.warns(UserWarning, match=r"prefs:2: negative rel_level \(1 judgment\)"):
+        read_prefs(q)
+    with pytest.warns(UserWarning, match="query 'q1' document 'b': negative rel_level"):
+        Prefs.from_dict({"q1": {"g": {"a": 1, "b": -1}}}, qrels_prefs=True)
+    r = tmp_path / "run"
+    r.write_text("q1 Q0 a 1 1.0 R\nq1 Q0 b 2 0.5 R\n")
+    proc = _cli(["-R", "qrels_prefs", str(p), str(r)])
+    assert proc.returncode == 0 and "negative rel_level" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    # non-negative levels: no warning
+    p.write_text("q1 0 a 1\nq1 0 b 0\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_qrels_prefs(p)

@@ -17,6 +17,7 @@ document id) and sums the per-query values as trec_eval does.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
@@ -101,6 +102,9 @@ class Prefs:
         lines = {q: v for q, v in lines.items() if v}
         if not lines:
             raise ValueError("prefs: no judgments")
+        negative = [(q, d) for q, v in lines.items() for _, _, d, lv in v if lv < 0]
+        _warn_negative(negative, f"query {negative[0][0]!r} document {negative[0][1]!r}" if negative else "",
+                       "qrels_prefs" if qrels_prefs else "prefs")
         return cls(sorted(lines, key=_bytes_key), lines, "prefs")
 
 
@@ -124,6 +128,7 @@ def _read(path: Any, qrels_prefs: bool) -> Prefs:
     name = check_path(path, what)
     lines: Dict[str, List[Tuple[str, str, str, float]]] = {}
     where: Dict[Tuple[str, str, str, str], str] = {}
+    negative: List[int] = []
     for lineno, line in enumerate(read_text(name, what).splitlines(), 1):
         if line.startswith("#"):
             continue
@@ -134,6 +139,8 @@ def _read(path: Any, qrels_prefs: bool) -> Prefs:
             f.insert(2, "0")
         if not _NUMBER.match(f[4]):
             raise ValueError(f"{name}:{lineno}: rel_level {f[4]!r} is not a number")
+        if float(f[4]) < 0:
+            negative.append(lineno)
         key = (f[0], f[1], f[2], f[3])
         if key in where:
             raise ValueError(f"{name}:{lineno}: document {f[3]!r} judged twice in query {f[0]!r}, judgment group "
@@ -142,7 +149,18 @@ def _read(path: Any, qrels_prefs: bool) -> Prefs:
         lines.setdefault(f[0], []).append((f[1], f[2], f[3], float(f[4])))
     if not lines:
         raise ValueError(f"{name}: empty {what} file (no data lines)")
+    _warn_negative(negative, f"{name}:{negative[0]}" if negative else "", what)
     return Prefs(sorted(lines, key=_bytes_key), lines, name)
+
+
+def _warn_negative(negative: List[Any], where: str, what: str) -> None:
+    """One warning for negative levels: the format allows only non-negative
+    ones (trec_eval reads outside its arrays on them); they are used as given."""
+    if negative:
+        n = len(negative)
+        warnings.warn(f"{where}: negative rel_level ({n} {'judgment' if n == 1 else 'judgments'}): the {what} "
+                      "format allows only non-negative levels (trec_eval's results on them are undefined); "
+                      "irscore orders them as given", UserWarning, stacklevel=4)
 
 
 def read_prefs(path: Any) -> Prefs:
