@@ -68,6 +68,18 @@ def test_every_page_of_the_nav_exists() -> None:
         assert f"{page}.md" in nav, f"docs/{page}.md is not in the nav of mkdocs.yml"
 
 
+def test_home_page_maps_every_page_and_subcommand() -> None:
+    nav = re.findall(r"^\s*- (?:[^:\n]+: )?(\w+)\.md$", (ROOT / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    assert len(nav) > 15
+    home = _text("index")
+    unmapped = [page for page in nav if page != "index" and f"]({page}.md)" not in home]
+    assert not unmapped, f"the map of docs/index.md does not list {unmapped}"
+    from irscore.cli import SUBCOMMANDS
+    row = next(line for line in home.splitlines() if line.startswith("| [Command line](cli.md)"))
+    missing = [name for name in SUBCOMMANDS if f"`irscore {name}`" not in row]
+    assert not missing, f"the Command line row of docs/index.md does not list {missing}"
+
+
 def test_every_trec_eval_family_is_on_the_classic_page() -> None:
     families: Dict[str, Any] = _registry("FAMILIES", *_MEASURE_MODULES)
     assert len(families) > 30
