@@ -107,12 +107,16 @@ trec_eval measures without a batch kernel), never another family.
 - ``engine``     [`evaluate`][irscore.batch.evaluate]: plans, the native kernel, ``empty=``, the other
                  measures through the core's ranked lists and family table
 - ``evaluator``  [`Evaluator`][irscore.batch.Evaluator]: names parsed and planned once, for hot loops
+- ``accumulator`` [`Accumulator`][irscore.batch.Accumulator]: a validation pass batch by batch
+                 (exact fixed-size sums, ``merge``, checkpoints, device tensors)
+- ``device``     the batch kernel's measures as torch operations on the tensors' device
 - ``shortcuts``  one function per measure ([`ndcg`][irscore.batch.ndcg], [`average_precision`][irscore.batch.average_precision] ...)
 """
+from irscore.batch.accumulator import Accumulator
 from irscore.batch.engine import TIES, evaluate
 from irscore.batch.evaluator import Evaluator
 from irscore.batch.shortcuts import (average_precision, dcg, ndcg, precision, r_precision, recall,
                                      reciprocal_rank, success)
 
-__all__ = ["evaluate", "Evaluator", "ndcg", "dcg", "average_precision", "precision", "recall",
+__all__ = ["evaluate", "Evaluator", "Accumulator", "ndcg", "dcg", "average_precision", "precision", "recall",
            "reciprocal_rank", "r_precision", "success", "TIES"]

@@ -1,0 +1,345 @@
+"""The batch kernel's measures computed with torch operations on the tensors' own device
+(``Accumulator(device_path="torch")``, the torchmetrics integration): no copy to the host
+and, with ``check_inputs=False``, no host synchronisation.
+
+The arithmetic is the native kernel's, operation for operation: rows ranked by score
+descending, ties by column index (descending: ``ties="trec"``; ascending: ``"input"``),
+padding last; the discounts ``1 / log2(i + 2)`` and ``1 / (i + 1)`` tabulated with the C
+library's ``log2`` as the kernel does; every sum a sequential prefix sum in rank order.
+On CPU tensors the values are the native path's to the bit (the tests check it); a
+GPU's parallel prefix sums may round differently, within a few ulps.
+
+Supported: dense 2-D batches (``lengths``, ``mask`` or NaN padding), 1-D ``n_relevant``,
+nDCG/DCG (linear or exponential gain, log2 or Jarvelin discount), AP, P, R, R-prec,
+RR, Success and the counts. Other measures and layouts: ``device_path="offload"``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from irscore import _accumulate, _batch
+from irscore.batch.engine import FLOAT_DEFAULT_THR, check_options, plan_for
+from irscore.core.measures import Measure
+
+__all__ = ["DeviceState", "evaluate"]
+
+_Op = _batch.Op
+_GAIN_EXP = _batch.GAIN_KINDS["exp"]
+_DISC_JARVELIN = _batch.DISCOUNT_KINDS["jarvelin"]
+_TABLES: Dict[Tuple[Any, int, int], Any] = {}
+_MAX_WIDTH = 1 << 20        # the kernel adds the first 2**20 ideal positions one by one
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:      # pragma: no cover - the torch extra
+        raise ImportError("device_path='torch' needs PyTorch (pip install \".[torch]\" from a clone)") from exc
+    return torch
+
+
+def _table(kind: str, width: int, dev: Any) -> Any:
+    """1 / discount of positions 0..width-1 (kind 'log2'/'jarvelin') or 1 / (i + 1) ('inv'),
+    computed with the C library's log2 as the kernel computes them."""
+    torch = _torch()
+    key = (str(dev), width, {"log2": 0, "jarvelin": 1, "inv": 2}[kind])
+    t = _TABLES.get(key)
+    if t is None:
+        if kind == "inv":
+            vals = [1.0 / float(i + 1) for i in range(width)]
+        elif kind == "log2":
+            vals = [1.0 / math.log2(float(i + 2)) for i in range(width)]
+        else:
+            vals = [1.0 / math.log2(float(i + 1 if i + 1 > 2 else 2)) for i in range(width)]
+        t = torch.tensor(vals, dtype=torch.float64, device=dev)
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        _TABLES[key] = t
+    return t
+
+
+def _as_tensor(x: Any, name: str, dev: Any) -> Any:
+    torch = _torch()
+    if isinstance(x, torch.Tensor):
+        t = x.detach()
+    else:
+        try:
+            t = torch.as_tensor(np.asarray(x))
+        except Exception as exc:  # noqa: BLE001
+            raise TypeError(f"{name}: cannot be read as a tensor ({exc})") from None
+    if dev is not None and t.device != dev:
+        raise ValueError(f"{name}: on device {t.device}, scores on {dev}; pass them on one device")
+    return t
+
+
+def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequence[str], *, ties: str = "trec",
+             relevance_level: Optional[float] = None, empty: float = 0.0, nan_scores: Optional[str] = None,
+             check_inputs: bool = True, lengths: Any = None, offsets: Any = None, group: Any = None,
+             mask: Any = None, n_relevant: Any = None) -> List[Any]:
+    """Per-query values of ``keys`` (float64 tensors on the scores' device), one per key.
+
+    ``check_inputs=True`` checks non-finite scores and labels on candidates and
+    ``n_relevant`` (each check synchronises with the host once)."""
+    torch = _torch()
+    check_options(ties, None, relevance_level)
+    if ties == "average":
+        raise ValueError("ties='average': not available on device_path='torch' (use 'offload')")
+    if offsets is not None or group is not None:
+        raise ValueError("offsets/group: device_path='torch' takes dense 2-D batches (lengths=, mask= or NaN "
+                         "padding); use device_path='offload' for ragged layouts")
+    sc = _as_tensor(scores, "scores", None)
+    dev = sc.device
+    lb = _as_tensor(labels, "labels", dev)
+    if sc.dim() != 2:
+        raise ValueError(f"scores: device_path='torch' takes a 2-D batch, got shape {tuple(sc.shape)}")
+    if tuple(lb.shape) != tuple(sc.shape):
+        raise ValueError(f"labels: shape {tuple(lb.shape)} differs from scores' {tuple(sc.shape)}")
+    if not (sc.dtype.is_floating_point or sc.dtype in (torch.int8, torch.int16, torch.int32, torch.int64,
+                                                       torch.uint8, torch.bool)):
+        raise TypeError(f"scores: expected a real-valued tensor, got dtype {sc.dtype}")
+    float_labels = bool(lb.dtype.is_floating_point)
+    plan = plan_for(list(keys), float_labels, relevance_level)
+    if plan.other:
+        names = ", ".join(n for _, n, _ in plan.other)
+        raise ValueError(f"device_path='torch' computes nDCG/DCG, AP, P, R, R-prec, RR, Success and the counts; "
+                         f"not {names} (use device_path='offload')")
+    nq, m = int(sc.shape[0]), int(sc.shape[1])
+    s = sc.to(torch.float64)
+    rl_in = lb.to(torch.float64)
+    col = torch.arange(m, device=dev)
+    layout_given = lengths is not None or mask is not None
+    mode = nan_scores or ("error" if layout_given else "padding")
+    valid = torch.ones((nq, m), dtype=torch.bool, device=dev)
+    if lengths is not None:
+        ln = _as_tensor(lengths, "lengths", dev).to(torch.int64)
+        if tuple(ln.shape) != (nq,):
+            raise ValueError(f"lengths: expected shape ({nq},), got {tuple(ln.shape)}")
+        if check_inputs and bool(((ln < 0) | (ln > m)).any()):
+            raise ValueError(f"lengths: every length must be in 0..{m}")
+        valid &= col[None, :] < ln[:, None]
+    if mask is not None:
+        mk = _as_tensor(mask, "mask", dev)
+        if tuple(mk.shape) != (nq, m):
+            raise ValueError(f"mask: expected shape ({nq}, {m}), got {tuple(mk.shape)}")
+        valid &= mk.to(torch.bool)
+    nan = torch.isnan(s)
+    if mode == "padding":
+        valid &= ~nan
+    elif mode == "error" and check_inputs:
+        if bool((valid & ~torch.isfinite(s)).any()):
+            raise ValueError("scores: NaN or infinite score on a candidate (nan_scores='error')")
+    if check_inputs and bool((valid & ~torch.isfinite(rl_in)).any()):
+        raise ValueError("labels: NaN or infinite label on a candidate")
+    # rank: candidates (NaN ones last with nan_scores='last'), then padding;
+    # score descending; ties by column index (stable sorts, least significant first)
+    base = torch.flip(col, [0]) if ties == "trec" else col
+    key = torch.where(nan | ~valid, torch.full_like(s, -math.inf), s)[:, base]
+    o1 = torch.sort(key, dim=1, descending=True, stable=True).indices
+    order = base[o1]
+    cls = torch.where(valid, torch.where(nan, 1, 0), 2).to(torch.int8)
+    o2 = torch.sort(torch.gather(cls, 1, order), dim=1, stable=True).indices
+    order = torch.gather(order, 1, o2)
+    nv = valid.sum(dim=1)
+    rl = torch.gather(torch.where(valid, rl_in, torch.full_like(rl_in, -math.inf)), 1, order)
+
+    level_default = float(relevance_level) if relevance_level is not None else (
+        FLOAT_DEFAULT_THR if float_labels else 1.0)
+    nrel: Optional[Any] = None
+    extra_label = 0.0
+    if n_relevant is not None:
+        nrel = _as_tensor(n_relevant, "n_relevant", dev)
+        if nrel.dim() != 1 or int(nrel.shape[0]) != nq:
+            raise ValueError(f"n_relevant: device_path='torch' takes 1-D counts of shape ({nq},), "
+                             f"got {tuple(nrel.shape)} (use 'offload' for per-grade counts)")
+        nrel = nrel.to(torch.int64)
+        extra_label = 1.0 if (relevance_level is None and float_labels) else float(level_default)
+        bad = [lv for lv in plan.uses_r_levels if lv is not None and float(lv) != level_default]
+        if bad:
+            raise ValueError("n_relevant: a 1-D count holds at one relevance level only; measures with "
+                             f"rel={bad[0]} need per-grade counts (2-D n_relevant)")
+        if check_inputs:
+            have = (rl >= level_default).sum(dim=1)
+            if bool((nrel < have).any()):
+                raise ValueError("n_relevant: less than the number of relevant candidates of a query")
+
+    cache: Dict[Any, Any] = {}
+
+    def rel_count(thr: float) -> Any:
+        """Relevant candidates per row at thr."""
+        k = ("c", thr)
+        if k not in cache:
+            cache[k] = (rl >= thr).sum(dim=1)
+        return cache[k]
+
+    def total_rel(thr: float) -> Any:
+        return nrel if nrel is not None else rel_count(thr)
+
+    def top_count(thr: float, k: Any) -> Any:
+        """Relevant candidates among the first min(nv, k) positions (k: int or per-row tensor)."""
+        x = (rl >= thr)
+        lim = torch.as_tensor(k, device=dev)
+        if lim.dim() == 0:
+            lim = lim.expand(nq)
+        return (x & (col[None, :] < lim[:, None])).sum(dim=1)
+
+    def gains(v: Any, gk: int) -> Any:
+        pos = v > 0
+        g = torch.pow(2.0, v) - 1.0 if gk == _GAIN_EXP else v
+        return torch.where(pos, g, torch.zeros_like(v))
+
+    def dcg(v: Any, k: int, gk: int, dk: int) -> Any:
+        width = int(v.shape[1])
+        if width == 0:
+            return torch.zeros(nq, dtype=torch.float64, device=dev)
+        if width > _MAX_WIDTH:
+            raise ValueError(f"device_path='torch': rows of at most {_MAX_WIDTH} positions")
+        t = _table("jarvelin" if dk == _DISC_JARVELIN else "log2", width, dev)
+        contrib = gains(v, gk) * t[None, :]
+        if 0 <= k < width:
+            contrib = contrib[:, :k]
+        return torch.cumsum(contrib, dim=1)[:, -1] if contrib.shape[1] else torch.zeros(
+            nq, dtype=torch.float64, device=dev)
+
+    out: Dict[str, Any] = {}
+    zero = torch.zeros(nq, dtype=torch.float64, device=dev)
+    for j, i in enumerate(plan.native):
+        name = plan.keys[i]
+        kind = int(plan.op_kind[j])
+        k = int(plan.op_k[j])
+        thr = float(plan.op_thr[j])
+        gk, dk = int(plan.op_gain[j]), int(plan.op_disc[j])
+        if kind in (_Op.K_NDCG, _Op.K_DCG):
+            s_ = dcg(rl, k, gk, dk)
+            if kind == _Op.K_DCG:
+                out[name] = s_
+                continue
+            ideal = torch.sort(torch.where(rl > 0, rl, torch.zeros_like(rl)), dim=1, descending=True).values
+            if nrel is not None and extra_label > 0.0:
+                extra = (nrel - rel_count(level_default)).clamp(min=0)
+                width = k if k >= 0 else int(extra.max().item()) if nq else 0
+                if width > _MAX_WIDTH:
+                    raise ValueError(f"n_relevant: device_path='torch' builds ideal rankings of at most "
+                                     f"{_MAX_WIDTH} positions; use 'offload'")
+                ext = torch.arange(width, device=dev)[None, :] < extra[:, None]
+                ext = torch.where(ext, torch.full(ext.shape, extra_label, dtype=torch.float64, device=dev),
+                                  torch.zeros(ext.shape, dtype=torch.float64, device=dev))
+                ideal = torch.sort(torch.cat([ideal, ext], dim=1), dim=1, descending=True).values
+            idcg = dcg(ideal, k, gk, dk)
+            out[name] = torch.where(idcg > 0, s_ / torch.where(idcg > 0, idcg, torch.ones_like(idcg)), zero)
+        elif kind == _Op.K_AP:
+            x = rl >= thr
+            c = torch.cumsum(x.to(torch.int64), dim=1)
+            contrib = (x.to(torch.int64) * c).to(torch.float64) * _table("inv", max(m, 1), dev)[None, :m]
+            if 0 <= k < m:
+                contrib = contrib[:, :k]
+            s_ = torch.cumsum(contrib, dim=1)[:, -1] if contrib.shape[1] else zero
+            R = total_rel(thr)
+            out[name] = torch.where(R > 0, s_ / torch.where(R > 0, R, 1).to(torch.float64), zero)
+        elif kind in (_Op.K_P, _Op.K_R, _Op.K_SUCCESS):
+            c = top_count(thr, k)
+            if kind == _Op.K_P:
+                out[name] = c.to(torch.float64) / float(k)
+            elif kind == _Op.K_SUCCESS:
+                out[name] = (c > 0).to(torch.float64)
+            else:
+                R = total_rel(thr)
+                out[name] = torch.where(R > 0, c.to(torch.float64) / torch.where(R > 0, R, 1).to(torch.float64),
+                                        zero)
+        elif kind == _Op.K_RPREC:
+            R = total_rel(thr)
+            c = top_count(thr, R)
+            out[name] = torch.where(R > 0, c.to(torch.float64) / torch.where(R > 0, R, 1).to(torch.float64), zero)
+        elif kind == _Op.K_RR:
+            x = rl >= thr
+            if k > 0:
+                x = x & (col[None, :] < k)
+            anyr = x.any(dim=1)
+            first = torch.argmax(x.to(torch.int8), dim=1)
+            out[name] = torch.where(anyr, 1.0 / (first + 1).to(torch.float64), zero)
+        elif kind == _Op.K_NUM_RET:
+            out[name] = nv.to(torch.float64)
+        elif kind == _Op.K_NUM_REL:
+            out[name] = total_rel(thr).to(torch.float64)
+        elif kind == _Op.K_NUM_REL_RET:
+            out[name] = rel_count(thr).to(torch.float64)
+        else:   # pragma: no cover - plan_for plans no other native kind
+            raise ValueError(f"measure {name!r}: no device implementation")
+    if empty != 0.0 and plan.empties:
+        for key_, kind_, thr_ in plan.empties:
+            if kind_ == "gain":
+                have = (rl > 0).sum(dim=1)
+                if nrel is not None:
+                    have = have + nrel
+            else:
+                have = rel_count(float(thr_))
+                if nrel is not None and float(thr_) == level_default:
+                    have = torch.maximum(have, nrel)
+            out[key_] = torch.where(have == 0, torch.full_like(out[key_], empty), out[key_])
+    return [out[k] for k in keys]
+
+
+class DeviceState:
+    """Exact sums kept on a device: the limbs of ``irscore._accumulate``, added with
+    integer tensor operations (exact, order-free), without host synchronisation."""
+
+    def __init__(self, n_measures: int, dev: Any) -> None:
+        torch = _torch()
+        self.device = dev
+        self.limbs = torch.zeros((n_measures, _accumulate.N_LIMBS), dtype=torch.int64, device=dev)
+        self.counts = torch.zeros(n_measures, dtype=torch.int64, device=dev)
+        self.bad = torch.zeros((), dtype=torch.bool, device=dev)
+        self.n_queries = 0
+
+    def add(self, values: Sequence[Any], is_log: Sequence[bool], skip_nan: bool) -> None:
+        add_limbs(self.limbs, self.counts, self.bad, values, is_log, skip_nan)
+        self.n_queries += int(values[0].shape[0]) if len(values) else 0
+
+    def to_host(self) -> Tuple[np.ndarray, np.ndarray, int]:
+        if bool(self.bad.item()):
+            raise ValueError("a per-query value was not finite (NaN is left out only with empty=nan)")
+        limbs = self.limbs.cpu().numpy().astype(np.int64)
+        _accumulate.normalize(limbs)
+        return limbs, self.counts.cpu().numpy().astype(np.int64), self.n_queries
+
+
+def add_limbs(limbs: Any, counts: Any, bad: Any, values: Sequence[Any], is_log: Sequence[bool],
+              skip_nan: bool) -> None:
+    """Adds per-measure value tensors to integer limbs exactly (in place, on their device).
+
+    Each finite double v is m * 2**(e - 53) with an integer |m| < 2**53 (``frexp``):
+    its two 32-bit halves, shifted to the bit position of 2**(e - 53), are added to
+    three consecutive limbs; then one carry step keeps every limb below 2**33."""
+    torch = _torch()
+    nl = int(limbs.shape[1])
+    flat = limbs.view(-1)
+    mask32 = (1 << 32) - 1
+    for j, v in enumerate(values):
+        v = v.to(torch.float64)
+        if is_log[j]:
+            v = torch.log(v)
+        fin = torch.isfinite(v)
+        nanv = torch.isnan(v)
+        bad |= (~fin & ~nanv).any() if skip_nan else (~fin).any()
+        ok = fin
+        counts[j] += ok.sum()
+        v = torch.where(ok, v, torch.zeros_like(v))
+        mant, ex = torch.frexp(v)
+        mi = (mant * 9007199254740992.0).to(torch.int64)        # * 2**53: exact
+        sign = torch.where(mi < 0, -1, 1).to(torch.int64)
+        u = mi.abs()
+        p = ex.to(torch.int64) - 53 + _accumulate.BIAS
+        idx = (p >> 5) + j * nl
+        sh = p & 31
+        a = (u & mask32) << sh                       # < 2**63
+        b = (u >> 32) << sh                          # < 2**53
+        contrib = torch.cat([(a & mask32) * sign, ((a >> 32) + (b & mask32)) * sign, (b >> 32) * sign])
+        where = torch.cat([idx, idx + 1, idx + 2])
+        flat.index_add_(0, where, contrib)
+    # one carry step: limbs stay bounded (|limb| < 2**33), the value unchanged
+    c = limbs >> 32
+    c[:, -1] = 0
+    limbs -= c << 32
+    limbs[:, 1:] += c[:, :-1]

@@ -1,0 +1,142 @@
+"""irscore's measures as a ``torchmetrics.Metric``: for ``MetricCollection``, PyTorch
+Lightning's ``self.log``/``log_dict`` and DDP.
+
+The metric's states are fixed-size integer tensors (the exact sums of
+[`irscore.batch.Accumulator`][irscore.batch.Accumulator], one row of limbs per measure, and the counts), all
+reduced with ``dist_reduce_fx="sum"``: a DDP sync is one all-reduce of a few
+hundred bytes per measure, whatever the number of queries, and the synced result
+equals the single-process result exactly (the sums are exact, so the order in
+which ranks are added does not matter).
+
+Each row of ``preds``/``target`` is one query (the layouts of
+[`irscore.batch.evaluate`][irscore.batch.evaluate]: ``lengths=``, ``mask=``, NaN padding; on CPU tensors
+also ``offsets=``/``group=``). CPU tensors are evaluated by the native batch kernel;
+tensors on another device by torch operations on that device (``device_path="torch"``),
+so ``update`` neither copies to the host nor synchronises (with ``check_inputs=False``).
+
+torchmetrics' own retrieval metrics take flat ``preds``/``target`` with an
+``indexes`` tensor naming each document's query; ``update(..., indexes=...)`` takes
+that form too.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence, Union
+
+import numpy as np
+
+from irscore import _accumulate
+from irscore.batch import Accumulator
+from irscore.batch.device import add_limbs
+
+try:
+    import torch
+    from torchmetrics import Metric
+except ImportError as exc:      # pragma: no cover - exercised without torch
+    raise ImportError("irscore.integrations.torchmetrics needs torch and torchmetrics "
+                      "(pip install torchmetrics, with a CPU or CUDA torch)") from exc
+
+__all__ = ["RetrievalMeasures"]
+
+
+
+class RetrievalMeasures(Metric):
+    """irscore measures over a validation pass, as a torchmetrics ``Metric``.
+
+    Parameters
+    ----------
+    measures : str or sequence of str
+        Names, as for [`irscore.batch.evaluate`][irscore.batch.evaluate] (``"nDCG@10"``, ``"AP"``, ``"RR"`` ...).
+    ties, relevance_level, empty, nan_scores
+        As for [`irscore.batch.evaluate`][irscore.batch.evaluate] (``empty=`` is the value of a query
+        without relevant documents: 0 as trec_eval; torchmetrics' retrieval metrics'
+        ``empty_target_action="neg"`` is ``empty=0``, ``"pos"`` is ``empty=1``,
+        ``"skip"`` is ``empty=float("nan")``).
+    device_path : {'auto', 'torch', 'native'}, default 'auto'
+        ``'auto'``: the native kernel for CPU tensors, torch operations on the device
+        for the others.
+    **kwargs
+        torchmetrics' ``Metric`` options (``sync_on_compute``, ``dist_sync_fn`` ...).
+
+    ``compute()`` returns ``{name: float64 scalar tensor}``.
+    """
+
+    full_state_update = False
+    is_differentiable = False
+    higher_is_better = True
+
+    def __init__(self, measures: Union[str, Sequence[str]], *, ties: str = "trec",
+                 relevance_level: Optional[float] = None, empty: float = 0.0, nan_scores: Optional[str] = None,
+                 device_path: str = "auto", check_inputs: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if device_path not in ("auto", "torch", "native"):
+            raise ValueError(f"device_path: expected 'auto', 'torch' or 'native', got {device_path!r}")
+        self._acc = Accumulator(measures, ties=ties, relevance_level=relevance_level, empty=empty,
+                                nan_scores=nan_scores, device_path="native")
+        self._path = device_path
+        self._check = bool(check_inputs)
+        nm = len(self._acc.keys)
+        self.add_state("limbs", default=torch.zeros((nm, _accumulate.N_LIMBS), dtype=torch.int64),
+                       dist_reduce_fx="sum")
+        self.add_state("counts", default=torch.zeros(nm, dtype=torch.int64), dist_reduce_fx="sum")
+        self.add_state("n_queries", default=torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
+
+    @property
+    def keys(self) -> Sequence[str]:
+        """The measure names, in the order of ``compute()``'s dict."""
+        return tuple(self._acc.keys)
+
+    def update(self, preds: Any, target: Any, indexes: Any = None, **layout: Any) -> None:  # type: ignore[override]
+        """Adds one batch: ``preds`` (scores) and ``target`` (labels) in a layout of
+        [`irscore.batch.evaluate`][irscore.batch.evaluate], or flat with ``indexes`` (each document's query,
+        torchmetrics' form)."""
+        if indexes is not None:
+            preds, target, layout = _from_indexes(preds, target, indexes, layout)
+        dev = getattr(preds, "device", None)
+        path = self._path
+        if path == "auto":
+            path = "torch" if (dev is not None and dev.type != "cpu") else "native"
+        acc = self._acc
+        if path == "torch":
+            vals = acc.device_values(preds, target, check_inputs=self._check, **layout)
+            limbs = self.limbs if self.limbs.device == dev else self.limbs.to(dev)
+            counts = self.counts if self.counts.device == dev else self.counts.to(dev)
+            bad = torch.zeros((), dtype=torch.bool, device=dev)
+            add_limbs(limbs, counts, bad, vals, acc.log_measures, acc.skip_nan)
+            if self._check and bool(bad.item()):
+                raise ValueError("a per-query value was not finite")
+            if limbs is not self.limbs:
+                self.limbs.copy_(limbs.to(self.limbs.device))
+                self.counts.copy_(counts.to(self.counts.device))
+            self.n_queries += int(vals[0].shape[0]) if vals else 0
+            return
+        if dev is not None and dev.type != "cpu":
+            raise ValueError(f"preds: on device {dev}; device_path='native' evaluates CPU tensors only")
+        values = acc.batch_values(preds, target, check_inputs=self._check, **layout)
+        limbs = self.limbs.numpy()
+        counts = self.counts.numpy()
+        running = np.zeros(len(values), dtype=np.float64)
+        _accumulate.add(values, limbs, running, counts, acc.skip_nan)
+        self.n_queries += int(values[0].shape[0]) if values else 0
+
+    def compute(self) -> Dict[str, Any]:  # type: ignore[override]
+        """``{name: summary}`` (float64 scalar tensors) over every query so far."""
+        limbs = self.limbs.detach().cpu().numpy().astype(np.int64)
+        _accumulate.normalize(limbs)
+        sums = self._acc.summaries(limbs, self.counts.detach().cpu().numpy(), int(self.n_queries.item()))
+        return {k: torch.tensor(v, dtype=torch.float64) for k, v in sums.items()}
+
+
+def _from_indexes(preds: Any, target: Any, indexes: Any, layout: Dict[str, Any]) -> Any:
+    """torchmetrics' flat form (``indexes``: each document's query) as the ragged layout."""
+    if layout.get("offsets") is not None or layout.get("group") is not None:
+        raise ValueError("indexes: give either indexes or offsets/group")
+    idx = torch.as_tensor(indexes)
+    if idx.dim() != 1 or tuple(idx.shape) != tuple(torch.as_tensor(preds).shape):
+        raise ValueError("indexes: expected a 1-D tensor with one query index per document of preds")
+    idx_cpu = idx.detach().cpu().numpy().astype(np.int64)
+    order = np.argsort(idx_cpu, kind="stable")       # documents of a query keep their order
+    _, counts = np.unique(idx_cpu[order], return_counts=True)
+    p = torch.as_tensor(preds).detach().cpu().numpy()[order]
+    t = torch.as_tensor(target).detach().cpu().numpy()[order]
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    return p, t, {**layout, "offsets": offsets}
