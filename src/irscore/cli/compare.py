@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mean-ci", default=None, choices=("t", "percentile", "bca"),
                    help="add a confidence interval of each run's mean: t, or bootstrap percentile / bca "
                         "(--resamples, --seed)")
+    p.add_argument("--risk", type=float, default=None, metavar="ALPHA",
+                   help="add risk-sensitive evaluation with this risk weight (>= 0): URisk, TRisk of each "
+                        "comparison, GeoRisk of each run")
     p.add_argument("--effect", default="hedges_g", choices=("hedges_g", "cohen_d"),
                    help="effect size reported (default hedges_g)")
     p.add_argument("-l", "--relevance-level", type=int, default=1, metavar="LEVEL",
@@ -52,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--resamples must be in 1 .. {MAX_RESAMPLES:,}, got {args.resamples}")
     c = compare(args.qrels, list(args.runs), args.measure or ["map"], baseline=args.baseline, test=args.test,
                 correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
-                ci=args.ci, effect=args.effect, mean_ci=args.mean_ci, relevance_level=args.relevance_level)
+                ci=args.ci, effect=args.effect, mean_ci=args.mean_ci, risk=args.risk,
+                relevance_level=args.relevance_level)
     renderers: Dict[str, Callable[[], str]] = {
         "text": c.to_text, "markdown": c.to_markdown, "latex": c.to_latex, "html": c.to_html,
         "json": c.to_json, "csv": c.to_csv}

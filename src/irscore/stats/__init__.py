@@ -14,6 +14,7 @@ API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
   blocks) and one-way ANOVA; Tukey's HSD with either error term.
 - `irscore.stats.intervals` -- confidence intervals of a system's mean (t,
   bootstrap percentile and BCa).
+- `irscore.stats.risk` -- risk-sensitive evaluation: URisk, TRisk, GeoRisk.
 - `irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
 - [`irscore.stats.comparison`][irscore.stats.comparison] -- [`compare`][irscore.stats.compare] (evaluate the runs on one
   query set, test, correct) and its [`Comparison`][irscore.stats.Comparison] result;
@@ -32,9 +33,10 @@ from irscore.stats.anova_hsd import Anova, anova, standardized_differences
 from irscore.stats.comparison import Comparison, Pair, compare
 from irscore.stats.corrections import adjust
 from irscore.stats.intervals import mean_ci
+from irscore.stats.risk import TRisk, georisk, trisk, urisk
 from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
                                   tukey_randomized, wilcoxon_test)
 
-__all__ = ["Anova", "Comparison", "Pair", "adjust", "anova", "bootstrap_test", "compare", "effect_sizes",
-           "mean_ci", "randomization_test", "sign_test", "standardized_differences", "t_test", "tukey_hsd",
-           "tukey_randomized", "wilcoxon_test"]
+__all__ = ["Anova", "Comparison", "Pair", "TRisk", "adjust", "anova", "bootstrap_test", "compare", "effect_sizes",
+           "georisk", "mean_ci", "randomization_test", "sign_test", "standardized_differences", "t_test", "trisk",
+           "tukey_hsd", "tukey_randomized", "urisk", "wilcoxon_test"]

@@ -14,7 +14,7 @@ compute.
 
 Pure numpy; the F distribution's tail comes from the regularised incomplete
 beta function of `irscore.stats.distributions`.  The studentised range
-distribution of Tukey's HSD needs scipy (``pip install irscore[stats]``).
+distribution of Tukey's HSD needs scipy (``pip install ".[stats]"`` in a clone).
 """
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ def _studentized_range() -> Any:
         from scipy.stats import studentized_range
     except ImportError as exc:  # pragma: no cover - scipy is in the [stats] and [test] extras
         raise ImportError("Tukey's HSD needs scipy's studentized range distribution: "
-                          "pip install 'irscore[stats]' (or scipy)") from exc
+                          "pip install 'irscore[stats]' (from a clone: pip install '.[stats]'; or scipy)") from exc
     return studentized_range
 
 
@@ -206,7 +206,8 @@ def standardized_differences(scores: Any, blocked: bool = True) -> np.ndarray:
     (x̄_i - x̄_j) / sqrt(MS_E), MS_E the residual mean square of the two-way
     ANOVA without replication (the effect size Sakai recommends with the
     blocked Tukey HSD: *Laboratory Experiments in Information Retrieval*,
-    Springer 2018) or, with ``blocked=False``, of the one-way ANOVA.  Matrix [i, j]; ±inf (0 on equal means) when MS_E = 0."""
+    Springer 2018) or, with ``blocked=False``, of the one-way ANOVA.  Matrix
+    [i, j]; ±inf (0 on equal means) when MS_E = 0."""
     a = anova(scores, blocked=blocked)
     diff = a.means[:, None] - a.means[None, :]
     if math.isinf(a.F) or math.isnan(a.F):

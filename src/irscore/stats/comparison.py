@@ -18,7 +18,7 @@ import numpy as np
 from irscore.classic import evaluate
 from irscore.core.data import Qrels, Run
 from irscore.core.io import read_qrels, read_run
-from irscore.stats import formats, intervals, paired
+from irscore.stats import formats, intervals, paired, risk as risk_mod
 from irscore.stats.corrections import METHODS, adjust
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey_oneway", "tukey_randomized")
@@ -45,6 +45,9 @@ class Pair:
     n_dropped: int
     significant: bool
     exact: Optional[bool] = None
+    urisk: Optional[float] = None
+    trisk: Optional[float] = None
+    trisk_p: Optional[float] = None
 
 
 @dataclass
@@ -71,6 +74,8 @@ class Comparison:
     unanswered: Dict[str, int] = field(default_factory=dict)
     mean_ci: Optional[str] = None
     mean_intervals: Dict[str, np.ndarray] = field(default_factory=dict)
+    risk: Optional[float] = None
+    georisk: Dict[str, np.ndarray] = field(default_factory=dict)
 
     # ---- access -------------------------------------------------------------
     def pair(self, measure: str, system: str, vs: str) -> Pair:
@@ -106,7 +111,8 @@ class Comparison:
         """Tidy frame, one row per comparison: system, measure, mean, vs,
         vs_mean, diff, p, p_adj, ci_low, ci_high, effect (the chosen effect
         size), cohen_d, hedges_g, n_queries, n_dropped, significant; with
-        ``mean_ci``, also mean_ci_low, mean_ci_high (the system's mean)."""
+        ``mean_ci``, also mean_ci_low, mean_ci_high (the system's mean); with
+        ``risk``, also urisk, trisk, trisk_p, georisk (the system's)."""
         import pandas as pd
 
         rows = []
@@ -122,7 +128,11 @@ class Comparison:
             if self.mean_ci is not None:
                 lo, hi = self.mean_intervals[p.measure][self.systems.index(p.system)]
                 rows[-1].update(mean_ci_low=float(lo), mean_ci_high=float(hi))
+            if self.risk is not None:
+                rows[-1].update(urisk=p.urisk, trisk=p.trisk, trisk_p=p.trisk_p,
+                                georisk=float(self.georisk[p.measure][self.systems.index(p.system)]))
         extra = ["mean_ci_low", "mean_ci_high"] if self.mean_ci is not None else []
+        extra += ["urisk", "trisk", "trisk_p", "georisk"] if self.risk is not None else []
         return pd.DataFrame(rows, columns=["system", "measure", "mean", "vs", "vs_mean", "diff", "p", "p_adj",
                                            "ci_low", "ci_high", "effect", "cohen_d", "hedges_g", "n_queries",
                                            "n_dropped", "significant"] + extra)
@@ -330,7 +340,8 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
 def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures: Union[str, Sequence[str]], *,
             baseline: Optional[str] = None, test: str = "t", correction: str = "holm", alpha: float = 0.05,
             n_resamples: int = 10_000, seed: Optional[int] = None, ci: Optional[str] = None,
-            effect: str = "hedges_g", mean_ci: Optional[str] = None, relevance_level: int = 1,
+            effect: str = "hedges_g", mean_ci: Optional[str] = None, risk: Optional[float] = None,
+            relevance_level: int = 1,
             judged_only: bool = False,
             max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Comparison:
     """Compare ``runs`` (a mapping ``{name: run}`` of anything
@@ -379,6 +390,11 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         (``Comparison.mean_intervals``, columns ``mean_ci_low``/``mean_ci_high``
         of ``to_pandas``; see `irscore.stats.mean_ci`).  The bootstrap kinds
         use ``n_resamples`` and ``seed``.
+    risk : float, optional
+        The risk weight alpha >= 0 of risk-sensitive evaluation: adds URisk,
+        TRisk and TRisk's p of every comparison (``system`` against ``vs``;
+        Dinçer, Macdonald & Ounis 2014) and GeoRisk of every system among all
+        (Dinçer et al. 2016; ``Comparison.georisk``).  See `irscore.stats.urisk`.
     relevance_level, judged_only, max_docs, n_jobs
         As [`irscore.evaluate`][irscore.evaluate].
 
@@ -399,6 +415,8 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         correction = "none"
     if mean_ci is not None:
         intervals.check_method(mean_ci)
+    if risk is not None:
+        risk = risk_mod.check_risk_alpha(risk)
     seed_used = paired.resolve_seed(seed) if test in RESAMPLING or mean_ci in intervals.BOOTSTRAP else None
     systems, keys, qids, scores, unanswered = per_query_matrix(
         qrels, runs, measures, relevance_level=relevance_level, judged_only=judged_only, max_docs=max_docs,
@@ -412,9 +430,32 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     mean_iv = {m: intervals.mean_intervals([r[~np.isnan(r)] for r in scores[m]], mean_ci, float(alpha),
                                            int(n_resamples), (seed_used or 0) + mi)
                for mi, m in enumerate(keys)} if mean_ci is not None else {}
+    georisk: Dict[str, np.ndarray] = {}
+    if risk is not None:
+        _add_risk(rows, systems, scores, risk)
+        georisk = {m: _georisk(scores[m], risk) for m in keys}
     return Comparison(systems=systems, measures=keys, query_ids=qids, scores=scores, means=means,
                       pairs=[Pair(**r) for r in rows], test=test, correction=correction, alpha=float(alpha),
                       baseline=baseline,
                       n_resamples=int(n_resamples) if test in RESAMPLING or mean_ci in intervals.BOOTSTRAP else None,
                       seed=seed_used, ci=ci, effect=effect, unanswered=unanswered, mean_ci=mean_ci,
-                      mean_intervals=mean_iv)
+                      mean_intervals=mean_iv, risk=risk, georisk=georisk)
+
+
+def _add_risk(rows: List[Dict[str, Any]], systems: List[str], scores: Mapping[str, np.ndarray],
+              alpha: float) -> None:
+    diffs = []
+    for r in rows:
+        S = scores[r["measure"]]
+        d = S[systems.index(r["system"])] - S[systems.index(r["vs"])]
+        diffs.append(d[~np.isnan(d)])
+    u, t, p = risk_mod.trisk_many(diffs, alpha)
+    for k, r in enumerate(rows):
+        r.update(urisk=float(u[k]), trisk=float(t[k]), trisk_p=float(p[k]))
+
+
+def _georisk(S: np.ndarray, alpha: float) -> np.ndarray:
+    block = S[:, ~np.isnan(S).any(axis=0)].T
+    if block.shape[0] == 0 or np.any(block < 0):
+        return np.full(S.shape[0], np.nan)      # GeoRisk is defined for values >= 0
+    return risk_mod.georisk(block, alpha)

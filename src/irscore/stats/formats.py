@@ -188,11 +188,33 @@ def _effect_name(c: Comparison) -> str:
     return "Hedges' g" if c.effect == "hedges_g" else "Cohen's d"
 
 
+def _risk_parts(c: Comparison, digits: int, markdown: bool) -> List[str]:
+    """With ``risk``: URisk, TRisk and its p per comparison, GeoRisk per system."""
+    if c.risk is None:
+        return []
+    rows = [[p.measure, p.system, p.vs, _fmt(_f(p.urisk), digits), _fmt(_f(p.trisk), 2), _fmt_p(_f(p.trisk_p))]
+            for p in c.pairs]
+    geo = [[s] + [_fmt(float(c.georisk[m][i]), digits) for m in c.measures] for i, s in enumerate(c.systems)]
+    note = (f"risk-sensitive evaluation, alpha = {c.risk:g}: URisk and TRisk of system against vs "
+            "(TRisk a t statistic, p two-sided; Dincer, Macdonald & Ounis 2014); GeoRisk of each system "
+            "among all (Dincer et al. 2016)")
+    if markdown:
+        return ["", _grid(["measure", "system", "vs", "URisk", "TRisk", "p(TRisk)"], rows, True,
+                          [False] * 3 + [True] * 3), "", _grid(["GeoRisk"] + c.measures, geo, True), "",
+                f"*{note}.*"]
+    return ["", _grid(["measure", "system", "vs", "URisk", "TRisk", "p(TRisk)"], rows, False,
+                      [False] * 3 + [True] * 3), "", _grid(["GeoRisk"] + c.measures, geo, False), "  " + note]
+
+
+def _f(x: Optional[float]) -> float:
+    return math.nan if x is None else float(x)
+
+
 def to_text(c: Comparison, digits: int = 4) -> str:
     head = ["system"] + c.measures
     parts = [description(c), "", _grid(head, _means_rows(c, digits), False), "  " + _legend(c), "",
              _grid(_PAIR_HEADER, _pairs_rows(c, digits), False, [False] * 3 + [True] * 7),
-             f"  effect: {_effect_name(c)}"]
+             f"  effect: {_effect_name(c)}"] + _risk_parts(c, digits, False)
     return "\n".join(parts) + "\n"
 
 
@@ -201,7 +223,7 @@ def to_markdown(c: Comparison, digits: int = 4) -> str:
     parts = [_grid(head, _means_rows(c, digits, bold="**"), True), "",
              f"*{description(c)} Best mean in bold; {_legend(c)}.*", "",
              _grid(_PAIR_HEADER, _pairs_rows(c, digits), True, [False] * 3 + [True] * 7), "",
-             f"*effect: {_effect_name(c)}.*"]
+             f"*effect: {_effect_name(c)}.*"] + _risk_parts(c, digits, True)
     return "\n".join(parts) + "\n"
 
 
@@ -307,6 +329,9 @@ def pair_record(c: Comparison, p: Pair) -> Dict[str, Any]:
            "ci_low": p.ci_low, "ci_high": p.ci_high, "effect": c.effect_of(p), "cohen_d": p.cohen_d,
            "hedges_g": p.hedges_g, "n_queries": p.n_queries, "n_dropped": p.n_dropped,
            "significant": p.significant}
+    if c.risk is not None:
+        rec.update(urisk=p.urisk, trisk=p.trisk, trisk_p=p.trisk_p,
+                   georisk=c.georisk[p.measure][c.systems.index(p.system)])
     return {k: _num(v) for k, v in rec.items()}
 
 
@@ -325,6 +350,9 @@ def to_json(c: Comparison, per_query: bool = False, indent: Optional[int] = 2) -
     if c.mean_ci is not None:
         doc["mean_ci"] = {"method": c.mean_ci, "intervals": {
             m: {s: [_num(v) for v in c.mean_intervals[m][i]] for i, s in enumerate(c.systems)} for m in c.measures}}
+    if c.risk is not None:
+        doc["risk"] = {"alpha": c.risk, "georisk": {
+            m: {s: _num(c.georisk[m][i]) for i, s in enumerate(c.systems)} for m in c.measures}}
     if per_query:
         doc["query_ids"] = c.query_ids
         doc["per_query"] = {m: {s: [_num(v) for v in c.scores[m][i]] for i, s in enumerate(c.systems)}
@@ -336,10 +364,11 @@ def to_csv(c: Comparison) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     extra = ["mean_ci_low", "mean_ci_high"] if c.mean_ci is not None else []
+    extra += ["urisk", "trisk", "trisk_p", "georisk"] if c.risk is not None else []
     w.writerow(COLUMNS + extra)
     for p in c.pairs:
         rec = pair_record(c, p)
-        if extra:
+        if c.mean_ci is not None:
             lo, hi = c.mean_intervals[p.measure][c.systems.index(p.system)]
             rec.update(mean_ci_low=_num(lo), mean_ci_high=_num(hi))
         w.writerow(["" if rec[k] is None else rec[k] for k in COLUMNS + extra])
