@@ -111,8 +111,10 @@ cdef int32_t _slow_grade(str what, object qid, object key, object val) except? -
     return <int32_t> int(fv)
 
 
-def encode_sorted(object data, bint is_run, str what="run"):
+def encode_sorted(object data, bint is_run, str what="run", int sort_mode=0):
     """Final columns of a Run (``is_run``) or Qrels from ``{qid: {docid: value}}``.
+    ``sort_mode`` (runs): 0 trec_eval's (score descending, then doc id descending),
+    1 score descending with equal scores in the dict's order (a stable sort).
 
     Returns a dict: ``query_ids`` (the queries with at least one document, in
     byte order of their UTF-8 ids), ``offsets`` (int64 CSR, len = queries + 1),
@@ -132,6 +134,8 @@ def encode_sorted(object data, bint is_run, str what="run"):
     cdef int32_t grade
     cdef Py_ssize_t isnap = 0, nsnap = 0
     cdef int64_t buf0
+    if sort_mode != 0 and sort_mode != 1:
+        raise ValueError("encode_sorted: sort_mode must be 0 or 1")
     if not isinstance(data, dict):
         raise TypeError(f"{what} must be a dict {{query_id: {{doc_id: value}}}}, got {type(data).__name__}")
     # sizing pass: the queries with documents, their sizes
@@ -274,7 +278,7 @@ def encode_sorted(object data, bint is_run, str what="run"):
             walked += cnt
             if is_run:
                 if cnt > 1:
-                    irs_sort_entries(ent, cnt, docbuf, 0)
+                    irs_sort_entries(ent, cnt, docbuf, sort_mode)
                 for k in range(cnt):
                     scores[lo + k] = ent[k].score
                     start[lo + k] = ent[k].start

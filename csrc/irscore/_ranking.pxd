@@ -47,6 +47,9 @@ cpdef enum OpKind:
     K_JUDGED_RATE = 51      # ir_measures' Judged(@k): judged / min(k, ranking length)
     K_RBP_BIN = 52          # ir_measures' RBP(rel=l): binary RBP at level l
     K_HITS = 53             # ranx's hits(@k): relevant documents in the top k
+    K_F1 = 54               # ranx's f1(@k): harmonic mean of P@k and R@k
+    K_AP_MIN_K_R = 55       # sentence-transformers' MAP@k: AP@k with denominator min(k, R)
+    K_RBP_GRADE = 56        # ranx's rbp.p: RBP with the raw grades as gains
 
 cpdef enum OpFlag:
     # or-ed into an op kind: compute the op on the ranking without its unjudged

@@ -670,6 +670,51 @@ cdef double m_hits(const Query *q, int64_t level, const double *par, int64_t np_
     return <double> c
 
 
+cdef double m_f1(const Query *q, int64_t level, const double *par, int64_t np_) noexcept nogil:
+    """ranx's f1@k: 2 (P R) / (P + R), P = hits / k, R = hits / num_rel (k: the
+    ranking's length without a cutoff); 0 without a relevant document or a hit."""
+    cdef int64_t R = num_rel(q, level)
+    cdef double k = par[0] if np_ >= 1 else <double> q.n, hits, P, Rc
+    if R == 0 or k == 0:
+        return 0.0
+    hits = m_hits(q, level, par, np_)
+    P = hits / k
+    Rc = hits / <double> R
+    if P + Rc == 0:
+        return 0.0
+    return 2.0 * ((P * Rc) / (P + Rc))
+
+
+cdef double m_ap_min_k_r(const Query *q, int64_t level, double k) noexcept nogil:
+    """AP@k over min(k, R) (sentence-transformers' MAP@k): the sum of the
+    precisions at the relevant documents of the top k, divided by min(k, R);
+    0 without a relevant document."""
+    cdef int64_t R = num_rel(q, level)
+    cdef int64_t i, m = q.n, so_far = 0
+    cdef double apsum = 0.0
+    if R == 0:
+        return 0.0
+    if k < <double> m:
+        m = <int64_t> k
+    for i in range(m):
+        if q.rel[i] >= level:
+            so_far += 1
+            apsum += <double> so_far / <double> (i + 1)
+    return apsum / (k if k < <double> R else <double> R)
+
+
+cdef double m_rbp_grade(const Query *q, int64_t level, double p) noexcept nogil:
+    """ranx's rbp.p: (1 - p) times the sum of grade * p^(i-1) over the ranked
+    documents judged at or above the level (the raw grades, not rescaled)."""
+    cdef double s = 0.0, cur = 1.0
+    cdef int64_t i
+    for i in range(q.n):
+        if q.rel[i] >= 0 and q.rel[i] >= level:
+            s += <double> q.rel[i] * cur
+        cur *= p
+    return (1.0 - p) * s
+
+
 cdef double m_rbp_resid(const Query *q, double p) noexcept nogil:
     cdef double s = 0.0, cur = 1.0
     cdef int64_t i, unj = 0
@@ -719,7 +764,7 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         kind = op_kind[o] & ~F_JUDGED_ONLY
         if op_kind[o] & F_JUDGED_ONLY:
             any_judged_only = True
-        if kind < 0 or not (kind <= K_JUDGED or K_NDCG_GAINS_CUT <= kind <= K_HITS or kind == K_YAAP):
+        if kind < 0 or not (kind <= K_JUDGED or K_NDCG_GAINS_CUT <= kind <= K_RBP_GRADE or kind == K_YAAP):
             raise ValueError(f"compute: op {o} has an unknown kind {op_kind[o]}")
         np_ = par_off[o + 1] - par_off[o]
         if np_ > maxp:
@@ -804,7 +849,7 @@ cdef int64_t _min_params(int kind) noexcept:
         return 5
     if kind == K_DCG_CUT:
         return 3
-    if kind in (K_RBP, K_RBP_RESID, K_SET_F, K_NDCG_GAINS_CUT, K_RBP_BIN):
+    if kind in (K_RBP, K_RBP_RESID, K_SET_F, K_NDCG_GAINS_CUT, K_RBP_BIN, K_AP_MIN_K_R, K_RBP_GRADE):
         return 1
     return 0
 
@@ -930,5 +975,11 @@ cdef void _dispatch(const Query *q, int kind, int64_t level, const double *par, 
         out[0] = m_rbp_bin(q, level, par[0])
     elif kind == K_HITS:
         out[0] = m_hits(q, level, par, np_)
+    elif kind == K_F1:
+        out[0] = m_f1(q, level, par, np_)
+    elif kind == K_AP_MIN_K_R:
+        out[0] = m_ap_min_k_r(q, level, par[0])
+    elif kind == K_RBP_GRADE:
+        out[0] = m_rbp_grade(q, level, par[0])
     else:
         out[0] = NAN

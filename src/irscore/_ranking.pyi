@@ -53,6 +53,9 @@ class OpKind(enum.IntEnum):
     K_JUDGED_RATE = 51
     K_RBP_BIN = 52
     K_HITS = 53
+    K_F1 = 54
+    K_AP_MIN_K_R = 55
+    K_RBP_GRADE = 56
 
 class OpFlag(enum.IntEnum):
     F_JUDGED_ONLY = 1024

@@ -13,11 +13,12 @@ from irscore import _ranking
 from irscore.core import parallel as _parallel
 from irscore.core.aggregate import summarize
 from irscore.core.checks import MAX_CUTOFF
-from irscore.core.data import Qrels, Run
+from irscore.core.data import Qrels, Run, tie_mode
 from irscore.core.files import check_path, read_text
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join
-from irscore.core.measures import Measure, Output, compile_plan, expand_spec, resolve
+from irscore.core.measures import Measure, expand_spec, resolve
+from irscore.core.plan import Output, compile_plan
 from irscore.core.registry import EXTERNAL, family_values
 from irscore.core.zscores import ZScores, as_zscores, standardize
 
@@ -102,32 +103,32 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[False] = ...,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ..., output: Literal["dict"] = ...
+             zscores: Any = ..., ties: str = ..., output: Literal["dict"] = ...
              ) -> Dict[str, float]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: Literal[True],
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ..., output: Literal["dict"] = ...
+             zscores: Any = ..., ties: str = ..., output: Literal["dict"] = ...
              ) -> Dict[str, Dict[str, float]]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ..., output: Literal["dict"] = ...
+             zscores: Any = ..., ties: str = ..., output: Literal["dict"] = ...
              ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]: ...
 @overload
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = ...,
              relevance_level: int = ..., complete: bool = ..., judged_only: bool = ...,
              max_docs: Optional[int] = ..., num_docs_in_coll: float = ..., n_jobs: Optional[int] = ...,
-             zscores: Any = ..., output: Literal["pandas", "pandas-tidy"]
+             zscores: Any = ..., ties: str = ..., output: Literal["pandas", "pandas-tidy"]
              ) -> Any: ...
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = False,
              relevance_level: int = 1, complete: bool = False, judged_only: bool = False,
              max_docs: Optional[int] = None, num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None,
-             zscores: Any = None, output: str = "dict") -> Any:
+             zscores: Any = None, ties: str = "trec", output: str = "dict") -> Any:
     """Evaluate ``run`` against ``qrels`` with trec_eval's measures and summary
     rules (definitions: docs/classic.md; names: docs/names.md).
 
@@ -171,6 +172,13 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         (-1000000 when the file has no entry for it) and the summaries are
         taken over these values (docs/classic.md, "Z-scores").
     output : {"dict", "pandas", "pandas-tidy"}, default "dict"
+    ties : {"trec", "input"}, default "trec"
+        The order of equal scores within a query: trec_eval's (document id
+        descending) or the input's: the order of the dict's items, the
+        DataFrame's rows or the file's lines (score descending by a stable
+        sort, as BEIR and sentence-transformers rank).  A [`Run`][irscore.Run] object
+        holds the order it was built with (``Run.from_dict(d, ties="input")``,
+        ``read_run(path, ties="input")``); another ``ties`` is an error.
         The form of the results: dicts (below); ``"pandas"`` a wide
         ``pandas.DataFrame``, column ``query_id`` then one float column per
         measure named as asked, one row per evaluated query (trec_eval's
@@ -217,7 +225,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {', '.join(map(repr, _OUTPUTS))}; got {output!r}")
     items = resolve(measures)
-    ev = run_plan(as_qrels(qrels), as_run(run), items, relevance_level=int(relevance_level),
+    check_ties(ties)
+    ev = run_plan(as_qrels(qrels), as_run(run, ties), items, relevance_level=int(relevance_level),
                   complete=complete, judged_only=judged_only, max_docs=max_docs,
                   num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs,
                   zscores=None if zscores is None else as_zscores(zscores))
@@ -233,6 +242,14 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
 
 
 #: the forms of :func:`evaluate`'s results (``output=``)
+def check_ties(ties: Any) -> None:
+    """A ValueError naming ``ties`` unless it is ``"trec"`` or ``"input"``."""
+    if ties == "average":
+        raise ValueError("ties='average' (the expected value over the orders of equal scores) is "
+                         "irscore.batch's; evaluate takes ties='trec' or 'input'")
+    tie_mode(ties)
+
+
 _OUTPUTS = ("dict", "pandas", "pandas-tidy")
 
 

@@ -13,7 +13,8 @@ from irscore.core import parallel as _parallel
 from irscore.batch.arrays import as_array, int_vector
 from irscore.batch.layout import Layout, read_layout
 from irscore.core.joined import Joined, MAX_GRADE, ResultCache, relevance_codes
-from irscore.core.measures import FAMILIES, Measure, compile_plan, resolve
+from irscore.core.measures import FAMILIES, Measure, resolve
+from irscore.core.plan import compile_plan
 from irscore.core.registry import EXTERNAL, family_values
 
 

@@ -19,6 +19,7 @@ from irscore.core.aggregate import running_sum
 from irscore.core.data import Qrels
 from irscore.core.io import read_qrels, read_run
 from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
+from irscore.core.names import ranx_spelling
 from irscore.core.report import format_line
 from irscore.core.zscores import read_zscores, standardize
 
@@ -65,7 +66,7 @@ def requested(specs: List[str]) -> List[Tuple[str, Measure]]:
     others: List[Tuple[str, Measure]] = []
     for spec in specs:
         fam, dot, par = spec.partition(".")
-        if fam in MEASURE_SETS or fam in FAMILIES:
+        if (fam in MEASURE_SETS or fam in FAMILIES) and ranx_spelling(spec) is None:     # not ranx's rbp.95
             if dot and fam not in params:
                 if par == "":
                     raise ValueError(f"improper measure in parameter '{fam}'")

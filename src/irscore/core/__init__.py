@@ -17,7 +17,9 @@ Modules of the core (each imports only the core and the compiled kernels):
 - ``files``     one way to open a file: gzip detected by its magic bytes,
                 errors naming the path (every reader of every family uses it)
 - ``measures``  measure names (trec_eval, ir_measures, ranx spellings),
-                [`Measure`][irscore.Measure], trec_eval's families, the kernel plan
+                [`Measure`][irscore.Measure], trec_eval's families
+- ``names``     the lexical pieces of names (numbers, parameter lists, ranx's spellings)
+- ``plan``      measures compiled into the kernel's ops (`compile_plan`)
 - ``registry``  the families computed outside the trec_eval kernel (Rocchio,
                 CRP): their names and declared parameters (`Param`:
                 name, type, default, allowed values; one parser), the module

@@ -286,6 +286,10 @@ class Run(_Columns):
         Where the data came from (for messages).
     n_jobs : int, optional
         Threads for the grouping.
+    ties : {"trec", "input"}, default "trec"
+        The order of equal scores within a query: trec_eval's (doc id
+        descending) or the input's (the order of the file's lines, the
+        frame's rows, the dict's items: a stable sort by score).
     """
 
     scores: np.ndarray
@@ -293,9 +297,12 @@ class Run(_Columns):
     #: no (query, doc) pair repeats (a run built from dicts): the join skips its
     #: duplicate check
     unique: bool = False
+    #: the order of equal scores: "trec" (doc id descending) or "input"
+    ties: str = "trec"
 
     def __init__(self, parsed: Mapping[str, Any], *, source: str = "run", n_jobs: Optional[int] = None,
-                 allow_empty: bool = False) -> None:
+                 allow_empty: bool = False, ties: str = "trec") -> None:
+        mode = tie_mode(ties)
         if "offsets" in parsed:
             query_ids = list(parsed["query_ids"])
             n = int(parsed["offsets"][-1])
@@ -305,10 +312,12 @@ class Run(_Columns):
         if n == 0 and not allow_empty:
             raise ValueError(f"{source}: no ranked documents")
         if "offsets" in parsed:
-            offsets, start, length, hashes, scores = _grouped(parsed, parsed["scores"], 0, n_jobs)
+            offsets, start, length, hashes, scores = _grouped(parsed, parsed["scores"], mode, n_jobs)
         else:
             offsets, start, length, hashes, scores = _group_sort(
-                parsed, qrank, len(query_ids), parsed["scores"], 0, n_jobs)
+                parsed, qrank, len(query_ids), parsed["scores"], mode, n_jobs)
+        if mode:
+            self.ties = ties
         self.source = source
         self.query_ids = query_ids
         self.offsets = offsets
@@ -320,21 +329,26 @@ class Run(_Columns):
         self.run_id = str(parsed.get("run_id", "irscore"))
 
     @classmethod
-    def from_dict(cls, run: Mapping[str, Mapping[str, float]], run_id: str = "irscore") -> "Run":
-        """From pytrec_eval's ``{qid: {docid: score}}``."""
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], run_id: str = "irscore", *,
+                  ties: str = "trec") -> "Run":
+        """From pytrec_eval's ``{qid: {docid: score}}`` (``ties="input"``: equal
+        scores in the dict's order)."""
         # a dict whose queries are all empty is a run of empty rankings: evaluate
         # refuses it unless complete=True makes every qrels query count
-        out: Run = cls._from_encoded(_encode(_plain_dict(run, "run"), True, "run"), "scores", "run")
+        mode = tie_mode(ties)
+        out: Run = cls._from_encoded(_encode(_plain_dict(run, "run"), True, "run", mode), "scores", "run")
+        if mode:
+            out.ties = ties
         out.run_id = str(run_id)
         out.unique = True    # dict keys: no repeated (query, doc) entry
         return out
 
     @classmethod
-    def from_pandas(cls, df: Any, run_id: str = "irscore") -> "Run":
+    def from_pandas(cls, df: Any, run_id: str = "irscore", *, ties: str = "trec") -> "Run":
         """From a DataFrame with ir_measures columns ``query_id, doc_id, score``,
         PyTerrier's ``qid, docno, score`` (its ``rank`` is ignored: the order is the
         score's) or ranx's ``q_id, doc_id, score``."""
-        return cls.from_dict(_frame_to_dict(df, "score", "run"), run_id=run_id)
+        return cls.from_dict(_frame_to_dict(df, "score", "run"), run_id=run_id, ties=ties)
 
     def to_dict(self) -> Dict[str, Dict[str, float]]:
         out: Dict[str, Dict[str, float]] = {}
@@ -398,12 +412,21 @@ def _plain_dict(d: Mapping[str, Any], what: str) -> Dict[str, Any]:
     return out
 
 
-def _encode(d: Dict[str, Any], is_run: bool, what: str) -> Dict[str, Any]:
+def tie_mode(ties: Any) -> int:
+    """The sort mode of a run's ``ties`` option: 0 ``"trec"``, 1 ``"input"``."""
+    if ties == "trec":
+        return 0
+    if ties == "input":
+        return 1
+    raise ValueError(f"ties must be 'trec' or 'input', got {ties!r}")
+
+
+def _encode(d: Dict[str, Any], is_run: bool, what: str, order: int = 0) -> Dict[str, Any]:
     """``_dicts.encode_sorted`` with errors naming the argument and the entry."""
     for q in d:
         _check_id(q, what)
     try:
-        return _dicts.encode_sorted(d, is_run, what)
+        return _dicts.encode_sorted(d, is_run, what, order)
     except (UnicodeError, OverflowError) as exc:
         for q, docs in d.items():
             for doc, v in docs.items():

@@ -17,6 +17,8 @@ be integral, scores finite; nulls are refused.  Unlike ``from_pandas``
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -121,9 +123,10 @@ def qrels_from_columns(query_ids: Any, doc_ids: Any, relevance: Any, *, source: 
 
 
 def run_from_columns(query_ids: Any, doc_ids: Any, scores: Any, *, run_id: str = "irscore",
-                     source: str = "run") -> Run:
+                     source: str = "run", ties: str = "trec") -> Run:
     """A [`Run`][irscore.Run] from three equally long columns; no rows gives a run
-    without queries (`empty_run`)."""
+    without queries (`empty_run`).  ``ties="input"``: equal scores in
+    row order."""
     parsed = _parsed(query_ids, doc_ids, source)
     if len(parsed["qidx"]) == 0:
         return empty_run(run_id)
@@ -132,7 +135,7 @@ def run_from_columns(query_ids: Any, doc_ids: Any, scores: Any, *, run_id: str =
         raise ValueError(f"{source}: score {float(sc[~np.isfinite(sc)][0])!r} is not finite")
     parsed["scores"] = np.ascontiguousarray(sc)
     parsed["run_id"] = run_id
-    return Run(parsed, source=source)
+    return Run(parsed, source=source, ties=ties)
 
 
 def empty_run(run_id: str = "irscore") -> Run:
@@ -163,13 +166,13 @@ def qrels_from_frame(df: Any) -> Optional[Qrels]:
     return out
 
 
-def run_from_frame(df: Any) -> Optional[Run]:
+def run_from_frame(df: Any, ties: str = "trec") -> Optional[Run]:
     """A [`Run`][irscore.Run] from a pandas DataFrame (the columns of
     [`Run.from_pandas`][irscore.core.data.Run.from_pandas]), as `qrels_from_frame`; None when
     [`Run.from_pandas`][irscore.core.data.Run.from_pandas] must read it.  Repeated (query, doc) entries are
     kept, as from a file: [`irscore.evaluate`][irscore.evaluate] keeps the best-ranked one
     and warns."""
-    out: Optional[Run] = _from_frame(df, "score", "run", run_from_columns)
+    out: Optional[Run] = _from_frame(df, "score", "run", functools.partial(run_from_columns, ties=ties))
     return out
 
 

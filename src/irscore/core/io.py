@@ -10,13 +10,13 @@ import os
 import queue
 import sys
 import threading
-from typing import IO, Any, Dict, List, Mapping, Union
+from typing import IO, Any, Dict, List, Mapping, Optional, Union
 
 import numpy as np
 
 from irscore import _trec_io
 from irscore.core import parallel as _parallel
-from irscore.core.data import Qrels, Run
+from irscore.core.data import Qrels, Run, tie_mode
 from irscore.core.files import GZIP_ERRORS, InputFileError, check_path, gzip_error, is_gzip, open_binary
 from irscore.core.frames import qrels_from_frame, run_from_frame
 
@@ -170,7 +170,7 @@ def read_qrels(path: PathLike) -> Qrels:
     return Qrels(_parse(path, "qrels"), source=os.fspath(path))
 
 
-def read_run(path: PathLike) -> Run:
+def read_run(path: PathLike, *, ties: str = "trec") -> Run:
     """Read a TREC run ``qid Q0 docno rank score run_id`` (extra fields ignored);
     ``"-"`` reads standard input, as trec_eval does.
 
@@ -178,6 +178,9 @@ def read_run(path: PathLike) -> Run:
     ----------
     path : str or os.PathLike
         The file (plain or gzip, detected by its magic bytes).
+    ties : {"trec", "input"}, default "trec"
+        Equal scores of a query ranked by doc id descending (trec_eval) or in
+        the order of their lines (the rank column is ignored either way).
 
     Returns
     -------
@@ -190,18 +193,20 @@ def read_run(path: PathLike) -> Run:
     ValueError
         A malformed line (the message names the file and line).
     """
-    return Run(_parse(path, "run"), source=os.fspath(path))
+    tie_mode(ties)      # checked before the file is read
+    return Run(_parse(path, "run"), source=os.fspath(path), ties=ties)
 
 
-def _coerce(x: Any, cls: Any, reader: str) -> Any:
-    """A dict, a DataFrame or a path as a ``cls`` (Qrels or Run)."""
+def _coerce(x: Any, cls: Any, reader: str, **kw: Any) -> Any:
+    """A dict, a DataFrame or a path as a ``cls`` (Qrels or Run; ``kw``: the
+    run's ``ties``)."""
     if isinstance(x, Mapping):
-        return cls.from_dict(x)
+        return cls.from_dict(x, **kw)
     if hasattr(x, "columns"):
         # through Arrow when the frame allows it (the values and warnings of a file), else a dict
-        fast = (qrels_from_frame if cls is Qrels else run_from_frame)(x)
-        return fast if fast is not None else cls.from_pandas(x)
-    return _READERS[reader](x)
+        fast = (qrels_from_frame if cls is Qrels else run_from_frame)(x, **kw)
+        return fast if fast is not None else cls.from_pandas(x, **kw)
+    return _READERS[reader](x, **kw)
 
 
 def as_qrels(x: Any) -> Qrels:
@@ -209,9 +214,18 @@ def as_qrels(x: Any) -> Qrels:
     return x if isinstance(x, Qrels) else _coerce(x, Qrels, "read_qrels")
 
 
-def as_run(x: Any) -> Run:
-    """Accept a Run, a dict, a DataFrame or a path."""
-    return x if isinstance(x, Run) else _coerce(x, Run, "read_run")
+def as_run(x: Any, ties: Optional[str] = None) -> Run:
+    """Accept a Run, a dict, a DataFrame or a path; ``ties``: the order of equal
+    scores (``"trec"``, the default: doc id descending; ``"input"``: the
+    input's order).  A Run object keeps the order it was built with: given
+    ``ties``, it must be that one."""
+    if isinstance(x, Run):
+        if ties is not None and x.ties != ties:
+            tie_mode(ties)
+            raise ValueError(f"run: ties={ties!r}, but the Run object holds equal scores in {x.ties!r} "
+                             f"order; pass the dict, DataFrame or file, or build the Run with ties={ties!r}")
+        return x
+    return _coerce(x, Run, "read_run", ties="trec" if ties is None else ties)
 
 
 _READERS = {"read_qrels": read_qrels, "read_run": read_run}

@@ -27,14 +27,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpFlag, OpKind
+from irscore._ranking import OpKind
 from irscore.core.checks import MAX_LEVEL, parse_bool
 from irscore.core.names import atol as _atol
 from irscore.core.names import canon_floats as _canon_floats
 from irscore.core.names import canon_pairs as _canon_pairs
 from irscore.core.names import fmt_num as _fmt_num
 from irscore.core.names import (check_cutoff, format_gain_map, gain_map_pairs, is_gain_map, output_name,
-                                parse_gain_map, split_args)
+                                parse_gain_map, ranx_spelling, reordered, split_args)
 from irscore.core.names import number as _number
 from irscore.core.names import parse_pairs as _parse_pairs
 from irscore.core.registry import EXTERNAL
@@ -55,7 +55,8 @@ K: Dict[str, int] = {
     "rbp": OpKind.K_RBP, "rbp_resid": OpKind.K_RBP_RESID, "unj": OpKind.K_UNJ, "dcg": OpKind.K_DCG,
     "ideal_dcg": OpKind.K_IDEAL_DCG, "dcg_cut": OpKind.K_DCG_CUT, "judged": OpKind.K_JUDGED,
     "yaap": OpKind.K_YAAP,
-    "Judged": OpKind.K_JUDGED_RATE, "hits": OpKind.K_HITS,
+    "Judged": OpKind.K_JUDGED_RATE, "hits": OpKind.K_HITS, "f1": OpKind.K_F1,
+    "map_cut_min": OpKind.K_AP_MIN_K_R, "rbp_grade": OpKind.K_RBP_GRADE,
 }
 K = {name: int(kind) for name, kind in K.items()}
 
@@ -126,8 +127,11 @@ FAMILIES: Dict[str, Family] = {f.name: f for f in [
     Family("judged", K["judged"], "long_cuts", (10.0,), level=False),
     Family("Judged", K["Judged"], "none", level=False, opt_cutoff=True),    # ir_measures' Judged
     Family("hits", K["hits"], "none", opt_cutoff=True),                     # ranx's hits
+    Family("f1", K["f1"], "none", opt_cutoff=True),                         # ranx's f1
+    Family("map_cut_min", K["map_cut_min"], "long_cuts", _C),               # AP(denominator=min_k_R)@k
+    Family("rbp_grade", K["rbp_grade"], "pairs"),                           # ranx's rbp.95
 ]}
-EXTENSIONS = frozenset({"dcg_cut", "judged", "Judged", "hits"})
+EXTENSIONS = frozenset({"dcg_cut", "judged", "Judged", "hits", "f1", "map_cut_min", "rbp_grade"})
 
 ORDER = {name: i for i, name in enumerate(FAMILIES)}
 
@@ -229,7 +233,7 @@ class Measure:
             base = "nDCG"
         elif self.family == "dcg_cut":
             base = "nDCG" if dict(self.extra).get("normalize") == "1" else "DCG"
-        elif self.family == "map_cut":
+        elif self.family in ("map_cut", "map_cut_min"):
             base = "AP"
         rbp_p = self.family in ("rbp", "rbp_resid") and self.params is not None and \
             self.params.startswith("p=") and "," not in self.params
@@ -245,11 +249,18 @@ class Measure:
             args.append(f"discount={self.discount}")
         if self.judged_only:
             args.append("judged_only=True")
+        if self.family == "map_cut_min":
+            args.append("denominator=min_k_R")
+        elif self.family == "rbp_grade":    # ranx's spelling: rbp.95, rbp.95-l2
+            p = self.params[2:] if self.params else ""
+            if p.startswith("0.") and p[2:].isdigit() and not self.judged_only:
+                return f"rbp.{p[2:]}" + (f"-l{self.rel}" if self.rel is not None and self.rel >= 0 else "")
+            rbp_p = True
         if self.params is not None and not rbp_p and not args and self.cutoff is None:
             return f"{self.family}.{self.params}"  # trec_eval's -m spelling: utility.2,-1,0,0
         if rbp_p:
             assert self.params is not None
-            if self.params != "p=0.8":
+            if self.params != "p=0.8" or self.family == "rbp_grade":
                 args.append(self.params)
         elif gain_map:
             assert self.params is not None
@@ -316,6 +327,9 @@ def parse_measure(name: str) -> Measure:
         else:
             raise TypeError(f"measure names are str, got {name!r}")
     name = name.strip()
+    ranx = ranx_spelling(name)      # rbp.95, ndcg_burges@10, precision@10-l2 ...
+    if ranx is not None:
+        return parse_measure(ranx)
     # 1. plain trec_eval family without parameters
     if name in FAMILIES and FAMILIES[name].ptype in ("none", "pairs", "float_params"):
         return Measure(name)
@@ -397,7 +411,12 @@ def _parse_irm(name: str, base: str, args: Optional[str], cut_tok: Optional[str]
         gain = "exp" if dcg == "exp-log2" else gain
     discount = kw.pop("discount", "log2")
     params = kw.pop("params", None)
-    if fam in ("rbp", "rbp_resid"):
+    if "denominator" in kw:         # AP(denominator=min_k_R)@k: sentence-transformers' MAP@k
+        den = kw.pop("denominator")
+        if fam != "map" or den not in ("R", "min_k_R"):
+            raise ValueError(f"measure {name!r}: denominator= is AP's, 'R' (trec_eval) or 'min_k_R'; got {den!r}")
+        fam = "map_cut_min" if den == "min_k_R" else fam
+    if fam in ("rbp", "rbp_resid", "rbp_grade"):
         p = kw.pop("p", None)
         if p is None and base == "RBP" and not (params and "p=" in params):
             p = "0.8"               # ir_measures' RBP: p=0.8 (trec_eval's rbp: 0.9)
@@ -553,106 +572,6 @@ def _parse_external(name: str) -> Optional[Measure]:
     return Measure(fam.name, cutoff=cut, extra=tuple(sorted(kw)))
 
 
-# ---------------------------------------------------------------- compilation
-
-@dataclass
-class Output:
-    key: str            # result key
-    family: Family
-    column: int         # column in the kernel output (-1: none)
-    measure: Measure
-
-
-@dataclass
-class Plan:
-    kinds: List[int] = field(default_factory=list)
-    levels: List[int] = field(default_factory=list)
-    cols: List[int] = field(default_factory=list)
-    par_off: List[int] = field(default_factory=lambda: [0])
-    params: List[float] = field(default_factory=list)
-    outputs: List[Output] = field(default_factory=list)
-    ncols: int = 0
-
-
-def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
-    """Kernel parameters and output width of one single-valued measure."""
-    f = FAMILIES[m.family]
-    if m.family == "dcg_cut":
-        norm = float(dict(m.extra).get("normalize", "1"))
-        k = m.cutoff if m.cutoff is not None else float(2 ** 62)
-        return [norm, float(GAIN_KINDS[m.gain]), float(DISCOUNT_KINDS[m.discount]), k], 1
-    if f.name == "ndcg_cut" and m.params:       # nDCG(gains={...})@k: [k, grade, gain, ...]
-        assert m.cutoff is not None
-        return [m.cutoff] + [v for k, g in _parse_pairs(m.params, str(m), "ndcg") for v in (float(k), g)], 1
-    if f.ptype in ("long_cuts", "float_cuts"):
-        assert m.cutoff is not None
-        return [m.cutoff], 1
-    if f.opt_cutoff:
-        return ([m.cutoff] if m.cutoff is not None else []), 1
-    if f.name == "utility":
-        vals = [float(x) for x in m.params.split(",")] if m.params else list(f.default)
-        return vals + [float(num_docs_in_coll)], 1
-    if f.name == "11pt_avg":
-        vals = sorted(float(x) for x in m.params.split(",")) if m.params else list(f.default)
-        return vals, 1
-    if f.name == "set_F":
-        vals = [float(m.params.split(",")[0])] if m.params else list(f.default)
-        return vals, 1
-    if f.ptype == "pairs":
-        pairs = _parse_pairs(m.params, str(m), f.name) if m.params else []
-        p = 0.9
-        flat: List[float] = []
-        for pname, pval in pairs:
-            if pname == "p":
-                p = pval
-                continue
-            if re.match(r"^[+-]?[0-9]+$", pname):
-                flat += [float(int(pname)), pval]
-        if f.name in ("rbp", "rbp_resid"):
-            if not 0.0 <= p < 1.0:
-                raise ValueError(f"measure {m}: persistence p must be in [0, 1)")
-            return ([p] + flat) if f.name == "rbp" and m.rel is None else [p], 1
-        return flat, 1
-    return [], 1
-
-
-def op_kind(m: Measure) -> int:
-    """The kernel op kind of one single-valued measure of a trec_eval family."""
-    kind = FAMILIES[m.family].kind
-    if m.family == "ndcg_cut" and m.params:
-        kind = int(OpKind.K_NDCG_GAINS_CUT)
-    elif m.family == "rbp" and m.rel is not None:
-        kind = int(OpKind.K_RBP_BIN)
-    if m.judged_only:
-        kind |= int(OpFlag.F_JUDGED_ONLY)
-    return kind
-
-
-def compile_plan(measures: Sequence[Tuple[str, Measure]], level: int, num_docs_in_coll: float) -> Plan:
-    """Kernel ops for (key, measure) pairs; one op per measure."""
-    plan = Plan()
-    for key, m in measures:
-        if m.family not in FAMILIES:
-            plan.outputs.append(Output(key, EXT_PSEUDO, -1, m))
-            continue
-        f = FAMILIES[m.family]
-        if f.kind < 0:
-            plan.outputs.append(Output(key, f, -1, m))
-            continue
-        params, width = op_params(m, num_docs_in_coll)
-        lv = level if m.rel is None else m.rel
-        if abs(lv) > MAX_LEVEL:
-            raise ValueError(f"relevance level {lv} of measure {key!r} is out of range (|level| <= 2**62)")
-        plan.kinds.append(op_kind(m))
-        plan.levels.append(level if m.rel is None else m.rel)
-        plan.cols.append(plan.ncols)
-        plan.params.extend(params)
-        plan.par_off.append(len(plan.params))
-        plan.outputs.append(Output(key, f, plan.ncols, m))
-        plan.ncols += width
-    return plan
-
-
 def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
     """(key, Measure) for each requested name.
 
@@ -678,7 +597,7 @@ def resolve(measures: Union[str, Sequence[str]]) -> List[Tuple[str, Measure]]:
             pairs = [p for f in MEASURE_SETS[name] if FAMILIES[f].kind >= 0 for p in expand_spec(f)]
         elif name in FAMILIES and name not in EXTENSIONS and FAMILIES[name].ptype in ("long_cuts", "float_cuts"):
             pairs = expand_spec(name)
-        elif dot and fam in FAMILIES and not _is_single(name):
+        elif dot and fam in FAMILIES and ranx_spelling(name) is None and not _is_single(name):
             pairs = expand_spec(name)
         else:
             pairs = [(name, parse_measure(name))]

@@ -14,7 +14,8 @@ from typing import Dict, List, Tuple
 from irscore.core.checks import MAX_CUTOFF
 
 __all__ = ["fmt_num", "number", "atol", "check_cutoff", "output_name", "split_args", "parse_pairs",
-           "canon_pairs", "canon_floats", "parse_gain_map", "gain_map_pairs", "format_gain_map", "is_gain_map"]
+           "canon_pairs", "canon_floats", "parse_gain_map", "gain_map_pairs", "format_gain_map", "is_gain_map",
+           "reordered", "ranx_spelling"]
 
 # A number in a trec_eval -m parameter list: decimal, no junk (trec_eval's
 # atof/atol would read "1O" as 1 and "5x" as 5).
@@ -106,7 +107,9 @@ def parse_pairs(params: str, spec: str, family: str = "") -> List[Tuple[str, flo
         k, eq, v = part.partition("=")
         if not eq or not k:
             raise ValueError(f"malformed pair parameters in {spec!r} (expected name=value,...)")
-        if not (_INTEGER.match(k) or (k == "p" and family in ("rbp", "rbp_resid", ""))):
+        if family == "rbp_grade" and k != "p":
+            raise ValueError(f"malformed pair parameters in {spec!r}: {k!r} is not p (ranx's rbp takes no gains)")
+        if not (_INTEGER.match(k) or (k == "p" and family in ("rbp", "rbp_resid", "rbp_grade", ""))):
             raise ValueError(f"malformed pair parameters in {spec!r}: {k!r} is not "
                              + ("a grade or p" if family in ("rbp", "rbp_resid") else "a grade"))
         try:
@@ -178,3 +181,62 @@ def is_gain_map(params: str) -> bool:
     except ValueError:
         return False
     return all(int(k) >= 0 and v >= 0 for k, v in pairs)
+
+
+_CUT_FIRST = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_\-]*)@(?P<cut>[^()@]+)\((?P<args>[^()]*)\)$")
+
+
+def reordered(name: str, parse: Callable[[str], object]) -> Optional[str]:
+    """``nDCG(gain=exp)@10`` for ``nDCG@10(gain=exp)`` (the cutoff written before the
+    parameters), when ``parse`` accepts it; None otherwise.  For the "did you mean"
+    of an unknown measure name."""
+    m = _CUT_FIRST.match(name.strip())
+    if not m:
+        return None
+    alt = f"{m.group('base')}({m.group('args')})@{m.group('cut')}"
+    try:
+        parse(alt)
+    except (ValueError, TypeError):
+        return None
+    return alt
+
+
+# ranx's metric names and irscore's names of the same measures
+_RANX = {"hits": "hits", "hit_rate": "Success", "precision": "P", "recall": "R", "f1": "f1",
+         "r-precision": "Rprec", "r_precision": "Rprec", "mrr": "RR", "map": "AP", "ndcg": "nDCG",
+         "dcg": "DCG", "ndcg_burges": "nDCG", "dcg_burges": "DCG", "rbp": "rbp_grade"}
+_RANX_NAME = re.compile(r"^(?P<m>[a-z][a-z0-9_]*|r-precision)(?:(?P<sep>[.@])(?P<k>[0-9]+))?(?:-l(?P<l>[0-9]+))?$")
+_GAINS = ("ndcg", "dcg", "ndcg_burges", "dcg_burges")
+
+
+def ranx_spelling(name: str) -> Optional[str]:
+    """irscore's spelling of a ranx metric name that irscore's grammar would not
+    read as ranx does: ``rbp.95`` (RBP with p = 0.95, the grades as gains),
+    ``ndcg_burges@10``/``dcg_burges@10`` (gain 2^rel - 1) and any name with
+    ranx's relevance-level suffix ``-lN`` (``precision@10-l2`` is ``P(rel=2)@10``;
+    ``ndcg@10-l2`` is nDCG@10 with the grades below 2 gaining 0); None for
+    every other name (``precision@10`` and the like are irscore names too)."""
+    m = _RANX_NAME.match(name)
+    if m is None or m.group("m") not in _RANX:
+        return None
+    metric, sep, k, lvl = m.group("m"), m.group("sep"), m.group("k"), m.group("l")
+    if metric == "rbp" and sep is None:
+        return None                 # trec_eval's rbp
+    if metric != "rbp" and (sep == "." or (lvl is None and "burges" not in metric)):
+        return None
+    args = [f"p=0.{k}"] if metric == "rbp" else []
+    if "burges" in metric:
+        args.append("gain=exp")
+    level = None if lvl is None else int(lvl)
+    if level is not None and metric in _GAINS:
+        if level >= 2 and metric != "ndcg":
+            raise ValueError(f"measure {name!r}: ranx's -l{level} on {metric} (grades below {level} gain 0) "
+                             "is not available; nDCG(gains={...})@k gives linear gains of any grade")
+        if level > 100:
+            raise ValueError(f"measure {name!r}: relevance level {level} is too large for ndcg (at most 100)")
+        if level >= 2:
+            args.append("gains={" + ",".join(f"{g}:0" for g in range(1, level)) + "}")
+    elif level is not None:
+        args.append(f"rel={level}")
+    text = _RANX[metric] + (f"({','.join(args)})" if args else "")
+    return text + (f"@{k}" if k is not None and metric != "rbp" else "")

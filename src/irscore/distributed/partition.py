@@ -33,7 +33,8 @@ from irscore.classic import run_plan
 from irscore.core.aggregate import summarize
 from irscore.core.data import Qrels, Run
 from irscore.core.frames import empty_run, qrels_from_columns, run_from_columns
-from irscore.core.measures import Measure, Output, compile_plan, resolve
+from irscore.core.measures import Measure, resolve
+from irscore.core.plan import Output, compile_plan
 from irscore.core.registry import EXTERNAL
 
 QUERY = "query_id"

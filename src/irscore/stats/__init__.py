@@ -15,6 +15,7 @@ API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
 - `irscore.stats.intervals` -- confidence intervals of a system's mean (t,
   bootstrap percentile and BCa).
 - `irscore.stats.risk` -- risk-sensitive evaluation: URisk, TRisk, GeoRisk.
+- `irscore.stats.topicset` -- topic-set-size design and power (Sakai 2016).
 - `irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
 - [`irscore.stats.comparison`][irscore.stats.comparison] -- [`compare`][irscore.stats.compare] (evaluate the runs on one
   query set, test, correct) and its [`Comparison`][irscore.stats.Comparison] result;
@@ -34,9 +35,13 @@ from irscore.stats.comparison import Comparison, Pair, compare
 from irscore.stats.corrections import adjust
 from irscore.stats.intervals import mean_ci
 from irscore.stats.risk import TRisk, georisk, trisk, urisk
+from irscore.stats.topicset import (AchievedPower, achieved_power, expected_ci_width, power_anova, power_t_test,
+                                    topics_for_anova, topics_for_ci, topics_for_t_test, variance_estimate)
 from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
                                   tukey_randomized, wilcoxon_test)
 
-__all__ = ["Anova", "Comparison", "Pair", "TRisk", "adjust", "anova", "bootstrap_test", "compare", "effect_sizes",
-           "georisk", "mean_ci", "randomization_test", "sign_test", "standardized_differences", "t_test", "trisk",
-           "tukey_hsd", "tukey_randomized", "urisk", "wilcoxon_test"]
+__all__ = ["AchievedPower", "Anova", "Comparison", "Pair", "TRisk", "achieved_power", "adjust", "anova",
+           "bootstrap_test", "compare", "effect_sizes", "expected_ci_width", "georisk", "mean_ci", "power_anova",
+           "power_t_test", "randomization_test", "sign_test", "standardized_differences", "t_test",
+           "topics_for_anova", "topics_for_ci", "topics_for_t_test", "trisk", "tukey_hsd", "tukey_randomized",
+           "urisk", "variance_estimate", "wilcoxon_test"]

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore.classic import evaluate
+from irscore.classic import check_ties, evaluate
 from irscore.core.data import Qrels, Run
 from irscore.core.io import read_qrels, read_run
 from irscore.stats import formats, intervals, paired, risk as risk_mod
@@ -178,25 +178,25 @@ def _as_qrels(qrels: Any) -> Any:
     return qrels
 
 
-def _as_run(run: Any, name: str) -> Any:
+def _as_run(run: Any, name: str, ties: str = "trec") -> Any:
     if isinstance(run, (str, os.PathLike)):
-        return read_run(run)
+        return read_run(run, ties=ties)
     if isinstance(run, Mapping):
-        return Run.from_dict(run, run_id=name)  # type: ignore[arg-type]
+        return Run.from_dict(run, run_id=name, ties=ties)  # type: ignore[arg-type]
     if type(run).__name__ == "DataFrame":
-        return Run.from_pandas(run, run_id=name)
+        return Run.from_pandas(run, run_id=name, ties=ties)
     return run
 
 
-def _named_runs(runs: Union[Mapping[str, Any], Sequence[Any]]) -> List[Tuple[str, Any]]:
+def _named_runs(runs: Union[Mapping[str, Any], Sequence[Any]], ties: str = "trec") -> List[Tuple[str, Any]]:
     if isinstance(runs, Mapping):
-        items = [(str(k), _as_run(v, str(k))) for k, v in runs.items()]
+        items = [(str(k), _as_run(v, str(k), ties)) for k, v in runs.items()]
     elif isinstance(runs, (str, os.PathLike)):
         raise TypeError("runs must be a mapping {name: run} or a list of runs / paths, not one path")
     else:
         items = []
         for i, v in enumerate(runs):
-            r = _as_run(v, f"run{i + 1}")
+            r = _as_run(v, f"run{i + 1}", ties)
             items.append((str(getattr(r, "run_id", None) or f"run{i + 1}"), r))
     names = [n for n, _ in items]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -215,7 +215,7 @@ def per_query_matrix(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]],
     (systems, measure keys, query ids, {measure: (n_systems, n_queries)},
     {system: number of qrels queries it did not answer})."""
     q = _as_qrels(qrels)
-    items = _named_runs(runs)
+    items = _named_runs(runs, options.get("ties", "trec"))
     systems = [n for n, _ in items]
     measure_keys: List[str] = []
     query_ids: List[str] = []
@@ -343,7 +343,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
             effect: str = "hedges_g", mean_ci: Optional[str] = None, risk: Optional[float] = None,
             relevance_level: int = 1,
             judged_only: bool = False,
-            max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Comparison:
+            max_docs: Optional[int] = None, n_jobs: Optional[int] = None, ties: str = "trec") -> Comparison:
     """Compare ``runs`` (a mapping ``{name: run}`` of anything
     [`irscore.evaluate`][irscore.evaluate] accepts, or a sequence of runs / paths named by
     their run ids) on ``measures`` with a paired significance test.
@@ -411,6 +411,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         Bad options, unknown measures or runs.
     """
     ci = _check(test, correction, alpha, n_resamples, ci, effect)
+    check_ties(ties)
     if test in FAMILYWISE:
         correction = "none"
     if mean_ci is not None:
@@ -420,7 +421,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     seed_used = paired.resolve_seed(seed) if test in RESAMPLING or mean_ci in intervals.BOOTSTRAP else None
     systems, keys, qids, scores, unanswered = per_query_matrix(
         qrels, runs, measures, relevance_level=relevance_level, judged_only=judged_only, max_docs=max_docs,
-        n_jobs=n_jobs)
+        n_jobs=n_jobs, ties=ties)
     pairs = pairs_of(systems, baseline)
     rows = pair_tests(systems, keys, scores, pairs, test=test, correction=correction, alpha=float(alpha),
                        n_resamples=int(n_resamples), seed=seed_used or 0, ci=ci)
