@@ -6,8 +6,8 @@ Skipped, with the reason, where dask[distributed] is absent.  Marked ``dask``.
 import numpy as np
 import pytest
 
-dd = pytest.importorskip("dask.dataframe", reason="dask is not installed (pip install irscore[dask])")
-distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install irscore[dask])")
+dd = pytest.importorskip("dask.dataframe", reason="dask is not installed (in the clone: pip install '.[dask]')")
+distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (in the clone: pip install '.[dask]')")
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 

@@ -283,6 +283,14 @@ def test_docstrings_use_no_sphinx_roles() -> None:
     assert not hits, f"Sphinx roles in docstrings (the API reference shows them raw): {hits}"
 
 
+def test_install_commands_work_from_a_clone() -> None:
+    """irscore is not on a package index: the pages say ``pip install ".[extra]"``
+    (from a clone), never ``pip install "irscore[extra]"``."""
+    hits = [f"{p.relative_to(ROOT)}:{n}" for p in _markdown_files()
+            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "irscore[" in line]
+    assert not hits, f"install commands that need irscore on an index: {hits}"
+
+
 def test_ci_builds_the_docs_with_the_docs_extra() -> None:
     if not (ROOT / ".ci" / "run").exists():
         pytest.skip("no .ci/run (not a checkout of the repository)")

@@ -188,3 +188,13 @@ def test_ir_measures_dcg_parameter():
     assert parse_measure("nDCG(dcg=log2)@10") == parse_measure("nDCG@10")
     with pytest.raises(ValueError, match="dcg must be"):
         parse_measure("nDCG(dcg=cubic)@10")
+
+
+def test_rndcg_is_zero_without_a_positive_gain():
+    # docs/conventions.md: trec_eval prints -nan here (0/0); irscore gives 0
+    qrels = {"q1": {"d1": 0, "d2": 0}, "q2": {"d3": 1, "d4": 0}}
+    run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d4": 2.0, "d3": 1.0}}
+    got = irscore.evaluate(qrels, run, ["Rndcg", "num_rel"], relevance_level=0, per_query=True)
+    assert got["num_rel"]["q1"] == 2
+    assert got["Rndcg"]["q1"] == 0.0
+    assert irscore.evaluate(qrels, run, ["Rndcg"], relevance_level=0)["Rndcg"] == 0.0

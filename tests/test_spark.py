@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install irscore[spark])")
+pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (in the clone: pip install '.[spark]')")
 pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
