@@ -92,9 +92,10 @@ class RetrievalMeasures(Metric):
         if indexes is not None:
             preds, target, layout = _from_indexes(preds, target, indexes, layout)
         dev = getattr(preds, "device", None)
+        on_device = getattr(dev, "type", "cpu") != "cpu"
         path = self._path
         if path == "auto":
-            path = "torch" if (dev is not None and dev.type != "cpu") else "native"
+            path = "torch" if on_device else "native"
         acc = self._acc
         if path == "torch":
             vals = acc.device_values(preds, target, check_inputs=self._check, **layout)
@@ -109,7 +110,7 @@ class RetrievalMeasures(Metric):
                 self.counts.copy_(counts.to(self.counts.device))
             self.n_queries += int(vals[0].shape[0]) if vals else 0
             return
-        if dev is not None and dev.type != "cpu":
+        if on_device:
             raise ValueError(f"preds: on device {dev}; device_path='native' evaluates CPU tensors only")
         values = acc.batch_values(preds, target, check_inputs=self._check, **layout)
         limbs = self.limbs.numpy()

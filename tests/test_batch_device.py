@@ -1,0 +1,128 @@
+"""irscore.batch.device (the batch kernel's measures as torch operations on the tensors'
+device) and the Accumulator's device paths, run on CPU tensors: equal to the native
+kernel to the bit in float64."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from irscore import _accumulate, batch  # noqa: E402
+from irscore.batch import device  # noqa: E402
+from irscore.batch.accumulator import exact_value  # noqa: E402
+from irscore.core.measures import resolve  # noqa: E402
+
+MEASURES = ["nDCG@10", "AP", "P@10", "RR", "nDCG", "R@5", "Rprec", "Success@3", "DCG@5", "nDCG(gain=exp)@10",
+            "AP@5", "RR@3", "NumRet", "NumRel", "NumRelRet", "P(rel=2)@5", "DCG(discount=jarvelin)@4"]
+
+
+def device_values(sc, lb, names, **kw):
+    keys_ms = resolve(names)
+    tkw = {k: (torch.as_tensor(v) if v is not None else None) for k, v in kw.pop("layout", {}).items()}
+    vals = device.evaluate(torch.as_tensor(sc), torch.as_tensor(lb), [m for _, m in keys_ms],
+                           [k for k, _ in keys_ms], **tkw, **kw)
+    return dict(zip([k for k, _ in keys_ms], vals))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_equal_to_the_native_kernel_to_the_bit(seed):
+    rng = np.random.default_rng(seed)
+    nq, m = int(rng.integers(1, 30)), int(rng.integers(1, 40))
+    sc = np.round(rng.standard_normal((nq, m)), int(rng.integers(0, 3)))     # many ties
+    lb = rng.integers(0, 4, (nq, m)) * (rng.random((nq, m)) < 0.5)
+    layout = {}
+    if seed % 3 == 1:
+        layout["lengths"] = rng.integers(0, m + 1, nq)
+    elif seed % 3 == 2:
+        layout["mask"] = rng.random((nq, m)) < 0.7
+    elif seed % 2 == 0:
+        sc[rng.random((nq, m)) < 0.2] = np.nan          # NaN padding
+    if seed % 4 == 3 and "mask" not in layout:
+        layout["n_relevant"] = (lb >= 1).sum(1) + rng.integers(0, 5, nq)
+        if "lengths" in layout:
+            layout["n_relevant"] = np.array([(lb[q, :layout["lengths"][q]] >= 1).sum() for q in range(nq)]) + 1
+    ties = ("trec", "input")[seed % 2]
+    empty = (0.0, 1.0, float("nan"))[seed % 3]
+    score_dtype = (np.float64, np.float32)[seed % 5 == 4]
+    sc = sc.astype(score_dtype)
+    ref = batch.evaluate(sc, lb, MEASURES, ties=ties, empty=empty, **layout)
+    got = device_values(sc, lb, MEASURES, ties=ties, empty=empty, layout=layout)
+    for k in ref:
+        assert got[k].dtype == torch.float64 and got[k].device.type == "cpu"
+        np.testing.assert_array_equal(got[k].numpy(), ref[k], err_msg=k)
+
+
+def test_fractional_labels_with_exponential_gain_within_an_ulp():
+    # 2**label for a fractional label: torch's pow may round differently from the C library's
+    rng = np.random.default_rng(1)
+    sc = rng.standard_normal((50, 20))
+    lb = rng.random((50, 20)) * 3 * (rng.random((50, 20)) < 0.5)
+    names = ["nDCG(gain=exp)@10", "nDCG@10", "AP", "RR"]
+    ref = batch.evaluate(sc, lb, names)
+    got = device_values(sc, lb, names)
+    for k in names:
+        np.testing.assert_allclose(got[k].numpy(), ref[k], rtol=4e-16 * 4, atol=0)
+        if k != "nDCG(gain=exp)@10":
+            np.testing.assert_array_equal(got[k].numpy(), ref[k])
+
+
+def test_accumulator_paths_agree():
+    rng = np.random.default_rng(7)
+    names = ["nDCG@10", "AP", "P@10", "RR", "NumRel"]
+    results = {}
+    for path in ("native", "offload", "torch"):
+        acc = batch.Accumulator(names, device_path=path)
+        for _ in range(8):
+            sc = rng.standard_normal((16, 30)).astype(np.float32)
+            lb = rng.integers(0, 3, (16, 30))
+            acc.update(torch.as_tensor(sc), torch.as_tensor(lb))
+        results[path] = acc.compute()
+        rng = np.random.default_rng(7)
+    assert results["native"] == results["offload"] == results["torch"]
+
+
+def test_device_limbs_are_exact():
+    rng = np.random.default_rng(3)
+    for trial in range(50):
+        n = int(rng.integers(0, 60))
+        v = rng.standard_normal(n) * 10.0 ** rng.integers(-300, 300, n)
+        v[rng.random(n) < 0.1] = 5e-324
+        limbs = torch.zeros((1, _accumulate.N_LIMBS), dtype=torch.int64)
+        counts = torch.zeros(1, dtype=torch.int64)
+        bad = torch.zeros((), dtype=torch.bool)
+        device.add_limbs(limbs, counts, bad, [torch.as_tensor(v)], [False], False)
+        device.add_limbs(limbs, counts, bad, [torch.as_tensor(-v[: n // 2])], [False], False)
+        host = limbs.numpy().copy()
+        _accumulate.normalize(host)
+        want = sum(map(Fraction, v.tolist()), Fraction(0)) - sum(map(Fraction, v[: n // 2].tolist()), Fraction(0))
+        assert Fraction(exact_value(host[0]), 1 << _accumulate.BIAS) == want
+        assert int(counts[0]) == n + n // 2 and not bool(bad)
+
+
+def test_what_the_device_path_does_not_take_is_named():
+    sc = torch.rand(3, 4)
+    lb = torch.randint(0, 2, (3, 4))
+    ms = resolve(["AP"])
+    with pytest.raises(ValueError, match="offsets/group"):
+        device.evaluate(sc.reshape(-1), lb.reshape(-1), [ms[0][1]], ["AP"], offsets=torch.tensor([0, 4, 8, 12]))
+    with pytest.raises(ValueError, match="average"):
+        device.evaluate(sc, lb, [ms[0][1]], ["AP"], ties="average")
+    bp = resolve(["bpref"])
+    with pytest.raises(ValueError, match="bpref"):
+        device.evaluate(sc, lb, [bp[0][1]], ["bpref"])
+    with pytest.raises(ValueError, match="shape"):
+        device.evaluate(sc, lb[:2], [ms[0][1]], ["AP"])
+    with pytest.raises(ValueError, match="non-finite|NaN or infinite"):
+        device.evaluate(torch.tensor([[math.nan, 1.0]]), torch.tensor([[0, 1]]), [ms[0][1]], ["AP"],
+                        lengths=torch.tensor([2]))
+
+
+def test_tensors_on_two_devices_are_refused():
+    acc = batch.Accumulator(["AP"])
+    with pytest.raises(ValueError, match="labels: on device meta"):
+        acc.update(torch.rand(2, 3), torch.zeros(2, 3, device="meta"))
+    acc_native = batch.Accumulator(["AP"], device_path="native")
+    with pytest.raises(ValueError, match="device_path='native'"):
+        acc_native.update(torch.rand(2, 3, device="meta"), torch.zeros(2, 3, device="meta"))
