@@ -1,6 +1,9 @@
-"""`irscore eval` behaviour that differs from trec_eval on purpose, and its errors."""
+"""The `irscore` command line: `irscore eval` behaviour that differs from trec_eval on purpose, its
+errors and output formats, usage errors of every subcommand, the measure listing."""
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +83,166 @@ def test_missing_file(tmp_path, files):
     q, _ = files
     p = _run(q, tmp_path / "nope")
     assert p.returncode == 2 and "not found" in p.stderr
+
+
+# ----------------------------------------------------------------- usage errors of every subcommand
+
+SUBCOMMAND_ARGS = {"eval": ["q", "r"], "rs": ["g", "s"], "xml": ["q", "r"], "compare": ["q", "a", "b"]}
+
+
+def _irscore(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "irscore", *map(str, args)], input=stdin,
+                          capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("command", sorted(SUBCOMMAND_ARGS))
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_unknown_option_is_reported_by_the_subcommand(command, where):
+    positional = SUBCOMMAND_ARGS[command]
+    args = ["-x", *positional] if where == "before" else [*positional, "-x"]
+    p = _irscore(command, *args)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == f"irscore {command}: error: unrecognized arguments: -x (see irscore {command} -h)\n"
+
+
+def test_unknown_option_with_a_value_does_not_blame_the_files():
+    p = _irscore("eval", "--bogus", "csv", "q", "r")
+    assert p.returncode == 2
+    assert p.stderr == "irscore eval: error: unrecognized arguments: --bogus (see irscore eval -h)\n"
+
+
+# ----------------------------------------------------------------- measure names
+
+def test_measure_help_lists_every_declared_name():
+    from irscore.core.measures import ALIASES, FAMILIES, MEASURE_SETS
+    from irscore.core.registry import EXTERNAL
+
+    for argv in (["eval", "-m", "help"], ["eval", "-m", "help", "q", "r"], ["measures"]):
+        p = _irscore(*argv)
+        assert p.returncode == 0, p.stderr
+        words = set(re.split(r"[\s,()\[\]@|:]+", p.stdout))
+        missing = [n for n in [*FAMILIES, *ALIASES, *EXTERNAL, *MEASURE_SETS] if n not in words]
+        assert not missing, f"{argv}: not listed: {missing}"
+        # a registered family's declared parameters are listed with it
+        for name, fam in EXTERNAL.items():
+            line = next(ln for ln in p.stdout.splitlines() if ln.strip().startswith(f"names: {name}["))
+            assert all(f"{param}=" in line for param in fam.param_names), line
+
+
+def test_measures_family():
+    p = _irscore("measures", "--family", "ndcg")
+    assert p.returncode == 0, p.stderr
+    assert "nDCG" in p.stdout and "ndcg_cut" not in p.stdout.split()[:1] and "bpref" not in p.stdout
+    assert "gain=" in p.stdout
+    p = _irscore("measures", "--family", "alpha_nDCG")
+    assert p.returncode == 0 and "alpha=" in p.stdout and "map" not in p.stdout.split()
+    p = _irscore("measures", "--family", "nDGC")
+    assert p.returncode == 2 and len(p.stderr.splitlines()) == 1 and "nDCG" in p.stderr
+
+
+def test_eval_help_says_the_default_set_and_the_name_styles():
+    p = _irscore("eval", "-h")
+    text = " ".join(p.stdout.split())
+    assert "official" in text and "default" in text and "nDCG@10" in text and "-m help" in text
+
+
+def test_cutoff_before_parameters_gets_a_suggestion(files):
+    q, r = files
+    p = _run("-m", "nDCG@10(gain=exp)", q, r)
+    assert p.returncode == 2
+    assert "did you mean nDCG(gain=exp)@10?" in p.stderr
+    from irscore.core.measures import parse_measure
+
+    with pytest.raises(ValueError, match=r"did you mean P\(rel=2\)@5\?"):
+        parse_measure("P@5(rel=2)")
+
+
+# ----------------------------------------------------------------- --format
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SPECS = ["map", "P.5,10", "nDCG@10", "num_rel", "num_q", "runid"]
+
+
+def _python_values(per_query):
+    import irscore
+
+    return irscore.evaluate(str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"),
+                            [s for s in SPECS if s not in ("runid", "num_q")], per_query=per_query)
+
+
+def _eval_example(*extra):
+    args = [a for s in SPECS for a in ("-m", s)]
+    p = _run(*extra, *args, EXAMPLES / "qrels.txt", EXAMPLES / "run.txt")
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_format_csv_equals_the_python_api(per_query):
+    import csv
+    import io
+
+    text = _eval_example("--format", "csv", *(["-q"] if per_query else []))
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == ["run_id", "measure", "query_id", "value"]
+    assert {r["run_id"] for r in rows} == {"example"} or len({r["run_id"] for r in rows}) == 1
+    got = {}
+    for r in rows:
+        got.setdefault(r["measure"], {})[r["query_id"]] = r["value"]
+    means = _python_values(False)
+    per = _python_values(True) if per_query else {}
+    for m, mean in means.items():
+        assert float(got[m]["all"]) == mean          # full precision, not %.4f
+        if per_query:
+            assert {q: float(v) for q, v in got[m].items() if q != "all"} == per[m]
+        else:
+            assert list(got[m]) == ["all"]
+    assert got["num_q"]["all"] == str(len(_python_values(True)["map"]))
+    assert "runid" not in got                        # the run id is a column
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_format_json_equals_the_python_api(per_query):
+    import json
+
+    doc = json.loads(_eval_example("--format", "json", *(["-q"] if per_query else [])))
+    means = _python_values(False)
+    per = _python_values(True) if per_query else {}
+    for m, mean in means.items():
+        assert doc[m]["all"] == mean
+        if per_query:
+            assert {q: v for q, v in doc[m].items() if q != "all"} == per[m]
+    assert isinstance(doc["num_q"]["all"], int) and doc["runid"]["all"] == _trec_runid()
+
+
+def _trec_runid():
+    line = next(ln for ln in _eval_example().splitlines() if ln.startswith("runid"))
+    return line.split("\t")[2]
+
+
+def test_format_trec_is_the_default():
+    assert _eval_example("--format", "trec", "-q") == _eval_example("-q")
+
+
+def test_format_json_and_csv_with_undefined_values_and_no_summary(files):
+    import json
+
+    q, r = files
+    p = _run("--format", "json", "-q", "-n", "-m", "Rnorm(N=10)", "-m", "map", q, r)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert "all" not in doc["map"] and doc["map"]["1"] == 1.0
+    p = _run("--format", "csv", "-q", "-m", "map", "-m", "relstring", q, r)
+    assert "sys,relstring,1,'10'" in p.stdout.splitlines()
+
+
+def test_format_csv_other_judgment_formats(tmp_path):
+    import csv
+    import io
+
+    data = Path(__file__).resolve().parent / "data" / "trec_eval"
+    p = _run("--format", "csv", "-q", "-R", "prefs", "-m", "prefs_simp", data / "prefs.test",
+             data / "prefs.results.test")
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    assert rows and {r["measure"] for r in rows} == {"prefs_simp"} and rows[-1]["query_id"] == "all"

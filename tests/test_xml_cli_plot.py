@@ -78,3 +78,14 @@ def test_cli_element_assessments(capsys):
     assert ("ngP_o@3", "1", "0.5000") in rows
     # rsize = spe * size: 300 + 0 + (500 - 300) + 0 over 2000 characters
     assert ("hixP@10", "1", "0.2500") in rows
+
+
+def test_every_option_of_every_subcommand_has_help():
+    import argparse
+
+    from irscore.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [(cmd, a.option_strings or a.dest) for cmd, p in sub.choices.items() for a in p._actions
+               if not a.help]
+    assert not missing

@@ -7,6 +7,7 @@ Each subcommand lives in its own module, which provides ``HELP`` (one line),
 - ``irscore rs``    Reliability & Sensitivity for document organizations (``irscore.cli.organization``)
 - ``irscore xml``   XML / focused retrieval measures (``irscore.cli.xml``)
 - ``irscore compare`` paired significance tests between runs (``irscore.cli.compare``)
+- ``irscore measures`` the measure names and their parameters (``irscore.cli.measures``)
 
 Architecture
 ------------
@@ -33,6 +34,7 @@ SUBCOMMANDS = {
     "rs": "irscore.cli.organization",
     "xml": "irscore.cli.xml",
     "compare": "irscore.cli.compare",
+    "measures": "irscore.cli.measures",
 }
 
 
@@ -45,12 +47,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} -h)\n")
 
 
+class _SubParser(_Parser):
+    """A subcommand's parser: it reports arguments it does not know itself
+    (``irscore eval: error: unrecognized arguments: -x``), instead of handing
+    them to the top-level parser, which would blame ``irscore``."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        ns, extras = super().parse_known_args(args, namespace)
+        if extras:
+            # an unknown option may take a value: name the options only, not the files after them
+            options = [a for a in extras if a.startswith("-") and a != "-"]
+            self.error(f"unrecognized arguments: {' '.join(options or extras)}")
+        return ns, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="irscore", description="Exact, fast information-retrieval evaluation."
     )
     parser.add_argument("--version", action="version", version=f"irscore {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubParser)
     sub.required = True
     for name, module_name in SUBCOMMANDS.items():
         try:
@@ -92,7 +108,6 @@ def error_message(exc: BaseException) -> str:
     """One line naming the file where the exception knows it."""
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         msg = f"{exc.filename}: {exc.strerror}"
-            check_stdin_once(args)
     elif isinstance(exc, RecursionError):
         msg = "input nested too deeply"
     elif isinstance(exc, MemoryError):
@@ -100,22 +115,6 @@ def error_message(exc: BaseException) -> str:
     else:
         msg = str(exc) or type(exc).__name__
     return " ".join(msg.split())
-
-# the arguments that name input files ("-" is standard input)
-FILE_ARGUMENTS = ("qrels", "run", "runs", "gold", "system", "Z")
-
-
-def check_stdin_once(args: argparse.Namespace) -> None:
-    """Standard input (``-``) can be read once: at most one file argument is ``-``."""
-    named = []
-    for dest in FILE_ARGUMENTS:
-        value = getattr(args, dest, None)
-        for v in value if isinstance(value, list) else [value]:
-            if v == "-":
-                named.append(dest)
-    if len(named) > 1:
-        raise ValueError(f"standard input (-) given {len(named)} times ({', '.join(named)}); it can be read once")
-
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,20 +10,35 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
 from irscore.classic import evaluate_jg, run_plan
+from irscore.cli.output import FORMATS, Writer
 from irscore.core.aggregate import running_sum
 from irscore.core.data import Qrels
 from irscore.core.io import read_qrels, read_run
 from irscore.core.measures import FAMILIES, MEASURE_SETS, ORDER, Measure, expand_spec, parse_measure
 from irscore.core.names import ranx_spelling
-from irscore.core.report import format_line
 from irscore.core.zscores import read_zscores, standardize
 
 HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
+
+
+class _MeasureAction(argparse.Action):
+    """``-m``: append the spec; ``-m help`` prints the measure listing and exits 0."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Any = None) -> None:
+        if values == "help":
+            from irscore.cli.measures import listing
+
+            sys.stdout.write(listing())
+            parser.exit(0)
+        items = list(getattr(namespace, self.dest) or [])
+        items.append(values)
+        setattr(namespace, self.dest, items)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -38,9 +53,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="evaluate only the top MAXDOCS documents of each query")
     p.add_argument("-N", type=float, default=0.0, metavar="NUM_DOCS",
                    help="number of documents in the collection (for utility)")
-    p.add_argument("-m", action="append", default=[], metavar="MEASURE",
-                   help="measure, set (official, all_trec, set) or measure with parameters "
-                        "(P.5,10  ndcg.1=3,2=9  iprec_at_recall..10,.50); repeatable")
+    p.add_argument("-m", action=_MeasureAction, default=[], metavar="MEASURE",
+                   help="measure, set (official, all_trec, set; default official) or trec_eval measure with "
+                        "parameters (P.5,10  ndcg.1=3,2=9  iprec_at_recall..10,.50), or an ir_measures-style "
+                        "name (nDCG@10  P(rel=2)@5  nDCG(gain=exp)@10  AP  RR@10); repeatable; "
+                        "-m help lists the names (as irscore measures does)")
     p.add_argument("--intents", action="store_true",
                    help="QRELS holds diversity judgments (qid intent docno rel, ndeval's format): the "
                         "intent-aware measures (alpha_nDCG@k, ERR_IA@k, NRBP, ...) become available; "
@@ -53,6 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "judgment groups, for the measures map_avgjg, P_avgjg, Rprec_mult_avgjg), prefs "
                         "(qid jg jsg docno rel_level: preference judgments, for the prefs_* measures) or "
                         "qrels_prefs (a qrels file read as preferences, for the prefs_* measures)")
+    p.add_argument("--format", default="trec", choices=FORMATS,
+                   help="output: trec (trec_eval's lines, the default), csv (run_id,measure,query_id,value "
+                        "rows) or json ({measure: {query_id: value}}; 'all' for the summary)")
     p.add_argument("qrels", help="qrels file (qid iter docno rel), .gz accepted")
     p.add_argument("run", help="run file (qid Q0 docno rank score run_id), .gz accepted; - for standard input")
 
@@ -81,7 +101,7 @@ def requested(specs: List[str]) -> List[Tuple[str, Measure]]:
     return items + others
 
 
-_JG_ORDER = ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]
+JG_ORDER = ["runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"]
 
 
 def _requested_jg(specs: List[str]) -> List[str]:
@@ -90,16 +110,16 @@ def _requested_jg(specs: List[str]) -> List[str]:
     chosen: Dict[str, str] = {}
     for spec in specs or ["qrels_jg"]:
         fam, dot, par = spec.partition(".")
-        names = _JG_ORDER if fam == "qrels_jg" else [fam]
+        names = JG_ORDER if fam == "qrels_jg" else [fam]
         for name in names:
-            if name not in _JG_ORDER:
+            if name not in JG_ORDER:
                 raise ValueError(f"measure {spec!r} cannot be computed from -R qrels_jg judgments "
-                                 f"(measures: {', '.join(_JG_ORDER)}, or the set qrels_jg)")
+                                 f"(measures: {', '.join(JG_ORDER)}, or the set qrels_jg)")
             if dot and name == fam and par == "":
                 raise ValueError(f"improper measure in parameter '{fam}'")
             if name not in chosen or (dot and name == fam and "." not in chosen[name]):
                 chosen[name] = spec if name == fam else name
-    return [chosen[n] for n in _JG_ORDER if n in chosen]
+    return [chosen[n] for n in JG_ORDER if n in chosen]
 
 
 def _run_jg(args: argparse.Namespace) -> int:
@@ -116,21 +136,20 @@ def _run_jg(args: argparse.Namespace) -> int:
         z = "Z"
         for c, n in enumerate(names):
             matrix[:, c] = standardize(matrix[:, c], qids, n, zscores)
-    lines: List[str] = []
+    out = Writer(args.format, run_id, sys.stdout)
     if args.q:
         for e, qid in enumerate(qids):
-            lines.extend(z + format_line(n, qid, float(matrix[e, c])) for c, n in enumerate(names))
+            for c, n in enumerate(names):
+                out.add(n, qid, float(matrix[e, c]), prefix=z)
     if not args.n:
         for s in specs:
             if s == "runid":
-                lines.append(format_line("runid", "all", run_id))
+                out.add("runid", "all", run_id)
             elif s == "num_q":
-                lines.append(z + format_line("num_q", "all", len(qids), integer=not z))
+                out.add("num_q", "all", len(qids), integer=not z, prefix=z)
         for c, n in enumerate(names):
-            lines.append(z + format_line(n, "all", running_sum(matrix[:, c]) / len(qids)))
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
-    sys.stdout.flush()
+            out.add(n, "all", running_sum(matrix[:, c]) / len(qids), prefix=z)
+    out.close()
     return 0
 
 
@@ -173,22 +192,20 @@ def _run_prefs(args: argparse.Namespace) -> int:
         z = "Z"
         for n, c in measures:
             matrix[:, c] = standardize(matrix[:, c], qids, n, zscores)
-    lines: List[str] = []
+    out = Writer(args.format, run_id, sys.stdout)
     if args.q:
         for e, qid in enumerate(qids):
-            lines.extend(z + format_line(n, qid, float(matrix[e, c]), integer=n in COUNTS and not z)
-                         for n, c in measures)
+            for n, c in measures:
+                out.add(n, qid, float(matrix[e, c]), integer=n in COUNTS and not z, prefix=z)
     if not args.n:
         for n in names:
             if n == "runid":
-                lines.append(format_line("runid", "all", run_id))
+                out.add("runid", "all", run_id)
             elif n == "num_q":
-                lines.append(z + format_line("num_q", "all", len(qids), integer=not z))
+                out.add("num_q", "all", len(qids), integer=not z, prefix=z)
         for n, c in measures:
-            lines.append(z + format_line(n, "all", summary(n, matrix[:, c]), integer=n in COUNTS and not z))
-    if lines:
-        sys.stdout.write("\n".join(lines) + "\n")
-    sys.stdout.flush()
+            out.add(n, "all", summary(n, matrix[:, c]), integer=n in COUNTS and not z, prefix=z)
+    out.close()
     return 0
 
 
@@ -240,8 +257,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"irscore eval: warning: {j.n_duplicates} repeated (query, doc) run entries; "
               "the best-ranked one is kept (trec_eval would stop)", file=sys.stderr)
     by_key = {o.key: o for o in ev.outputs}
-    out = sys.stdout
-    lines: List[str] = []
+    out = Writer(args.format, ev.run_id, sys.stdout)
     if args.q:
         for e, qid in enumerate(j.query_ids):
             for key, m in items:
@@ -253,24 +269,18 @@ def run(args: argparse.Namespace) -> int:
                     rel = j.rel[j.offsets[e]:j.offsets[e + 1]]
                     # -c's stand-in ranking (one unjudged document): trec_eval clears the string of
                     # plain ``relstring`` only; ``relstring.N`` keeps its '-' (docs/conventions.md)
-                    lines.append(format_line(key, qid, "''" if j.bogus[e] and key == "relstring"
-                                             else _relstring(rel, n)))
+                    out.add(key, qid, "''" if j.bogus[e] and key == "relstring" else _relstring(rel, n))
                     continue
                 o = by_key[key]
-                lines.append(z + format_line(key, qid, float(ev.matrix[e, o.column]), integer=f.integer and not z))
-            if len(lines) > 4096:
-                out.write("\n".join(lines) + "\n")
-                lines = []
+                out.add(key, qid, float(ev.matrix[e, o.column]), integer=f.integer and not z, prefix=z)
     if not args.n:
         for key, m in items:
             f = by_key[key].family if key in by_key else FAMILIES[m.family]
             if not f.summary:
                 continue
             if f.name == "runid":
-                lines.append(format_line("runid", "all", ev.run_id))
+                out.add("runid", "all", ev.run_id)
                 continue
-            lines.append(z + format_line(key, "all", ev.aggregate(by_key[key]), integer=f.integer and not z))
-    if lines:
-        out.write("\n".join(lines) + "\n")
-    out.flush()
+            out.add(key, "all", ev.aggregate(by_key[key]), integer=f.integer and not z, prefix=z)
+    out.close()
     return 0

@@ -9,12 +9,11 @@ or an element TSV (``topic doc start end exh spe``); RUN a FOL run
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 from typing import Any, List
 
 from irscore.core.aggregate import running_mean
-from irscore.core.files import peek
+from irscore.core.files import open_text
 
 HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, ...) of a FOL run"
 
@@ -28,17 +27,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-m", dest="measures", action="append", default=None, metavar="MEASURE",
                         help="measure name, repeatable (e.g. iP[0.01] MAiP nxCG@10 MAep hixF@10); "
                              "comma-separated lists accepted")
-    parser.add_argument("--qrels-format", choices=["auto", "passages", "elements"], default="auto")
+    parser.add_argument("--qrels-format", choices=["auto", "passages", "elements"], default="auto",
+                        help="QRELS is passage qrels (topic Q0 doc relchars doclen ...) or an element TSV (topic "
+                             "doc start end exh spe); auto (default): Q0 in the second column means passages, "
+                             "six fields elements")
     parser.add_argument("--alpha", type=float, default=1.0, help="overlap weight for XCG and HiXEval (1 Focused, 0 Thorough)")
     parser.add_argument("--quantisation", default="auto",
                         help="strict | generalised | inex2005 | inex2006 | auto (default)")
-    parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor")
+    parser.add_argument("--ideal-overlap", choices=["ancestor", "descendant"], default="ancestor",
+                        help="XCG ideal set: of the best elements of the relevant paths, drop those lying under "
+                             "another kept one (ancestor, default) or above one (descendant)")
     parser.add_argument("--no-normalise", action="store_true", help="do not cap XCG gain at the ideal gain")
     parser.add_argument("--seen", choices=["overlap", "ancestor"], default="ancestor",
                         help="XCG: seen = retrieved itself or an ancestor before (default, docs/xml.md) or overlap 1")
-    parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal")
-    parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact")
-    parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel")
+    parser.add_argument("--maep-denominator", choices=["ideal", "gain_ranks"], default="ideal",
+                        help="MAep: divide the sum of ep at the ranks where gain was collected by the size of the "
+                             "ideal set (ideal, default) or by the number of those ranks (gain_ranks)")
+    parser.add_argument("--bucketing", choices=["exact", "inex_eval"], default="exact",
+                        help="iP[x]: recall R >= x tested exactly, in integers (exact, default), or the level "
+                             "floor(points * R) in floating point, as the INEX tool (inex_eval)")
+    parser.add_argument("--run-overlap", choices=["novel", "count"], default="novel",
+                        help="iP/AiP: text retrieved again counts once (novel, default) or its size is counted "
+                             "every time, relevant text still once (count)")
     parser.add_argument("--non-overlapping", action="store_true",
                         help="declare the run non-overlapping (overlapping spans are an error)")
     parser.add_argument("--exh-max", type=float, default=1.0, help="scale of exh in an element TSV (2 for INEX 2005)")
@@ -65,8 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _detect(path: str) -> str:
-    # peek: a stream ("-", a pipe) is kept for the read that follows
-    with io.StringIO(peek(path, 1 << 16, "qrels").decode("utf-8", "replace")) as fh:
+    with open_text(path) as fh:
         for line in fh:
             toks = line.split("#", 1)[0].split()
             if not toks:

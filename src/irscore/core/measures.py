@@ -286,7 +286,7 @@ def _all_names() -> List[str]:
 
 
 def _unknown(name: str) -> ValueError:
-    close = difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
+    close = [alt] if (alt := reordered(name, parse_measure)) else difflib.get_close_matches(name, _all_names(), n=5, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     return ValueError(f"unknown measure {name!r}{hint}")
 

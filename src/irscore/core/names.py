@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from irscore.core.checks import MAX_CUTOFF
 

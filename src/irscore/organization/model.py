@@ -76,7 +76,8 @@ class RSResult(Dict[str, float]):
 
     def __repr__(self) -> str:
         inner = ", ".join("%s=%.4f" % (k, v) for k, v in self.items())
-        return "RSResult(%s; %d topics)" % (inner, len(self.per_query))
+        n = len(self.per_query)
+        return "RSResult(%s; %d topic%s)" % (inner, n, "" if n == 1 else "s")
 
 
 def _harmonic(r: float, s: float) -> float:
@@ -285,7 +286,8 @@ class Organization:
 
     def __repr__(self) -> str:
         n = sum(len(cl) for lv in self._topics.values() for lev in lv for cl in lev)
-        return f"Organization({len(self._topics)} topics, {n} occurrences)"
+        t = len(self._topics)
+        return f"Organization({t} topic{'' if t == 1 else 's'}, {n} occurrence{'' if n == 1 else 's'})"
 
     def to_dict(self) -> Dict[str, List[List[List[DocId]]]]:
         """``{topic: [[[doc, ...], ...], ...]}`` (the JSON layout)."""

@@ -24,7 +24,7 @@ import numpy as np
 
 from irscore.core.io import as_qrels, as_run
 from irscore.crp import crp_curves, curves_from_ranked
-from irscore.plot.backend import MISSING_MATPLOTLIB, pyplot
+from irscore.plot.backend import MISSING_MATPLOTLIB, new_axes, plain
 from irscore.plot.compare import differences
 
 __all__ = ["crp", "crp_worst_curve", "differences"]
@@ -78,7 +78,9 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     ``worst=False``), a vertical line at the recall base R, each run's balance
     point (circle, on the x axis) and turn-around point (triangle).  Options
     as [`irscore.crp_curves`][irscore.crp_curves].  Returns the matplotlib ``Axes``; ``path``
-    saves the figure (PNG, SVG, PDF by extension).
+    saves the figure (PNG, SVG, PDF by extension).  Without ``ax`` the figure is
+    made outside pyplot and freed with the returned ``Axes`` (``ax.figure``): a
+    loop of plots leaves no figure open; pass ``ax`` to draw into a pyplot figure.
 
     Parameters
     ----------
@@ -101,7 +103,7 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     worst : bool, default True
         Draw the worst curve.
     ax : matplotlib Axes, optional
-        Draw into this Axes.
+        Draw into this Axes (default: a new figure outside pyplot).
     path : str, optional
         Save the figure (PNG, SVG, PDF by extension).
     title : str, optional
@@ -118,8 +120,6 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     ValueError
         The query is not in the qrels.
     """
-    plt = pyplot()
-
     q = as_qrels(qrels)
     levels = _query_levels(q, query, int(relevance_level))
     if isinstance(runs, Mapping):
@@ -132,14 +132,14 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
     if not items:
         raise ValueError("no runs to plot")
     if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4))
+        ax = new_axes((6, 4))
     R = int(levels[0, int(relevance_level):].sum()) if int(relevance_level) < levels.shape[1] else 0
     length = 0
     for label, run in items:
         cur = crp_curves(q, run, relevance_level=relevance_level, unjudged=unjudged, pad_to=pad_to,
                          variant=variant, max_docs=max_docs, complete=True)[query]
         ranks = np.arange(1, cur.crp.size + 1)
-        line, = ax.plot(ranks, cur.crp, label=label)
+        line, = ax.plot(ranks, cur.crp, label=plain(label))
         length = max(length, int(cur.crp.size))
         if not np.isnan(cur.balance):
             b = int(cur.balance)
@@ -158,7 +158,7 @@ def crp(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], query: str, *
         ax.annotate("R", (R, 0), textcoords="offset points", xytext=(3, 4))
     ax.set_xlabel("rank")
     ax.set_ylabel("cumulated relative position")
-    ax.set_title(title if title is not None else f"CRP — query {query} (R = {R})")
+    ax.set_title(title if title is not None else f"CRP — query {plain(query)} (R = {R})")
     ax.legend(loc="best")
     if path is not None:
         ax.figure.savefig(path, dpi=120, bbox_inches="tight")

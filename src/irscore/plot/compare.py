@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from irscore.plot.backend import pyplot
+from irscore.plot.backend import new_axes, plain
 
 __all__ = ["differences"]
 
@@ -18,7 +18,8 @@ def differences(comparison: Any, measure: str, system: Optional[str] = None, vs:
     the largest loss, with the mean difference as a horizontal line.
     ``system``/``vs`` default to the first comparison of ``measure`` (with a
     baseline: the first run against it).  Undefined queries are left out.
-    Returns the matplotlib ``Axes``; ``path`` saves the figure.
+    Returns the matplotlib ``Axes``; ``path`` saves the figure.  Without ``ax``
+    the figure is made outside pyplot and freed with the ``Axes`` (``ax.figure``).
 
     Parameters
     ----------
@@ -39,8 +40,6 @@ def differences(comparison: Any, measure: str, system: Optional[str] = None, vs:
     -------
     matplotlib.axes.Axes
     """
-    plt = pyplot()
-
     if system is None or vs is None:
         first = next((p for p in comparison.pairs if p.measure == measure), None)
         if first is None:
@@ -50,7 +49,7 @@ def differences(comparison: Any, measure: str, system: Optional[str] = None, vs:
     _, d = comparison.differences(measure, system, vs)
     d = np.sort(d[~np.isnan(d)])[::-1]
     if ax is None:
-        _, ax = plt.subplots(figsize=(7, 3.5))
+        ax = new_axes((7, 3.5))
     x = np.arange(1, d.size + 1)
     colors = np.where(d > 0, "tab:blue", np.where(d < 0, "tab:red", "0.6"))
     ax.bar(x, d, width=1.0, color=list(colors), linewidth=0)
@@ -61,8 +60,8 @@ def differences(comparison: Any, measure: str, system: Optional[str] = None, vs:
         ax.legend(loc="upper right")
     wins, losses = int((d > 0).sum()), int((d < 0).sum())
     ax.set_xlabel(f"queries, sorted ({wins} better, {losses} worse, {d.size - wins - losses} tied)")
-    ax.set_ylabel(f"{measure}: {system} - {vs}")
-    ax.set_title(title if title is not None else f"{system} vs {vs} on {measure}")
+    ax.set_ylabel(plain(f"{measure}: {system} - {vs}"))
+    ax.set_title(title if title is not None else plain(f"{system} vs {vs} on {measure}"))
     ax.set_xlim(0.5, max(d.size, 1) + 0.5)
     if path is not None:
         ax.figure.savefig(path, dpi=120, bbox_inches="tight")

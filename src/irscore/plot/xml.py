@@ -4,7 +4,8 @@
 - [`ip_curve`][irscore.plot.xml.ip_curve] — interpolated precision iP[x] against recall x (INEX 2007+).
 
 Both return the matplotlib ``Axes``; pass ``ax`` to draw into an existing one
-and ``path`` to save the figure.  matplotlib is imported inside the functions.
+and ``path`` to save the figure (without ``ax``, on a new figure outside pyplot,
+freed with the ``Axes``).  matplotlib is imported inside the functions.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from irscore import _xml
 from irscore import xml as X
-from irscore.plot.backend import pyplot
+from irscore.plot.backend import new_axes, plain
 from irscore.xml.context import EvalContext
 
 
@@ -48,18 +49,16 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
 def ep_gr_curve(qrels: "X.XmlQrels", runs: Mapping[str, "X.XmlRun"], topic: Optional[str] = None, *,
                 ax: Any = None, path: Optional[str] = None, **xcg_options: Any) -> Any:
     """Plot ep/gr curves, one line per run (``runs``: label -> XmlRun)."""
-    plt = pyplot()
-
     if ax is None:
-        _, ax = plt.subplots(figsize=(5, 4))
+        ax = new_axes((5, 4))
     for label, run in runs.items():
         gr, ep = ep_gr_points(qrels, run, topic, **dict(xcg_options))
-        ax.plot(gr, ep, label=label, drawstyle="steps-post" if topic is None else "default")
+        ax.plot(gr, ep, label=plain(label), drawstyle="steps-post" if topic is None else "default")
     ax.set_xlabel("gain-recall (gr)")
     ax.set_ylabel("effort-precision (ep)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
-    ax.set_title("ep/gr" + (f" — topic {topic}" if topic else " (mean interpolated)"))
+    ax.set_title("ep/gr" + (f" — topic {plain(topic)}" if topic else " (mean interpolated)"))
     ax.legend(loc="best")
     if path is not None:
         ax.figure.savefig(path, dpi=120, bbox_inches="tight")
@@ -84,18 +83,16 @@ def ip_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = None,
 def ip_curve(qrels: "X.XmlQrels", runs: Mapping[str, "X.XmlRun"], topic: Optional[str] = None, *,
              ax: Any = None, path: Optional[str] = None, points: int = 100, **ip_options: Any) -> Any:
     """Plot interpolated precision iP[x] against recall, one line per run."""
-    plt = pyplot()
-
     if ax is None:
-        _, ax = plt.subplots(figsize=(5, 4))
+        ax = new_axes((5, 4))
     for label, run in runs.items():
         x, y = ip_points(qrels, run, topic, points=points, **ip_options)
-        ax.plot(x, y, label=label)
+        ax.plot(x, y, label=plain(label))
     ax.set_xlabel("recall (characters)")
     ax.set_ylabel("interpolated precision iP")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1.05)
-    ax.set_title("iP" + (f" — topic {topic}" if topic else " (mean over topics)"))
+    ax.set_title("iP" + (f" — topic {plain(topic)}" if topic else " (mean over topics)"))
     ax.legend(loc="best")
     if path is not None:
         ax.figure.savefig(path, dpi=120, bbox_inches="tight")

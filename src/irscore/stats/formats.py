@@ -92,7 +92,7 @@ def description(c: Comparison) -> str:
     conf = 100 * (1 - c.alpha)
     missing = sum(1 for v in c.unanswered.values() if v)
     text = (f"{test}, {corr}, alpha = {c.alpha:g}; {conf:g}% {ci} intervals; "
-            f"{len(c.query_ids)} queries (every qrels query; a query a run did not answer scores 0, as "
+            f"{len(c.query_ids)} quer{'y' if len(c.query_ids) == 1 else 'ies'} (every qrels query; a query a run did not answer scores 0, as "
             f"trec_eval -c")
     if missing:
         text += f"; {missing} run(s) left queries unanswered"
@@ -218,11 +218,16 @@ def to_text(c: Comparison, digits: int = 4) -> str:
     return "\n".join(parts) + "\n"
 
 
+def _md_cells(rows: List[List[str]]) -> List[List[str]]:
+    """Table cells with ``|`` escaped (a system or measure name may hold one)."""
+    return [[x.replace("|", "\\|") for x in r] for r in rows]
+
+
 def to_markdown(c: Comparison, digits: int = 4) -> str:
     head = ["system"] + c.measures
-    parts = [_grid(head, _means_rows(c, digits, bold="**"), True), "",
+    parts = [_grid(_md_cells([head])[0], _md_cells(_means_rows(c, digits, bold="**")), True), "",
              f"*{description(c)} Best mean in bold; {_legend(c)}.*", "",
-             _grid(_PAIR_HEADER, _pairs_rows(c, digits), True, [False] * 3 + [True] * 7), "",
+             _grid(_PAIR_HEADER, _md_cells(_pairs_rows(c, digits)), True, [False] * 3 + [True] * 7), "",
              f"*effect: {_effect_name(c)}.*"] + _risk_parts(c, digits, True)
     return "\n".join(parts) + "\n"
 
@@ -250,7 +255,7 @@ def to_latex(c: Comparison, digits: int = 4, label: Optional[str] = None) -> str
     else:
         legend = "superscript letters: significantly better than the systems with those letters"
     lines.append(r"\caption{Mean " + ", ".join(tex_escape(m) for m in c.measures) + ". "
-                 + desc.replace("alpha", r"$\alpha$") + " Best value per measure in bold; " + legend + ".}")
+                 + (desc[:1].upper() + desc[1:]).replace("alpha", r"$\alpha$") + " Best value per measure in bold; " + legend + ".}")
     if label:
         lines.append(r"\label{" + label + "}")
     first = "l" if c.baseline is not None else "ll"

@@ -1,0 +1,203 @@
+"""``irscore measures [--family NAME]``: the measure names and their parameters.
+
+The listing is built from the declarations of the core (``FAMILIES``,
+``MEASURE_SETS`` and ``ALIASES`` of `irscore.core.measures`, the
+registered families and their typed parameters of `irscore.core.registry`)
+and the judgment formats' own tables, never from a list written here; which
+keywords and cutoffs an ir_measures-style name takes is asked of the parser
+itself ([`parse_measure`][irscore.core.measures.parse_measure]), so the listing says what
+the parser accepts.  ``irscore eval -m help`` prints the same listing.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import Dict, List, Optional, Tuple
+
+from irscore.core.registry import Param
+
+HELP = "list the measure names and their parameters (trec_eval and ir_measures styles)"
+
+# Keywords of the ir_measures-style syntax, with a value to try and how to show it.
+# Each is listed for a name only where parse_measure accepts it.
+_KEYWORDS: Tuple[Tuple[str, str, str], ...] = (
+    ("rel", "1", "INT"), ("judged_only", "True", "BOOL"), ("gain", "exp", "linear|exp"),
+    ("discount", "jarvelin", "log2|jarvelin"), ("gains", "{0:0,1:1}", "{GRADE:GAIN,...}"),
+    ("p", "0.5", "FLOAT"),
+)
+_PTYPE = {
+    "none": "none",
+    "long_cuts": "cutoffs, positive integers",
+    "float_cuts": "points, numbers",
+    "float_params": "numbers",
+    "pairs": "KEY=VALUE pairs",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--family", default=None, metavar="NAME",
+                   help="show one family (a trec_eval family, an ir_measures-style name or a registered "
+                        "family: ndcg, nDCG, P, Rnorm, alpha_nDCG, ...)")
+
+
+def run(args: argparse.Namespace) -> int:
+    sys.stdout.write(listing(args.family))
+    return 0
+
+
+def _accepts(name: str) -> Optional[str]:
+    """The family ``name`` parses to, or None."""
+    from irscore.core.measures import parse_measure
+
+    try:
+        return parse_measure(name).family
+    except (ValueError, TypeError):
+        return None
+
+
+def _irm_form(alias: str, family: str) -> Tuple[str, str, str]:
+    """(cutoff suffix, keywords, family a cutoff turns ``alias`` into when not ``family``)
+    of an ir_measures-style name, as the parser accepts them."""
+    cut = next((c for c in ("10", "0.5") if _accepts(f"{alias}@{c}")), None)
+    keys = ", ".join(f"{k}={shown}" for k, v, shown in _KEYWORDS
+                     if _accepts(f"{alias}({k}={v})") or (cut and _accepts(f"{alias}({k}={v})@{cut}")))
+    if not cut:
+        return "", keys, ""
+    at = "@k" if cut == "10" else "@x"
+    reached = _accepts(f"{alias}@{cut}") or ""
+    return (f"[{at}]" if _accepts(alias) else at), keys, (reached if reached != family else "")
+
+
+def _names_line(family: str, aliases: List[str]) -> str:
+    groups: Dict[Tuple[str, str, str], List[str]] = {}
+    for a in aliases:
+        groups.setdefault(_irm_form(a, family), []).append(a)
+    parts = []
+    for (at, keys, reached), names in groups.items():
+        text = ", ".join(n + at for n in names)
+        if keys:
+            text += f" (keywords: {keys})"
+        if reached:
+            text += f"; with a cutoff: {reached}"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def _trec_block(name: str) -> List[str]:
+    from irscore.core.measures import ALIASES, FAMILIES, expand_spec
+
+    f = FAMILIES[name]
+    ptype = _PTYPE.get(f.ptype, f.ptype)
+    if f.default:
+        ptype += " (default " + ",".join(f"{v:g}" for v in f.default) + ")"
+    outputs = [k for k, _ in expand_spec(name)]
+    aliases = sorted({a for a, fam in ALIASES.items() if fam == name}, key=str.lower)
+    lines = [f"{name}", f"    -m {name}" + (f", -m {name}.PARAMETERS: {ptype}" if f.ptype != "none" else ""),
+             f"    outputs: {' '.join(outputs)}"]
+    if aliases:
+        lines.append("    names: " + _names_line(name, aliases))
+    notes = [n for n, on in (("per query only (-q)", not f.summary), ("summary only", not f.per_query),
+                              ("an integer count", f.integer)) if on]
+    if notes:
+        lines.append("    " + "; ".join(notes))
+    return lines
+
+
+def _param_text(p: Param) -> str:
+    if p.kind == "choice":
+        shown = "|".join(p.choices)
+    elif p.kind == "int" and p.minimum is not None:
+        shown = f"INT>={p.minimum}"
+    elif p.kind == "float":
+        lo, hi = p.bounds
+        lo_r, hi_r = round(lo, 6) + 0.0, round(hi, 6)      # bounds nudged by 1e-12 include the end
+        shown = "FLOAT " + ("[" if lo < lo_r else "(") + f"{lo_r:g}, {hi_r:g}" + ("]" if hi > hi_r else ")")
+    else:
+        shown = p.kind.upper()
+    return f"{p.name}={shown}"
+
+
+def _external_block(name: str) -> List[str]:
+    from irscore.core.registry import EXTERNAL
+
+    fam = EXTERNAL[name]
+    form = name + ("[(" + ", ".join(_param_text(p) for p in fam.params) + ")]" if fam.params else "")
+    if fam.cutoff:
+        form += "@k" if fam.cutoff_required else "[@k]"
+    lines = [f"{name}", f"    names: {form}", f"    computed by {fam.module}"]
+    for p in fam.params:
+        about = [p.doc] if p.doc else []
+        if p.default is not None:
+            about.append(f"default {p.default!r}")
+        if about:
+            lines.append(f"    {p.name}: {'; '.join(about)}")
+    return lines
+
+
+def _sets() -> Dict[str, List[str]]:
+    from irscore.core.measures import MEASURE_SETS
+
+    return dict(MEASURE_SETS)
+
+
+def _judgment_formats() -> List[str]:
+    from irscore.cli.eval import JG_ORDER
+    from irscore.prefs import PREFS_MEASURES, PREFS_SETS
+
+    lines = ["With -R prefs or -R qrels_prefs (preference judgments): " + " ".join(PREFS_MEASURES)]
+    lines += [f"    set {s}: {' '.join(v)}" for s, v in PREFS_SETS.items()]
+    lines.append("With -R qrels_jg (judgment groups): " + " ".join(n for n in JG_ORDER if n not in ("runid", "num_q"))
+                 + "; set qrels_jg")
+    return lines
+
+
+def _resolve_family(name: str) -> Tuple[str, str]:
+    """('trec' | 'external' | 'set', key) for a name given to --family."""
+    from irscore.core.measures import ALIASES, FAMILIES
+    from irscore.core.registry import EXTERNAL
+
+    sets = _sets()
+    for exact in (True, False):
+        def same(a: str, b: str) -> bool:
+            return a == b if exact else a.lower() == b.lower()
+        for table, kind in ((FAMILIES, "trec"), (EXTERNAL, "external"), (sets, "set")):
+            for key in table:
+                if same(key, name):
+                    return kind, key
+        for alias, fam in ALIASES.items():
+            if same(alias, name):
+                return "trec", fam
+    names = sorted(set(FAMILIES) | set(EXTERNAL) | set(ALIASES) | set(sets))
+    close = difflib.get_close_matches(name, names, n=5, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ValueError(f"--family: unknown measure family {name!r}{hint} (irscore measures lists them)")
+
+
+def listing(family: Optional[str] = None) -> str:
+    """The text of ``irscore measures`` (one family with ``family``)."""
+    from irscore.core.measures import FAMILIES
+    from irscore.core.registry import EXTERNAL
+
+    if family is not None:
+        kind, key = _resolve_family(family)
+        if kind == "trec":
+            block = _trec_block(key)
+        elif kind == "external":
+            block = _external_block(key)
+        else:
+            block = [f"{key} (measure set): {' '.join(_sets()[key])}"]
+        return "\n".join(block) + "\n"
+    out = ["Measure names of irscore eval -m, irscore.evaluate and irscore compare -m.",
+           "Per family: the trec_eval -m forms and the output names they print, then the ir_measures-style "
+           "names (NAME(KEY=VALUE,...)@k; [ ] marks what is optional). irscore measures --family NAME shows one.",
+           "", "Measure sets (-m SET; default of irscore eval: official):"]
+    out += [f"    {s}: {' '.join(v)}" for s, v in _sets().items()]
+    out += ["", "trec_eval families (and irscore's extensions of them):"]
+    for name in FAMILIES:
+        out += _trec_block(name)
+    out += ["", "Registered families (ir_measures-style names only):"]
+    for name in EXTERNAL:
+        out += _external_block(name)
+    out += [""] + _judgment_formats()
+    return "\n".join(out) + "\n"
