@@ -16,6 +16,8 @@ API: ``evaluate``, ``read_qrels``, ``read_run``, ``Qrels``, ``Run``):
   bootstrap percentile and BCa).
 - `irscore.stats.risk` -- risk-sensitive evaluation: URisk, TRisk, GeoRisk.
 - `irscore.stats.topicset` -- topic-set-size design and power (Sakai 2016).
+- `irscore.stats.qpp_evaluation` -- evaluation of query performance
+  predictors: correlations with intervals, sMARE, Steiger's test.
 - `irscore.stats.corrections` -- Bonferroni, Holm, Benjamini-Hochberg.
 - [`irscore.stats.comparison`][irscore.stats.comparison] -- [`compare`][irscore.stats.compare] (evaluate the runs on one
   query set, test, correct) and its [`Comparison`][irscore.stats.Comparison] result;
@@ -34,14 +36,16 @@ from irscore.stats.anova_hsd import Anova, anova, standardized_differences
 from irscore.stats.comparison import Comparison, Pair, compare
 from irscore.stats.corrections import adjust
 from irscore.stats.intervals import mean_ci
+from irscore.stats.qpp_evaluation import QPPEvaluation, compare_predictors, qpp
+from irscore.stats.qpp_evaluation import correlation as qpp_correlation
 from irscore.stats.risk import TRisk, georisk, trisk, urisk
 from irscore.stats.topicset import (AchievedPower, achieved_power, expected_ci_width, power_anova, power_t_test,
                                     topics_for_anova, topics_for_ci, topics_for_t_test, variance_estimate)
 from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
                                   tukey_randomized, wilcoxon_test)
 
-__all__ = ["AchievedPower", "Anova", "Comparison", "Pair", "TRisk", "achieved_power", "adjust", "anova",
-           "bootstrap_test", "compare", "effect_sizes", "expected_ci_width", "georisk", "mean_ci", "power_anova",
-           "power_t_test", "randomization_test", "sign_test", "standardized_differences", "t_test",
-           "topics_for_anova", "topics_for_ci", "topics_for_t_test", "trisk", "tukey_hsd", "tukey_randomized",
-           "urisk", "variance_estimate", "wilcoxon_test"]
+__all__ = ["AchievedPower", "Anova", "Comparison", "Pair", "QPPEvaluation", "TRisk", "achieved_power", "adjust",
+           "anova", "bootstrap_test", "compare", "compare_predictors", "effect_sizes", "expected_ci_width", "georisk",
+           "mean_ci", "power_anova", "power_t_test", "qpp", "qpp_correlation", "randomization_test", "sign_test",
+           "standardized_differences", "t_test", "topics_for_anova", "topics_for_ci", "topics_for_t_test", "trisk",
+           "tukey_hsd", "tukey_randomized", "urisk", "variance_estimate", "wilcoxon_test"]
