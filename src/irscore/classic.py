@@ -14,7 +14,7 @@ from irscore.core import parallel as _parallel
 from irscore.core.aggregate import summarize
 from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run, tie_mode
-from irscore.core.files import check_path, read_text
+from irscore.core.files import check_path, fields, read_text, text_lines
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join
 from irscore.core.measures import Measure, expand_spec, resolve
@@ -290,10 +290,10 @@ def read_qrels_jg(path: Any) -> Dict[str, Dict[str, Dict[str, int]]]:
     and line (trec_eval refuses them too)."""
     name = check_path(path, "qrels_jg")
     out: Dict[str, Dict[str, Dict[str, int]]] = {}
-    for lineno, line in enumerate(read_text(name, "qrels_jg").splitlines(), 1):
+    for lineno, line in enumerate(text_lines(read_text(name, "qrels_jg")), 1):
         if line.startswith("#"):
             continue
-        f = line.split()
+        f = fields(line)
         if len(f) != 4:
             raise ValueError(f"{name}:{lineno}: malformed qrels_jg line (want 'qid jg docno rel', "
                              f"got {len(f)} fields)")

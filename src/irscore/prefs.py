@@ -26,7 +26,7 @@ import numpy as np
 from irscore import _prefs
 from irscore.core.aggregate import running_sum
 from irscore.core.data import Run
-from irscore.core.files import check_path, read_text
+from irscore.core.files import check_path, fields, read_text, text_lines
 from irscore.core.io import as_run
 
 __all__ = ["PREFS_MEASURES", "PREFS_SETS", "Prefs", "read_prefs", "read_qrels_prefs", "evaluate_prefs",
@@ -129,10 +129,11 @@ def _read(path: Any, qrels_prefs: bool) -> Prefs:
     lines: Dict[str, List[Tuple[str, str, str, float]]] = {}
     where: Dict[Tuple[str, str, str, str], str] = {}
     negative: List[int] = []
-    for lineno, line in enumerate(read_text(name, what).splitlines(), 1):
+    # lines end at "\n" only; fields split on ASCII white space (the qrels reader's rule)
+    for lineno, line in enumerate(text_lines(read_text(name, what)), 1):
         if line.startswith("#"):
             continue
-        f = line.split()
+        f = fields(line)
         if len(f) != n_fields:
             raise ValueError(f"{name}:{lineno}: malformed {what} line (want '{want}', got {len(f)} fields)")
         if qrels_prefs:

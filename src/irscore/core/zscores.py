@@ -18,7 +18,7 @@ from typing import Any, Dict, Mapping, Tuple, Union
 
 import numpy as np
 
-from irscore.core.files import check_path, read_text
+from irscore.core.files import check_path, fields, read_text, text_lines
 
 __all__ = ["MISSING_ZSCORE_VALUE", "ZScores", "read_zscores", "as_zscores", "standardize"]
 
@@ -46,14 +46,15 @@ def read_zscores(path: Union[str, "os.PathLike[str]"]) -> ZScores:
     text = read_text(name)
     out: ZScores = {}
     n = 0
-    for lineno, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
+    # lines end at "\n" only; fields split on ASCII white space (the qrels reader's rule)
+    for lineno, line in enumerate(text_lines(text), 1):
+        f = fields(line)
+        if not f:
             raise ValueError(f"{name}:{lineno}: malformed z-score line (empty; trec_eval refuses it)")
-        if len(fields) != 4:
+        if len(f) != 4:
             raise ValueError(f"{name}:{lineno}: malformed z-score line (want 'qid measure mean stddev', "
-                             f"got {len(fields)} fields)")
-        qid, meas, mean, sd = fields
+                             f"got {len(f)} fields)")
+        qid, meas, mean, sd = f
         # trec_eval reads the numbers with atof(): a malformed number is refused here instead
         out.setdefault(qid, {})[meas] = (_number(mean, name, lineno, "mean"),
                                          _number(sd, name, lineno, "stddev"))
