@@ -13,7 +13,7 @@
 #define IRS_EXACTSUM_H
 
 #include <stdint.h>
-#include <math.h>
+#include <string.h>
 
 /* bit 0 weighs 2^-IRS_EXACT_BIAS; the smallest subnormal's bit is bit 1 and
  * the largest double's top bit is bit 2151: 68 limbs, 2 more of headroom for
@@ -22,18 +22,23 @@
 #define IRS_EXACT_LIMBS 70
 #define IRS_EXACT_BATCH (1 << 30)
 
-/* Adds a finite double (the caller checks finiteness). */
+/* Adds a finite double (the caller checks finiteness): its 53-bit significand,
+ * read from the IEEE 754 bits, at the bit position of its lowest bit. */
 static inline void irs_exact_add(int64_t *L, double v) {
-    int e, i, sh;
-    double m;
-    int64_t mi, s;
-    uint64_t u, lo, hi;
-    if (v == 0.0) return;
-    m = frexp(v, &e);                       /* v = m 2^e, 0.5 <= |m| < 1 */
-    mi = (int64_t)ldexp(m, 53);             /* exact: |mi| < 2^53 */
-    s = mi < 0 ? -1 : 1;
-    u = (uint64_t)(mi < 0 ? -mi : mi);
-    i = e - 53 + IRS_EXACT_BIAS;            /* bit position of mi's lowest bit, >= 1 */
+    uint64_t bits, u, lo, hi;
+    int ef, i, sh;
+    int64_t s;
+    memcpy(&bits, &v, sizeof bits);
+    ef = (int)((bits >> 52) & 0x7ff);
+    u = bits & ((UINT64_C(1) << 52) - 1);
+    if (ef == 0) {                           /* zero or subnormal: u * 2^-1074 */
+        if (u == 0) return;
+        ef = 1;
+    } else {
+        u |= UINT64_C(1) << 52;              /* normal: u * 2^(ef - 1075) */
+    }
+    s = (bits >> 63) ? -1 : 1;
+    i = ef - 1075 + IRS_EXACT_BIAS;          /* bit position of u's lowest bit, >= 53 */
     sh = i & 31;
     i >>= 5;
     /* u << sh spans at most 85 bits: three 32-bit chunks */

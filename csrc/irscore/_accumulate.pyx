@@ -41,27 +41,34 @@ def add(tuple values, int64_t[:, ::1] limbs, double[::1] running, int64_t[::1] c
     cdef Py_ssize_t nm = len(values), j, i, n
     cdef const double[:] v
     cdef double x
-    cdef list views = []
     _check_state(limbs, running, counts, nm)
+    if nm > 64:
+        raise ValueError(f"values: at most 64 measures per call, got {nm}")
+    # the arrays' data (the tuple keeps them alive during the call)
+    cdef const char *ptr[64]
+    cdef Py_ssize_t stride[64]
+    cdef Py_ssize_t length[64]
     for j in range(nm):
         v = values[j]
-        for i in range(v.shape[0]):
+        n = v.shape[0]
+        length[j] = n
+        stride[j] = v.strides[0]
+        ptr[j] = <const char *> &v[0] if n > 0 else NULL
+        for i in range(n):
             x = v[i]
             if isinf(x) or (isnan(x) and not skip_nan):
                 raise ValueError(f"values[{j}][{i}] = {x!r}: a per-query value must be finite"
                                  + ("" if skip_nan else " (NaN is left out only with empty=nan)"))
-        views.append(v)
     cdef int64_t c, pending
     cdef double r
-    for j in range(nm):
-        v = views[j]
-        n = v.shape[0]
-        with nogil:
+    with nogil:
+        for j in range(nm):
+            n = length[j]
             c = 0
             pending = 0
             r = running[j]
             for i in range(n):
-                x = v[i]
+                x = (<const double *> (ptr[j] + i * stride[j]))[0]
                 if isnan(x):
                     continue
                 r += x

@@ -108,6 +108,7 @@ def error_message(exc: BaseException) -> str:
     """One line naming the file where the exception knows it."""
     if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
         msg = f"{exc.filename}: {exc.strerror}"
+            check_stdin_once(args)
     elif isinstance(exc, RecursionError):
         msg = "input nested too deeply"
     elif isinstance(exc, MemoryError):
@@ -115,6 +116,22 @@ def error_message(exc: BaseException) -> str:
     else:
         msg = str(exc) or type(exc).__name__
     return " ".join(msg.split())
+
+# the arguments that name input files ("-" is standard input)
+FILE_ARGUMENTS = ("qrels", "run", "runs", "gold", "system", "Z")
+
+
+def check_stdin_once(args: argparse.Namespace) -> None:
+    """Standard input (``-``) can be read once: at most one file argument is ``-``."""
+    named = []
+    for dest in FILE_ARGUMENTS:
+        value = getattr(args, dest, None)
+        for v in value if isinstance(value, list) else [value]:
+            if v == "-":
+                named.append(dest)
+    if len(named) > 1:
+        raise ValueError(f"standard input (-) given {len(named)} times ({', '.join(named)}); it can be read once")
+
 
 
 if __name__ == "__main__":  # pragma: no cover

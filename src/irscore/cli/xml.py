@@ -9,11 +9,12 @@ or an element TSV (``topic doc start end exh spe``); RUN a FOL run
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import Any, List
 
 from irscore.core.aggregate import running_mean
-from irscore.core.files import open_text
+from irscore.core.files import peek
 
 HELP = "XML / focused retrieval measures (iP/MAiP, XCG, HiXEval, inex_eval, gP, ...) of a FOL run"
 
@@ -75,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _detect(path: str) -> str:
-    with open_text(path) as fh:
+    # peek: a stream ("-", a pipe) is kept for the read that follows
+    with io.StringIO(peek(path, 1 << 16, "qrels").decode("utf-8", "replace")) as fh:
         for line in fh:
             toks = line.split("#", 1)[0].split()
             if not toks:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import mmap
 import os
 import queue
-import sys
 import threading
 from typing import IO, Any, Dict, List, Mapping, Optional, Union
 
@@ -17,7 +16,7 @@ import numpy as np
 from irscore import _trec_io
 from irscore.core import parallel as _parallel
 from irscore.core.data import Qrels, Run, tie_mode
-from irscore.core.files import GZIP_ERRORS, InputFileError, check_path, gzip_error, is_gzip, open_binary
+from irscore.core.files import GZIP_ERRORS, InputFileError, gzip_error, open_source
 from irscore.core.frames import qrels_from_frame, run_from_frame
 
 __all__ = ["read_qrels", "read_run", "results_frame", "InputFileError"]
@@ -29,10 +28,10 @@ _CHUNK = 1 << 24
 _SPLIT_MIN = 1 << 24
 
 
-def _parse_split(name: str, kind: str, parts: int) -> Dict[str, Any]:
+def _parse_split(name: str, kind: str, parts: int, data: Any = None) -> Dict[str, Any]:
     """A plain file parsed in ``parts`` pieces on the package's threads, from a
-    memory map whose parsed pages are released as it goes, straight into
-    columns grouped by query."""
+    memory map whose parsed pages are released as it goes (or from ``data``, a
+    stream's content already in memory), straight into columns grouped by query."""
     spans = [(k, k + 1) for k in range(parts)]
 
     def parse(data: Any, release: bool) -> Dict[str, Any]:
@@ -48,40 +47,41 @@ def _parse_split(name: str, kind: str, parts: int) -> Dict[str, Any]:
             sp.close()      # the map's export ends here, also when an error is on its way
         return out
 
-    if os.path.getsize(name) == 0:
-        return parse(b"", False)          # an empty file cannot be mapped
-    with open(name, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        mview = memoryview(mm)
-        try:
-            return parse(mview, True)
-        finally:
-            mview.release()
+    if data is not None:
+        return parse(data, False)
+    with open(name, "rb") as fm:
+        if os.fstat(fm.fileno()).st_size == 0:
+            return parse(b"", False)          # an empty file cannot be mapped
+        with mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            mview = memoryview(mm)
+            try:
+                return parse(mview, True)
+            finally:
+                mview.release()
 
 
 def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
-    name = os.fspath(path)
-    if name == "-":  # standard input, as trec_eval reads a run named "-"
-        parser = _trec_io.TrecParser(kind, "<stdin>")
-        stdin = sys.stdin.buffer
-        while True:
-            chunk = stdin.read(_CHUNK)
-            if not chunk:
-                break
-            parser.feed(chunk)
-        return _finish(parser, "<stdin>", kind)
-    name = check_path(name, kind)
-    size = os.path.getsize(name)
-    if size >= _SPLIT_MIN and not is_gzip(name):
+    # "-" is standard input, as trec_eval reads a run named "-"; pipes, FIFOs and
+    # devices are read whole first (files.open_source), then parsed as a file is
+    src = open_source(path, kind)
+    name = src.name
+    if src.compression is None and src.data is not None:
+        if len(src.data) >= _SPLIT_MIN:
+            return _finish_split(_parse_split(name, kind, _parallel.cpu_count(), src.data), name, kind)
+        parser = _trec_io.TrecParser(kind, name)
+        parser.feed(src.data)
+        return _finish(parser, name, kind)
+    if src.compression is None and src.size >= _SPLIT_MIN:
         return _finish_split(_parse_split(name, kind, _parallel.cpu_count()), name, kind)
     parser = _trec_io.TrecParser(kind, name)
-    if is_gzip(name):
-        with open_binary(name, kind) as f:
+    if src.compression is not None:
+        with src.open() as f:
             _feed_pipelined(f, parser, name)
         return _finish(parser, name, kind)
     buf = bytearray(_CHUNK)
     view = memoryview(buf)
     first = True
-    with open_binary(name, kind) as f:
+    with src.open() as f:
         while True:
             n = f.readinto(buf)  # type: ignore[attr-defined]
             if not n:
@@ -90,7 +90,7 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
             if first:
                 first = False
                 if n == _CHUNK:
-                    parser.reserve(size)
+                    parser.reserve(src.size)
     return _finish(parser, name, kind)
 
 

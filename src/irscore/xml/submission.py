@@ -29,7 +29,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from irscore.core.files import GZIP_ERRORS, gzip_error, open_binary
+from irscore.core.files import open_binary, peek
 from irscore.xml.model import Span, XmlRun, check_offset
 
 
@@ -235,10 +235,6 @@ def write_fol(run: XmlRun, path: Any, *, run_id: Optional[str] = None) -> None:
 
 def looks_like_xml(path: Any) -> bool:
     """Whether the file's first non-blank character is ``<`` (an XML run)."""
-    name = os.fspath(path)
-    try:
-        with open_binary(name, "run") as fh:
-            head = fh.read(512).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except GZIP_ERRORS as exc:
-        raise gzip_error(name, exc) from None
+    # peek: a stream ("-", a pipe) is kept for the read that follows
+    head = peek(path, 512, "run").lstrip(b"\xef\xbb\xbf \t\r\n")
     return head[:1] == b"<"
