@@ -92,6 +92,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     with warnings.catch_warnings():
         warnings.showwarning = one_line  # restored on exit
         try:
+            check_stdin_once(args)
             return int(args._run(args))
         except BrokenPipeError:  # e.g. `irscore eval ... | head`
             return 0
@@ -99,23 +100,6 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"irscore {args.command}: error: {error_message(exc)}", file=sys.stderr)
             return 2
 
-
-# What bad input (files, options) raises; reported in one line, exit status 2.
-USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError, OverflowError, MemoryError)
-
-
-def error_message(exc: BaseException) -> str:
-    """One line naming the file where the exception knows it."""
-    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
-        msg = f"{exc.filename}: {exc.strerror}"
-            check_stdin_once(args)
-    elif isinstance(exc, RecursionError):
-        msg = "input nested too deeply"
-    elif isinstance(exc, MemoryError):
-        msg = f"not enough memory: {exc}" if str(exc) else "not enough memory"
-    else:
-        msg = str(exc) or type(exc).__name__
-    return " ".join(msg.split())
 
 # the arguments that name input files ("-" is standard input)
 FILE_ARGUMENTS = ("qrels", "run", "runs", "gold", "system", "Z")
@@ -132,6 +116,22 @@ def check_stdin_once(args: argparse.Namespace) -> None:
     if len(named) > 1:
         raise ValueError(f"standard input (-) given {len(named)} times ({', '.join(named)}); it can be read once")
 
+
+# What bad input (files, options) raises; reported in one line, exit status 2.
+USER_ERRORS = (ValueError, TypeError, OSError, EOFError, zlib.error, RecursionError, OverflowError, MemoryError)
+
+
+def error_message(exc: BaseException) -> str:
+    """One line naming the file where the exception knows it."""
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        msg = f"{exc.filename}: {exc.strerror}"
+    elif isinstance(exc, RecursionError):
+        msg = "input nested too deeply"
+    elif isinstance(exc, MemoryError):
+        msg = f"not enough memory: {exc}" if str(exc) else "not enough memory"
+    else:
+        msg = str(exc) or type(exc).__name__
+    return " ".join(msg.split())
 
 
 if __name__ == "__main__":  # pragma: no cover
