@@ -43,7 +43,9 @@ RANX_NAMES = ["f1@10", "f1@1", "f1@3", "f1", "f1@10-l2", "f1@5-l3",
               "ndcg@10", "ndcg@10-l2", "ndcg@5-l3", "ndcg-l2", "dcg@10", "ndcg_burges@10-l1",
               "rbp.95", "rbp.8", "rbp.5", "rbp.95-l2", "rbp.99-l3",
               "precision@10-l2", "precision@5-l3", "recall@10-l2", "map@100-l2", "map-l2", "map@10-l1",
-              "mrr@10-l2", "mrr-l3", "hits@10-l2", "hit_rate@5-l2", "r-precision-l2", "precision@10-l0"]
+              "mrr@10-l2", "mrr-l3", "hits@10-l2", "hit_rate@5-l2", "r-precision-l2", "precision@10-l0",
+              "map", "map@10", "precision@10", "recall@100", "mrr", "mrr@10", "hit_rate@5", "r-precision",
+              "hits", "hits@5"]
 
 
 def test_ranx_names_against_ranx():
