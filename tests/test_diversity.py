@@ -319,3 +319,66 @@ def test_more_than_64_intents_agree_with_pyndeval():
         ref = {m.query_id: m.value for m in prov.evaluator([irm.parse_measure(name)], irq).iter_calc(run)}
         assert len(ref) == 30
         assert all(abs(ref[q] - ours[name][q]) <= 1e-9 for q in ref), name
+
+
+_HUGE_CUTOFFS = r'''
+import sys
+sys.path.insert(0, "tests")
+import numpy as np
+from irscore import diversity
+from test_diversity import random_case
+judgments, run = random_case(np.random.default_rng(6), 60, ties=True)
+dq = diversity.as_diversity_qrels(judgments)
+big = [2 ** 63 - 1, 10 ** 8]
+names = [f"{m}@{k}" for k in big for m in ("alpha_nDCG", "nERR_IA", "alpha_DCG", "ERR_IA", "P_IA", "StRecall")]
+names += ["alpha_DCG(alpha=0.01)@9223372036854775807", "alpha_nDCG(alpha=0)@9223372036854775807"]
+got = diversity.evaluate(dq, run, names, per_query=True)
+# every ranking and every ideal ends before rank 100: the values at 100 carry over
+near = diversity.evaluate(dq, run, [n.replace("@9223372036854775807", "@100").replace("@100000000", "@100")
+                                    for n in names], per_query=True)
+for name in names:
+    short = name.replace("@9223372036854775807", "@100").replace("@100000000", "@100")
+    for q, v in got[name].items():
+        if name.startswith("P_IA"):          # relevant pairs / (k M): only k changes
+            k = 2 ** 63 - 1 if "@9223" in name else 10 ** 8
+            assert v == near[short][q] * 100 / k or abs(v - near[short][q] * 100 / k) <= 1e-15 * v, (name, q)
+        elif name.startswith(("alpha_DCG", "ERR_IA")):    # the ideal-ideal sums are final by rank 100 * 37
+            assert v <= near[short][q], (name, q)
+        else:
+            assert v == near[short][q], (name, q)
+alone = diversity.evaluate(dq, run, ["alpha_DCG@4000", "ERR_IA@4000"], per_query=True)
+assert got["alpha_DCG@9223372036854775807"] == alone["alpha_DCG@4000"]
+assert got["ERR_IA@9223372036854775807"] == alone["ERR_IA@4000"]
+print("ok")
+'''
+
+
+def test_huge_cutoffs_cost_no_more_than_the_input():
+    """Past the end of a ranking nothing more is gained, and the greedy ideal
+    ends with the judged documents: a cutoff of 2**63 - 1 takes the time of a
+    short one (the work used to run to the cutoff: 10**8 took seconds, 2**63 - 1
+    never ended).  alpha-DCG and ERR-IA normalise by the ideal-ideal sums to
+    k, which stop changing in double precision (with alpha = 0.5 after about
+    55 ranks): their values at 2**63 - 1 equal those at 4,000."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", _HUGE_CUTOFFS], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+def test_cutoffs_out_of_range_are_value_errors():
+    import irscore
+
+    dq = diversity.as_diversity_qrels(JUDGMENTS)
+    for evaluate in (diversity.evaluate, irscore.evaluate):
+        with pytest.raises(ValueError, match="cutoff must be at most 2\\*\\*63 - 1"):
+            evaluate(dq, RUN, "alpha_nDCG@99999999999999999999")
+        # alpha = 0: the ideal-ideal sums never stop changing; the stated limit is 2**20 ranks
+        with pytest.raises(ValueError, match="alpha_DCG.*still changes at rank 1048576"):
+            evaluate(dq, RUN, "alpha_DCG(alpha=0)@1048577")
+        with pytest.raises(ValueError, match="ERR_IA.*still changes at rank 1048576"):
+            evaluate(dq, RUN, "ERR_IA(alpha=0)@9223372036854775807")
+    # the measures that do not read those sums are computed
+    r = diversity.evaluate(dq, RUN, ["alpha_nDCG(alpha=0)@9223372036854775807", "alpha_DCG(alpha=0)@1048576"])
+    want = diversity.evaluate(dq, RUN, ["alpha_nDCG(alpha=0)@3"])["alpha_nDCG(alpha=0)@3"]
+    assert r["alpha_nDCG(alpha=0)@9223372036854775807"] == want and r["alpha_DCG(alpha=0)@1048576"] > 0

@@ -316,3 +316,63 @@ def test_ties_follow_trec_order():
         # ties in the reference's ranking order: pass it distinct scores in trec order
         trec_scores = {d: float(len(ranking) - i) for i, d in enumerate(ranking)}
         assert got[q]["Compat"] == pytest.approx(compat_ref(qrels[q], trec_scores, 0.95, True), abs=1e-12)
+
+
+# ---------------------------------------------------------------- huge parameters
+
+def test_err_huge_cutoff_and_max_rel():
+    """A cutoff past every ranking and ideal (2**62 or more) is the whole
+    ranking, exactly; max_rel beyond the kernel's 1..1000 is a ValueError
+    naming it (both were OverflowErrors from the kernel's int64)."""
+    qrels, run = random_case(np.random.default_rng(3), 50)
+    names = ["ERR@99999999999999999999", "nERR@99999999999999999999", "ERR@9223372036854775807", "ERR", "nERR"]
+    r = irscore.evaluate(qrels, run, names, per_query=True)
+    assert r["ERR@99999999999999999999"] == r["ERR"] == r["ERR@9223372036854775807"]
+    nerr = r["nERR@99999999999999999999"]
+    assert all(nerr[q] == v or (math.isnan(nerr[q]) and math.isnan(v)) for q, v in r["nERR"].items())
+    for name in ["ERR(max_rel=10000000000000000000000)@5", "ERR(max_rel=1001)@5", "nERR(max_rel=99999999999999999999)"]:
+        with pytest.raises(ValueError, match="max_rel must be an integer in 1..1000"):
+            irscore.evaluate(qrels, run, name)
+
+
+def test_cwl_huge_parameters():
+    """The C/W/L cutoff is read only as "position < cutoff" over the model's
+    depth: a cutoff past depth + 1 changes nothing; depth (which the work
+    follows) above 10**7, and grades beyond +-2**62, are ValueErrors naming
+    them (they were OverflowErrors from the kernel's int64)."""
+    qrels, run = random_case(np.random.default_rng(4), 40, max_grade=3)
+    big = "99999999999999999999"
+    for m in ("SDCG", "BPM", "NERR8", "NERR9"):
+        r = irscore.evaluate(qrels, run, [f"{m}@{big}", f"{m}@1001"], per_query=True)
+        assert r[f"{m}@{big}"] == r[f"{m}@1001"], m
+    for name, arg in [(f"INST(depth={big})", "depth"), ("INSQ(depth=10000001)", "depth"),
+                      (f"SDCG(max_rel={big})@5", "max_rel")]:
+        with pytest.raises(ValueError, match=f"{arg} must be an integer"):
+            irscore.evaluate(qrels, run, name)
+
+
+_DEEP_MODELS = r'''
+import sys, time
+sys.path.insert(0, "tests")
+import numpy as np
+import irscore
+from test_usermodel import random_case
+qrels, run = random_case(np.random.default_rng(5), 200, max_grade=3)
+t = time.perf_counter()
+r = irscore.evaluate(qrels, run, ["NERR10(depth=10000000)", "NERR10(depth=1000)", "NERR10(p=0.99,depth=10000000)",
+                                  "NERR10(p=0.99,depth=100000)"], per_query=True)
+assert r["NERR10(depth=10000000)"] == r["NERR10(depth=1000)"]
+assert r["NERR10(p=0.99,depth=10000000)"] == r["NERR10(p=0.99,depth=100000)"]
+print("ok", time.perf_counter() - t)
+'''
+
+
+def test_cwl_depth_past_the_converged_sums_costs_nothing():
+    """Past the ranking a C/W/L model's sums stop changing (geometrically for
+    NERR10): the loop ends there with the value it would reach at ``depth``,
+    so NERR10(depth=10**7) on 200 queries takes what depth 1000 takes (it ran
+    10**7 positions per query)."""
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", _DEEP_MODELS], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stderr[-2000:]

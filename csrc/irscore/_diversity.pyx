@@ -18,7 +18,7 @@ discounted gain, ties to the row order), built to the depth the requested
 measures need.  Every entry point checks its own memory preconditions.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 from libc.math cimport log, ceil, NAN
 
 # columns per cutoff, then the three whole-ranking measures
@@ -136,6 +136,62 @@ cdef void ideal_pass(int64_t r0, int64_t nrows, int64_t M, const int64_t[::1] in
         ci += 1
 
 
+cdef inline void cutoff_values(double[:, ::1] out, Py_ssize_t q, Py_ssize_t ci, int64_t k, double dcg, double err,
+                               int64_t pairs, int64_t covered, int64_t Ma, const double *idcg, const double *ierr,
+                               const double *ii, Py_ssize_t ncut) noexcept nogil:
+    """The six measures at cutoff ``k`` (the ``ci``-th) from the sums over the
+    ranking's first ``k`` documents; ``ii``: the ideal-ideal DCG sums at each
+    cutoff, then the ERR sums."""
+    out[q, PER_CUTOFF * ci + K_ADCG] = dcg / ii[ci]
+    out[q, PER_CUTOFF * ci + K_ANDCG] = dcg / idcg[ci] if dcg != 0.0 else 0.0
+    out[q, PER_CUTOFF * ci + K_ERRIA] = err / ii[ncut + ci]
+    out[q, PER_CUTOFF * ci + K_NERRIA] = err / ierr[ci] if err != 0.0 else 0.0
+    out[q, PER_CUTOFF * ci + K_PIA] = <double> pairs / (<double> k * <double> Ma)
+    out[q, PER_CUTOFF * ci + K_STREC] = <double> covered / <double> Ma
+
+
+#: the deepest rank to which the ideal-ideal sums of alpha-DCG@k and ERR-IA@k are
+#: summed while they still change (with alpha > 0 they stop changing in double
+#: precision after about 37 / alpha ranks; with alpha = 0 never)
+cdef int64_t II_LIMIT = 1048576
+
+
+cdef void ideal_ideal(int64_t Ma, double alpha, const int64_t *cut, Py_ssize_t ncut, const double *disc_tab,
+                      int64_t ntab, double *iid, double *iie) noexcept nogil:
+    """The ideal-ideal DCG and ERR sums (gain ``Ma (1 - alpha)**(r - 1)`` at
+    rank r) at each cutoff, summed rank by rank as ndeval sums them.  The
+    terms never increase, so once one leaves both sums unchanged every later
+    one does: the sums are final there, and the work ends (for any cutoff).
+    A cutoff past ``II_LIMIT`` whose sums still change there gets NaN."""
+    cdef double g = <double> Ma, d = 0.0, e = 0.0, t_d, t_e, disc
+    cdef int64_t k = 0, kend = cut[ncut - 1]
+    cdef Py_ssize_t ci = 0
+    cdef bint final = False
+    if kend > II_LIMIT:
+        kend = II_LIMIT
+    while True:
+        disc = disc_tab[k] if k < ntab else log(2.0) / log(<double> k + 2.0)
+        t_d = g * disc
+        t_e = g / <double> (k + 1)
+        if d + t_d == d and e + t_e == e:
+            final = True
+            break
+        if k >= kend:
+            break
+        d += t_d
+        e += t_e
+        g *= 1.0 - alpha
+        k += 1
+        while ci < ncut and cut[ci] == k:
+            iid[ci] = d
+            iie[ci] = e
+            ci += 1
+    while ci < ncut:
+        iid[ci] = d if final else NAN
+        iie[ci] = e if final else NAN
+        ci += 1
+
+
 def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const int64_t[::1] judged_pos,
               const int32_t[::1] judged_row, const int64_t[::1] row_off,
               const int64_t[::1] int_off, const int32_t[::1] intent, const int32_t[::1] grade,
@@ -149,12 +205,17 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
     scores 0 everywhere.  ``need_nrbp``: build the ideal ranking deep enough
     for nNRBP (else only to the largest cutoff); ``whole``: scan the whole
     ranking for NRBP, nNRBP and AP-IA (else they are NaN and the scan stops
-    at the largest cutoff)."""
+    at the largest cutoff).  The work is bounded by the rankings and the
+    judgments, not by the cutoffs: past the end of a ranking the measures
+    keep their values (alpha-DCG@k and ERR-IA@k: over the ideal-ideal sums
+    to k, computed once per number of intents and stopped where they stop
+    changing; NaN for a cutoff past ``II_LIMIT`` where they still change,
+    which only a tiny alpha allows)."""
     cdef Py_ssize_t nq, q, i, ci
     cdef Py_ssize_t ncut = cutoffs.shape[0]
     cdef int64_t nrows_all, nints_all, r0, nrows, M, Ma, lo, n, row, a, j, k, p, pend, depth, nrbp_depth
     cdef int64_t maxM = 1, maxR = 1, bad = -1, bad_intent = -1, pairs, covered
-    cdef double s, dcg, err, decay, nrbp, ideal_nrbp, ii_dcg, ii_err, ii_gain, norm, disc
+    cdef double s, dcg, err, decay, nrbp, ideal_nrbp, norm, disc
     cdef int64_t kmax
     cdef double *gain
     cdef double *ap
@@ -168,6 +229,8 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
     cdef uint64_t *gmask
     cdef double *base
     cdef double *disc_tab = NULL
+    cdef double *ii_tab = NULL
+    cdef char *ii_done = NULL
     cdef int64_t ntab
     if offsets.shape[0] < 1 or row_off.shape[0] != offsets.shape[0] or judged_off.shape[0] != offsets.shape[0]:
         raise ValueError("offsets, judged_off and row_off must all hold n_queries + 1 entries")
@@ -222,9 +285,14 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
     if ntab > 65536:
         ntab = 65536
     disc_tab = <double *> malloc((ntab + 1) * sizeof(double))
-    if base == NULL or disc_tab == NULL:
+    # the ideal-ideal sums at each cutoff for each number of intents (0..maxM), computed when first needed
+    ii_tab = <double *> malloc((2 * ncut * (maxM + 1) + 1) * sizeof(double))
+    ii_done = <char *> calloc(maxM + 1, sizeof(char))
+    if base == NULL or disc_tab == NULL or ii_tab == NULL or ii_done == NULL:
         free(base)
         free(disc_tab)
+        free(ii_tab)
+        free(ii_done)
         raise MemoryError()
     for k in range(ntab):
         disc_tab[k] = log(2.0) / log(<double> k + 2.0)
@@ -285,15 +353,16 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
                 decay = 1.0
                 pairs = 0
                 covered = 0
-                ii_dcg = 0.0
-                ii_err = 0.0
-                ii_gain = <double> Ma
+                if ncut and not ii_done[Ma]:
+                    ideal_ideal(Ma, alpha, &cutoffs[0], ncut, disc_tab, ntab, ii_tab + 2 * ncut * Ma,
+                                ii_tab + 2 * ncut * Ma + ncut)
+                    ii_done[Ma] = 1
                 ci = 0
                 k = 0
                 p = judged_off[q]
                 pend = judged_off[q + 1]
                 kmax = cutoffs[ncut - 1] if ncut else 0
-                while (k < n and (whole or k < kmax)) or (ci < ncut and k < kmax):
+                while k < n and (whole or k < kmax):     # the ranking, no further
                     s = 0.0
                     if k < n and p < pend and judged_pos[p] == k:
                         row = judged_row[p]
@@ -318,20 +387,17 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
                         disc = disc_tab[k] if k < ntab else log(2.0) / log(<double> k + 2.0)
                         dcg += s * disc
                         err += s / <double> (k + 1)
-                        ii_dcg += ii_gain * disc
-                        ii_err += ii_gain / <double> (k + 1)
-                        ii_gain *= 1.0 - alpha
                     k += 1
                     while ci < ncut and cutoffs[ci] == k:
-                        out[q, PER_CUTOFF * ci + K_ADCG] = dcg / ii_dcg
-                        out[q, PER_CUTOFF * ci + K_ANDCG] = dcg / idcg[ci] if dcg != 0.0 else 0.0
-                        out[q, PER_CUTOFF * ci + K_ERRIA] = err / ii_err
-                        out[q, PER_CUTOFF * ci + K_NERRIA] = err / ierr[ci] if err != 0.0 else 0.0
-                        out[q, PER_CUTOFF * ci + K_PIA] = <double> pairs / (<double> k * <double> Ma)
-                        out[q, PER_CUTOFF * ci + K_STREC] = <double> covered / <double> Ma
+                        cutoff_values(out, q, ci, k, dcg, err, pairs, covered, Ma, idcg, ierr,
+                                      ii_tab + 2 * ncut * Ma, ncut)
                         ci += 1
                 if bad >= 0:
                     break
+                while ci < ncut:        # cutoffs past the ranking: nothing more is gained
+                    cutoff_values(out, q, ci, cutoffs[ci], dcg, err, pairs, covered, Ma, idcg, ierr,
+                                  ii_tab + 2 * ncut * Ma, ncut)
+                    ci += 1
                 if not whole:
                     for ci in range(N_WHOLE):
                         out[q, PER_CUTOFF * ncut + ci] = NAN
@@ -350,6 +416,8 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
     finally:
         free(base)
         free(disc_tab)
+        free(ii_tab)
+        free(ii_done)
     if bad_intent >= 0:
         raise ValueError(f"intent {intent[bad_intent]} (judgment {bad_intent}) outside its query's "
                          f"0..n_intents - 1")

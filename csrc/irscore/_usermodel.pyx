@@ -146,7 +146,8 @@ cdef void cwl_kernel(const int32_t[::1] rel, const int64_t[::1] offsets, int kin
                      double[::1] out) noexcept nogil:
     """Expected utility per item, sum_i W_i g_i, of the C/W/L model over the
     first ``depth`` positions (the ranking padded with zero gains): W_i is
-    proportional to prod_{j<i} C_j and sums to 1."""
+    proportional to prod_{j<i} C_j and sums to 1.  Past the ranking the loop
+    ends where the sums stop changing (the same value as running to ``depth``)."""
     cdef Py_ssize_t nq = offsets.shape[0] - 1
     cdef Py_ssize_t q, lo, n
     cdef int64_t i
@@ -188,6 +189,11 @@ cdef void cwl_kernel(const int32_t[::1] rel, const int64_t[::1] offsets, int kin
                 C = C * C * (1.0 - g)
             P *= C
             if P == 0.0:
+                break
+            # past the ranking (gain 0) with C <= 1, which stays so (C is constant there or
+            # increases towards 1): P never grows, so once adding it leaves sumP unchanged every
+            # later position does too, and sumPG gains exact zeros: the value is final
+            if i >= n and C <= 1.0 and sumP + P == sumP:
                 break
         out[q] = sumPG / sumP
 

@@ -23,6 +23,12 @@ from irscore.core.joined import Joined, ResultCache, ranked_lists
 
 __all__ = ["compute_measure", "cwl_values", "compat_values", "CWL_MEASURES"]
 
+#: the most positions of a C/W/L model (``depth``): the sums run over every position (past the
+#: ranking until they stop changing), so the work per query grows with it
+MAX_DEPTH = 10_000_000
+#: the largest |min_rel|, |max_rel| (their difference stays within the kernel's int64)
+_MAX_GRADE = 2 ** 62
+
 CWL_MEASURES = ("INST", "INSQ", "BPM", "SDCG", "NERR8", "NERR9", "NERR10", "NERR11")
 
 
@@ -48,7 +54,7 @@ def cwl_values(joined: Joined, measure: str, *, T: float = 1.0, cutoff: Optional
         defaults to the largest grade of the qrels (at least 1).
     depth : int
         Positions of the model (cwl_eval: 1000; the ranking is cut or padded
-        with gain 0).
+        with gain 0), at most ``MAX_DEPTH`` (10**7).
 
     Returns
     -------
@@ -64,6 +70,17 @@ def cwl_values(joined: Joined, measure: str, *, T: float = 1.0, cutoff: Optional
         raise ValueError(f"measure must be one of {', '.join(CWL_MEASURES)}; got {measure!r}")
     if measure in ("BPM", "SDCG", "NERR8", "NERR9") and cutoff is None:
         raise ValueError(f"{measure} needs a cutoff")
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"{measure}: depth must be an integer in 1..{MAX_DEPTH}, got {depth!r}")
+    if cutoff is not None:
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+            raise ValueError(f"{measure}: cutoff must be a positive integer, got {cutoff!r}")
+        # the model reads the cutoff only as "position i < cutoff" for i <= depth: past depth + 1 it
+        # changes nothing
+        cutoff = min(int(cutoff), int(depth) + 1)
+    for name, v in (("min_rel", min_rel), ("max_rel", max_rel)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or abs(v) > _MAX_GRADE):
+            raise ValueError(f"{measure}: {name} must be an integer in -2**62..2**62, got {v!r}")
     hi = max(joined.levels.shape[1] - 1, 1) if max_rel is None else int(max_rel)
     if hi <= min_rel:
         raise ValueError(f"max_rel ({hi}) must exceed min_rel ({min_rel})")

@@ -19,6 +19,11 @@ from irscore.core.joined import Joined, ResultCache, ranked_lists
 
 __all__ = ["compute_measure", "err_values"]
 
+#: the largest max_rel (2**max_rel must be a finite double; the kernel's limit)
+MAX_REL = 1000
+#: a cutoff from which ERR and nERR equal their values without cutoff (the kernel counts at most 2**62 documents)
+_WHOLE = 2 ** 62
+
 
 def err_values(joined: Joined, *, cutoff: Optional[int] = None, max_rel: int = 4
                ) -> Tuple[np.ndarray, np.ndarray]:
@@ -41,12 +46,18 @@ def err_values(joined: Joined, *, cutoff: Optional[int] = None, max_rel: int = 4
     Raises
     ------
     ValueError
-        If ``cutoff`` or ``max_rel`` is not a positive integer.
+        If ``cutoff`` is not a positive integer or ``max_rel`` not an
+        integer in 1..1000.  (A cutoff of 2**62 or more reads whole rankings,
+        as no cutoff.)
     """
-    if cutoff is not None and (not isinstance(cutoff, (int, np.integer)) or cutoff < 1):
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1):
         raise ValueError(f"cutoff must be a positive integer, got {cutoff!r}")
-    if not isinstance(max_rel, (int, np.integer)) or max_rel < 1:
-        raise ValueError(f"max_rel must be a positive integer, got {max_rel!r}")
+    if isinstance(max_rel, bool) or not isinstance(max_rel, (int, np.integer)) or not 1 <= max_rel <= MAX_REL:
+        raise ValueError(f"max_rel must be an integer in 1..{MAX_REL}, got {max_rel!r}")
+    if cutoff is not None and cutoff >= _WHOLE:
+        # no ranking or pool holds 2**62 documents: such a cutoff reads the whole ranking and the whole
+        # ideal, exactly as no cutoff
+        cutoff = None
     rel, _, off = ranked_lists(joined)
     nq = off.shape[0] - 1
     e = np.zeros(nq, dtype=np.float64)

@@ -29,6 +29,11 @@ _PARAMS = {
     "beta": Param("beta", "float", 0.5, bounds=(-1e-300, 1.0), doc="patience (NRBP)"),
     "rel": Param("rel", "int", None, minimum=0, doc="grade from which a document is relevant to an intent"),
 }
+#: the largest cutoff (the kernel's int64); 2**63 itself, which a cutoff of 2**63 - 1 read as a float
+#: becomes, is read as 2**63 - 1 (past the ranking a cutoff only enters the values as a double)
+_MAX_CUT = 2 ** 63 - 1
+#: the deepest rank of the ideal-ideal sums of alpha_DCG and ERR_IA while they still change
+II_LIMIT = 1048576
 _NAME = re.compile(r"^(?P<base>[^\s()@]+?)(?:\((?P<args>[^()]*)\))?(?:@(?P<cut>[0-9]+))?$")
 
 
@@ -69,6 +74,10 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
         raise ValueError(f"{base} needs intent-level judgments: evaluate against a DiversityQrels "
                          "(irscore.diversity.read_diversity_qrels / as_diversity_qrels; irscore eval --intents)")
     whole = cut is None
+    if cut is not None and cut > _MAX_CUT:
+        if cut != _MAX_CUT + 1:
+            raise ValueError(f"{base}@{cut}: the cutoff must be at most 2**63 - 1, got {cut}")
+        cut = _MAX_CUT
 
     def compute() -> np.ndarray:
         offsets = joined.offsets
@@ -91,7 +100,12 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
     key = ("diversity", level, alpha, beta, cut)
     out = compute() if cache is None else cache.get(key, compute)
     col, _ = MEASURES[base]
-    return out[:, col] if cut is not None else out[:, -1 - col]
+    values = out[:, col] if cut is not None else out[:, -1 - col]
+    if base in ("alpha_DCG", "ERR_IA") and np.isnan(values).any():
+        raise ValueError(f"{base}(alpha={alpha})@{cut}: its ideal-ideal normaliser still changes at rank "
+                         f"{II_LIMIT} (alpha={alpha} is too small for the cutoff {cut}); use a cutoff of at most "
+                         f"{II_LIMIT} or a larger alpha")
+    return values
 
 
 def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: int, cache: ResultCache
