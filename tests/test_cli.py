@@ -129,6 +129,17 @@ def test_measure_help_lists_every_declared_name():
             assert all(f"{param}=" in line for param in fam.param_names), line
 
 
+def test_measure_listing_knows_every_keyword_of_the_parser():
+    # the keywords of ir_measures-style names are read in core/measures.py's parser;
+    # a keyword added there must be probed by the listing (or declared unlisted)
+    import irscore.core.measures as measures
+    from irscore.cli.measures import _KEYWORDS, UNLISTED_KEYWORDS
+
+    source = Path(measures.__file__).read_text(encoding="utf-8")
+    parsed = set(re.findall(r'kw\.pop\("(\w+)"', source)) | set(re.findall(r'"(\w+)" in kw\b', source))
+    assert parsed and parsed == {k for k, _, _ in _KEYWORDS} | set(UNLISTED_KEYWORDS)
+
+
 def test_measures_family():
     p = _irscore("measures", "--family", "ndcg")
     assert p.returncode == 0, p.stderr

@@ -24,8 +24,11 @@ HELP = "list the measure names and their parameters (trec_eval and ir_measures s
 _KEYWORDS: Tuple[Tuple[str, str, str], ...] = (
     ("rel", "1", "INT"), ("judged_only", "True", "BOOL"), ("gain", "exp", "linear|exp"),
     ("discount", "jarvelin", "log2|jarvelin"), ("gains", "{0:0,1:1}", "{GRADE:GAIN,...}"),
-    ("p", "0.5", "FLOAT"),
+    ("p", "0.5", "FLOAT"), ("denominator", "min_k_R", "R|min_k_R"),
 )
+# keywords left out of the listing: other spellings of what it shows (cutoff= is @k,
+# dcg= is gain=, params= is the trec_eval parameter string of -m FAMILY.PARAMETERS)
+UNLISTED_KEYWORDS = ("cutoff", "dcg", "params")
 _PTYPE = {
     "none": "none",
     "long_cuts": "cutoffs, positive integers",
