@@ -378,6 +378,8 @@ def test_cutoffs_out_of_range_are_value_errors():
             evaluate(dq, RUN, "alpha_DCG(alpha=0)@1048577")
         with pytest.raises(ValueError, match="ERR_IA.*still changes at rank 1048576"):
             evaluate(dq, RUN, "ERR_IA(alpha=0)@9223372036854775807")
+    # a relevance level above every int32 grade: nothing is relevant (was an OverflowError)
+    assert diversity.evaluate(dq, RUN, "P_IA(rel=99999999999999999999)@5") == {"P_IA(rel=99999999999999999999)@5": 0}
     # the measures that do not read those sums are computed
     r = diversity.evaluate(dq, RUN, ["alpha_nDCG(alpha=0)@9223372036854775807", "alpha_DCG(alpha=0)@1048576"])
     want = diversity.evaluate(dq, RUN, ["alpha_nDCG(alpha=0)@3"])["alpha_nDCG(alpha=0)@3"]

@@ -74,6 +74,7 @@ def _values(joined: Joined, base: str, cut: Optional[int], level: int, alpha: fl
         raise ValueError(f"{base} needs intent-level judgments: evaluate against a DiversityQrels "
                          "(irscore.diversity.read_diversity_qrels / as_diversity_qrels; irscore eval --intents)")
     whole = cut is None
+    level = min(int(level), 2 ** 31)     # grades are int32: every level above their range selects nothing
     if cut is not None and cut > _MAX_CUT:
         if cut != _MAX_CUT + 1:
             raise ValueError(f"{base}@{cut}: the cutoff must be at most 2**63 - 1, got {cut}")
