@@ -126,3 +126,31 @@ def test_tensors_on_two_devices_are_refused():
     acc_native = batch.Accumulator(["AP"], device_path="native")
     with pytest.raises(ValueError, match="device_path='native'"):
         acc_native.update(torch.rand(2, 3, device="meta"), torch.zeros(2, 3, device="meta"))
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_top_k_ranking_when_every_measure_has_a_cutoff(seed):
+    # float32 scores have unique keys (score bits above the tie rank): the device path then
+    # ranks only the top k; RR without a cutoff finds a relevant candidate below them by key
+    rng = np.random.default_rng(100 + seed)
+    nq, m = int(rng.integers(1, 40)), int(rng.integers(1, 60))
+    sc = np.round(rng.standard_normal((nq, m)), int(rng.integers(0, 2))).astype(np.float32)
+    lb = rng.integers(0, 3, (nq, m)) * (rng.random((nq, m)) < 0.15)
+    if seed % 6 == 0:           # -inf scores are candidates (NaN cells padding here)
+        sc[rng.random((nq, m)) < 0.1] = -np.inf
+    if seed % 4 == 1:
+        sc[0, 0] = -0.0
+        if m > 1:
+            sc[0, 1] = 0.0
+    layout, nan_scores = {}, None
+    if seed % 2:
+        layout["lengths"] = rng.integers(0, m + 1, nq)
+    else:
+        sc[rng.random((nq, m)) < 0.1] = np.nan
+        nan_scores = ("padding", "last")[seed % 4 == 2]
+    names = ["nDCG@3", "P@5", "RR", "RR@2", "R@4", "AP@3", "Success@1", "DCG@2", "NumRelRet"]
+    ties = ("trec", "input")[seed % 3 == 1]
+    ref = batch.evaluate(sc, lb, names, ties=ties, nan_scores=nan_scores, **layout)
+    got = device_values(sc, lb, names, ties=ties, nan_scores=nan_scores, layout=layout)
+    for k in names:
+        np.testing.assert_array_equal(got[k].numpy(), ref[k], err_msg=k)

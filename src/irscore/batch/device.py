@@ -106,44 +106,59 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
         names = ", ".join(n for _, n, _ in plan.other)
         raise ValueError(f"device_path='torch' computes nDCG/DCG, AP, P, R, R-prec, RR, Success and the counts; "
                          f"not {names} (use device_path='offload')")
+    if sc.dtype in (torch.int32, torch.int64):     # read as doubles, as the kernel reads them
+        sc = sc.to(torch.float64)
     nq, m = int(sc.shape[0]), int(sc.shape[1])
-    s = sc.to(torch.float64)
-    rl_in = lb.to(torch.float64)
     col = torch.arange(m, device=dev)
     layout_given = lengths is not None or mask is not None
     mode = nan_scores or ("error" if layout_given else "padding")
-    valid = torch.ones((nq, m), dtype=torch.bool, device=dev)
+    valid: Optional[Any] = None         # None: every cell is a candidate
     if lengths is not None:
         ln = _as_tensor(lengths, "lengths", dev).to(torch.int64)
         if tuple(ln.shape) != (nq,):
             raise ValueError(f"lengths: expected shape ({nq},), got {tuple(ln.shape)}")
         if check_inputs and bool(((ln < 0) | (ln > m)).any()):
             raise ValueError(f"lengths: every length must be in 0..{m}")
-        valid &= col[None, :] < ln[:, None]
+        valid = col[None, :] < ln[:, None]
     if mask is not None:
         mk = _as_tensor(mask, "mask", dev)
         if tuple(mk.shape) != (nq, m):
             raise ValueError(f"mask: expected shape ({nq}, {m}), got {tuple(mk.shape)}")
-        valid &= mk.to(torch.bool)
-    nan = torch.isnan(s)
-    if mode == "padding":
-        valid &= ~nan
-    elif mode == "error" and check_inputs:
-        if bool((valid & ~torch.isfinite(s)).any()):
+        valid = mk.to(torch.bool) if valid is None else valid & mk.to(torch.bool)
+    nan = torch.isnan(sc) if sc.dtype.is_floating_point else None
+    if nan is not None and mode == "padding":
+        valid = ~nan if valid is None else valid & ~nan
+    elif nan is not None and mode == "error" and check_inputs:
+        bad_sc = ~torch.isfinite(sc)
+        if bool((bad_sc if valid is None else bad_sc & valid).any()):
             raise ValueError("scores: NaN or infinite score on a candidate (nan_scores='error')")
-    if check_inputs and bool((valid & ~torch.isfinite(rl_in)).any()):
-        raise ValueError("labels: NaN or infinite label on a candidate")
-    # rank: candidates (NaN ones last with nan_scores='last'), then padding;
-    # score descending; ties by column index (stable sorts, least significant first)
-    base = torch.flip(col, [0]) if ties == "trec" else col
-    key = torch.where(nan | ~valid, torch.full_like(s, -math.inf), s)[:, base]
-    o1 = torch.sort(key, dim=1, descending=True, stable=True).indices
-    order = base[o1]
-    cls = torch.where(valid, torch.where(nan, 1, 0), 2).to(torch.int8)
-    o2 = torch.sort(torch.gather(cls, 1, order), dim=1, stable=True).indices
-    order = torch.gather(order, 1, o2)
-    nv = valid.sum(dim=1)
-    rl = torch.gather(torch.where(valid, rl_in, torch.full_like(rl_in, -math.inf)), 1, order)
+    # labels as the kernel reads them (doubles); integer labels compared as integers
+    lb64 = lb.to(torch.float64) if float_labels else lb
+    if check_inputs and float_labels:
+        bad_lb = ~torch.isfinite(lb64)
+        if bool((bad_lb if valid is None else bad_lb & valid).any()):
+            raise ValueError("labels: NaN or infinite label on a candidate")
+    nv = valid.sum(dim=1) if valid is not None else torch.full((nq,), m, dtype=torch.int64, device=dev)
+    allkeys = _keys(torch, sc, valid, nan if mode == "last" else None, ties)
+    order, width = _rank(torch, allkeys, sc.dtype, ties, _top_width(plan, m))
+    rl = torch.gather(lb64, 1, order).to(torch.float64)
+    if valid is not None:       # padding ranked last: no label
+        rl.masked_fill_(~torch.gather(valid, 1, order), -math.inf)
+    col = col[:width]
+
+    def cmp_thr(thr: float) -> Any:
+        """thr as compared with the labels: integer labels against ceil(thr)."""
+        return thr if float_labels else int(math.ceil(thr))
+
+    cache: Dict[Any, Any] = {}
+
+    def rel_count(thr: float) -> Any:
+        """Relevant candidates per row at thr (all candidates, ranked or not)."""
+        k = ("c", thr)
+        if k not in cache:
+            x = lb64 >= cmp_thr(thr)
+            cache[k] = (x if valid is None else x & valid).sum(dim=1)
+        return cache[k]
 
     level_default = float(relevance_level) if relevance_level is not None else (
         FLOAT_DEFAULT_THR if float_labels else 1.0)
@@ -161,18 +176,9 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
             raise ValueError("n_relevant: a 1-D count holds at one relevance level only; measures with "
                              f"rel={bad[0]} need per-grade counts (2-D n_relevant)")
         if check_inputs:
-            have = (rl >= level_default).sum(dim=1)
+            have = rel_count(level_default)
             if bool((nrel < have).any()):
                 raise ValueError("n_relevant: less than the number of relevant candidates of a query")
-
-    cache: Dict[Any, Any] = {}
-
-    def rel_count(thr: float) -> Any:
-        """Relevant candidates per row at thr."""
-        k = ("c", thr)
-        if k not in cache:
-            cache[k] = (rl >= thr).sum(dim=1)
-        return cache[k]
 
     def total_rel(thr: float) -> Any:
         return nrel if nrel is not None else rel_count(thr)
@@ -216,14 +222,19 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
             if kind == _Op.K_DCG:
                 out[name] = s_
                 continue
-            ideal = torch.sort(torch.where(rl > 0, rl, torch.zeros_like(rl)), dim=1, descending=True).values
+            if "pos" not in cache:
+                keep = lb64 > 0
+                cache["pos"] = lb64 * (keep if valid is None else keep & valid)    # gains <= 0 count nothing
+            pos = cache["pos"]
+            ideal = (torch.topk(pos, k, dim=1).values if 0 <= k < m
+                     else torch.sort(pos, dim=1, descending=True).values).to(torch.float64)
             if nrel is not None and extra_label > 0.0:
                 extra = (nrel - rel_count(level_default)).clamp(min=0)
-                width = k if k >= 0 else int(extra.max().item()) if nq else 0
-                if width > _MAX_WIDTH:
+                ext_w = k if k >= 0 else int(extra.max().item()) if nq else 0
+                if ext_w > _MAX_WIDTH:
                     raise ValueError(f"n_relevant: device_path='torch' builds ideal rankings of at most "
                                      f"{_MAX_WIDTH} positions; use 'offload'")
-                ext = torch.arange(width, device=dev)[None, :] < extra[:, None]
+                ext = torch.arange(ext_w, device=dev)[None, :] < extra[:, None]
                 ext = torch.where(ext, torch.full(ext.shape, extra_label, dtype=torch.float64, device=dev),
                                   torch.zeros(ext.shape, dtype=torch.float64, device=dev))
                 ideal = torch.sort(torch.cat([ideal, ext], dim=1), dim=1, descending=True).values
@@ -232,8 +243,8 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
         elif kind == _Op.K_AP:
             x = rl >= thr
             c = torch.cumsum(x.to(torch.int64), dim=1)
-            contrib = (x.to(torch.int64) * c).to(torch.float64) * _table("inv", max(m, 1), dev)[None, :m]
-            if 0 <= k < m:
+            contrib = (x.to(torch.int64) * c).to(torch.float64) * _table("inv", max(width, 1), dev)[None, :width]
+            if 0 <= k < width:
                 contrib = contrib[:, :k]
             s_ = torch.cumsum(contrib, dim=1)[:, -1] if contrib.shape[1] else zero
             R = total_rel(thr)
@@ -258,7 +269,16 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
                 x = x & (col[None, :] < k)
             anyr = x.any(dim=1)
             first = torch.argmax(x.to(torch.int8), dim=1)
-            out[name] = torch.where(anyr, 1.0 / (first + 1).to(torch.float64), zero)
+            rr = torch.where(anyr, 1.0 / (first + 1).to(torch.float64), zero)
+            if k <= 0 and width < m:
+                # only the top `width` are ranked: the best relevant candidate below them
+                # by its (unique) key, then its rank
+                isrel = lb64 >= cmp_thr(thr)
+                best = allkeys.masked_fill(~isrel, _PAD).max(dim=1).values
+                rank = (allkeys > best[:, None]).sum(dim=1) + 1
+                deep = ~anyr & (best > _PAD)
+                rr = torch.where(deep, 1.0 / rank.to(torch.float64), rr)
+            out[name] = rr
         elif kind == _Op.K_NUM_RET:
             out[name] = nv.to(torch.float64)
         elif kind == _Op.K_NUM_REL:
@@ -270,7 +290,7 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
     if empty != 0.0 and plan.empties:
         for key_, kind_, thr_ in plan.empties:
             if kind_ == "gain":
-                have = (rl > 0).sum(dim=1)
+                have = rel_count(5e-324)
                 if nrel is not None:
                     have = have + nrel
             else:
@@ -279,6 +299,64 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
                     have = torch.maximum(have, nrel)
             out[key_] = torch.where(have == 0, torch.full_like(out[key_], empty), out[key_])
     return [out[k] for k in keys]
+
+
+_PAD = -(1 << 63)          # the key of padding cells: below every candidate's
+_CUT_KINDS = {_Op.K_NDCG, _Op.K_DCG, _Op.K_AP, _Op.K_P, _Op.K_R, _Op.K_SUCCESS}
+
+
+def _top_width(plan: Any, m: int) -> int:
+    """How many ranked positions the plan reads: the largest cutoff when every
+    measure has one (RR and the counts need none), else the whole row."""
+    need = 0
+    for j in range(len(plan.native)):
+        kind, k = int(plan.op_kind[j]), int(plan.op_k[j])
+        if kind in _CUT_KINDS:
+            if k < 0:
+                return m
+            need = max(need, k)
+        elif kind == _Op.K_RPREC:
+            return m
+        elif kind == _Op.K_RR and k > 0:
+            need = max(need, k)
+    return min(m, max(need, 1))
+
+
+def _keys(torch: Any, sc: Any, valid: Optional[Any], nan_last: Optional[Any], ties: str) -> Any:
+    """int64 sort keys, larger first, in the kernel's order: score descending, then the
+    tie rule; NaN candidates (``nan_scores='last'``) below every other candidate, padding
+    lowest.  Scores narrower than float64 get unique keys (the float32 bits above the tie
+    rank), so an unstable sort or a top-k is exact; float64 keys tie on equal scores."""
+    m = int(sc.shape[1])
+    if sc.dtype == torch.float64:
+        b = (sc + 0.0).view(torch.int64)                                       # -0.0 -> +0.0
+        key = b ^ ((b >> 63) & 0x7FFFFFFFFFFFFFFF)                             # order-preserving
+        low: Any = _PAD + 1
+    else:
+        col = torch.arange(m, device=sc.device, dtype=torch.int64)
+        tie = col if ties == "trec" else (m - 1 - col)                         # higher first on a tie
+        f = (sc.to(torch.float32) + 0.0).view(torch.int32).to(torch.int64)
+        key = ((f ^ ((f >> 31) & 0x7FFFFFFF)) << 32) + tie
+        low = _PAD + 1 + tie
+    if nan_last is not None:
+        key = torch.where(nan_last, low, key)
+    if valid is not None:
+        key = key.masked_fill(~valid, _PAD)
+    return key
+
+
+def _rank(torch: Any, key: Any, dtype: Any, ties: str, width: int) -> Tuple[Any, int]:
+    """The column order of the first ``width`` ranked positions of each row, and width."""
+    m = int(key.shape[1])
+    if dtype != torch.float64:      # unique keys
+        if width < m:
+            return torch.topk(key, width, dim=1).indices, width
+        return torch.sort(key, dim=1, descending=True).indices, m
+    # float64 keys tie on equal scores: a stable sort of the columns in tie order
+    col = torch.arange(m, device=key.device)
+    base = torch.flip(col, [0]) if ties == "trec" else col
+    order = base[torch.sort(key[:, base], dim=1, descending=True, stable=True).indices]
+    return order, m
 
 
 class DeviceState:
