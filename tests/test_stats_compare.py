@@ -170,7 +170,7 @@ def test_reports():
     tex = c.to_latex(label="tab:cmp")
     assert r"\toprule" in tex and r"\midrule" in tex and r"\bottomrule" in tex
     assert r"\textbf{%.4f}" % c.means["map"][best] in tex
-    assert "paired Student's t-test" in tex and "Holm correction" in tex and r"$\alpha$ = 0.05" in tex
+    assert "Paired Student's t-test" in tex and "Holm correction" in tex and r"$\alpha$ = 0.05" in tex
     assert r"\label{tab:cmp}" in tex and "sys3" in tex
     # sys3 is significantly better than the others: letters a, b, c after its means
     assert r"$^{\mathrm{a}\mathrm{b}\mathrm{c}}$" in tex
