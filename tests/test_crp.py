@@ -249,6 +249,21 @@ def test_unjudged_condensed_and_padding():
     assert math.isnan(res["CRP_loss"]) and res["CRP_loss(pad_to=5)"] == -3.0
 
 
+def test_padding_is_bounded_for_curves_and_free_for_scalars():
+    qrels = {"1": {"a": 1, "b": 1, "c": 1}, "2": {"x": 1}}
+    short = {"1": {"a": 1.0}, "2": {"y": 1.0}}
+    # curves: the padding is materialised, so its total is bounded (a MemoryError before)
+    with pytest.raises(ValueError, match=r"pad_to=1,000,000,000 .* at most 20,000,000"):
+        irscore.crp_curves(qrels, short, pad_to=10 ** 9)
+    with pytest.raises(ValueError, match="pad_to"):
+        irscore.evaluate(qrels, short, ["CRP_sigma(pad_to=1000000000)"])
+    with pytest.raises(ValueError, match="pad_to"):
+        crp.curves_from_arrays(np.array([[1.0, 0.5]]), np.array([[1, 0]]), pad_to=crp.MAX_PADDING + 3)
+    # the scalars need no curve: padding past R costs nothing
+    res = irscore.evaluate(qrels, short, ["CRP_loss(pad_to=1000000000)"], per_query=True)
+    assert res["CRP_loss(pad_to=1000000000)"] == {"1": -3.0, "2": -1.0}
+
+
 def test_relevance_level_and_negative_grades():
     qrels = {"1": {"a": 2, "b": 1, "c": -1, "d": 0}}
     run = {"1": {"b": 4.0, "a": 3.0, "c": 2.0, "d": 1.0}}

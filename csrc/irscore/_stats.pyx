@@ -17,13 +17,28 @@ samples are in the call, and a seed reproduces it on every platform.
   whose |sum| >= |observed sum| - tol, tol = 1e-11 * sum |d_i| (float ties).
 - ``bootstrap``: paired bootstrap; per resample the mean of n differences drawn
   with replacement and the studentised statistic of the centred differences.
+  ``bootstrap_count`` draws the same resamples and keeps only the means and,
+  per sample, the number of |t*| >= a threshold (the p-value's count): half the
+  memory, and no (samples x resamples) array of t*.
 - ``tukey_range``: randomised Tukey HSD (Carterette 2012): per resample, permute
   each topic's scores over the systems, record max - min of the system means.
+
+Every loop polls for SIGINT (``irs_interrupt.h``) about every 2^18 elementary
+steps (well under 10 ms) and, when one arrived, stops, frees its buffers and
+raises KeyboardInterrupt (or what the Python handler raises); outputs are then
+partly written and must not be used.
 """
 from libc.stdint cimport int64_t, uint64_t, uint32_t
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.math cimport fabs, sqrt, NAN, INFINITY
+
+cdef extern from "irs_interrupt.h" nogil:
+    unsigned long irs_intr_begin()
+    void irs_intr_end()
+    int irs_intr_pending(unsigned long since)
+cdef extern from "irs_interrupt.h":
+    int irs_intr_raise() except -1
 
 cdef extern from *:
     """
@@ -43,6 +58,7 @@ cdef extern from *:
 cdef enum:
     MAX_EXACT = 40
     RECOMPUTE_EVERY = 4096
+    POLL_WORK = 1 << 18     # elementary steps between two polls for SIGINT
 # the most resamples any test draws (10**9: seconds of work per pair; more would
 # run for hours in a loop that cannot be interrupted)
 cdef int64_t MAX_RESAMPLES = 1000000000
@@ -139,8 +155,10 @@ cdef inline uint64_t sample_stream(const double *d, int64_t n) noexcept nogil:
     return h
 
 
-cdef double exact_flip(const double *d, int64_t n, double obs, double tol, int *sg) noexcept nogil:
-    """Share of the 2^n sign vectors with |sum| >= |obs| - tol (Gray-code walk)."""
+cdef double exact_flip(const double *d, int64_t n, double obs, double tol, int *sg, unsigned long since,
+                       int *stop) noexcept nogil:
+    """Share of the 2^n sign vectors with |sum| >= |obs| - tol (Gray-code walk);
+    sets ``*stop`` and returns early when a SIGINT is pending."""
     cdef uint64_t total = (<uint64_t>1) << n
     cdef uint64_t k, count = 0
     cdef int64_t i, b
@@ -158,20 +176,25 @@ cdef double exact_flip(const double *d, int64_t n, double obs, double tol, int *
             s = 0.0
             for i in range(n):
                 s += sg[i] * d[i]
+            if (k & (POLL_WORK - 1)) == 0 and irs_intr_pending(since):
+                stop[0] = 1
+                return NAN
         if fabs(s) >= lim:
             count += 1
     return <double>count / <double>total
 
 
 cdef double mc_flip(const double *d, int64_t n, double obs, double tol, int64_t B, Rng *r,
-                    double *table) noexcept nogil:
-    """(count + 1) / (B + 1) over B random sign vectors; table: ceil(n/8) * 256 doubles."""
+                    double *table, unsigned long since, int *stop) noexcept nogil:
+    """(count + 1) / (B + 1) over B random sign vectors; table: ceil(n/8) * 256 doubles.
+    Sets ``*stop`` and returns early when a SIGINT is pending."""
     cdef int64_t nb = (n + 7) // 8
     cdef int64_t blk, j, m, idx, it, w
     cdef double x, neg, s
     cdef double lim = fabs(obs) - tol
     cdef uint64_t word = 0
     cdef int64_t count = 0
+    cdef int64_t work = 0
     cdef int avail
     # table[blk*256 + m] = sum of d[8*blk + j] over the set bits j of m (0 past n)
     for blk in range(nb):
@@ -194,6 +217,12 @@ cdef double mc_flip(const double *d, int64_t n, double obs, double tol, int64_t 
         s = obs - 2.0 * neg
         if fabs(s) >= lim:
             count += 1
+        work += nb + 1
+        if work >= POLL_WORK:
+            work = 0
+            if irs_intr_pending(since):
+                stop[0] = 1
+                return NAN
     return (count + 1.0) / (B + 1.0)
 
 
@@ -221,28 +250,123 @@ def sign_flip(const double[::1] values, const int64_t[::1] offsets, int64_t n_re
     cdef double obs, tol
     cdef const double *d
     cdef Rng r
-    with nogil:
-        for p in range(P):
-            n = offsets[p + 1] - offsets[p]
-            out_exact[p] = 0
-            if n == 0:
-                out_p[p] = NAN
-                continue
-            d = &values[offsets[p]]
-            obs = 0.0
-            tol = 0.0
-            for i in range(n):
-                obs += d[i]
-                tol += fabs(d[i])
-            tol *= TIE_RTOL
-            if n <= MAX_EXACT and ((<uint64_t>1) << n) <= <uint64_t>n_resamples:
-                out_exact[p] = 1
-                out_p[p] = exact_flip(d, n, obs, tol, sg)
-            else:
-                rng_seed(&r, seed, sample_stream(d, n))
-                out_p[p] = mc_flip(d, n, obs, tol, n_resamples, &r, table)
-    free(table)
-    free(sg)
+    cdef int stop = 0
+    cdef unsigned long since = irs_intr_begin()
+    try:
+        with nogil:
+            for p in range(P):
+                n = offsets[p + 1] - offsets[p]
+                out_exact[p] = 0
+                if n == 0:
+                    out_p[p] = NAN
+                    continue
+                d = &values[offsets[p]]
+                obs = 0.0
+                tol = 0.0
+                for i in range(n):
+                    obs += d[i]
+                    tol += fabs(d[i])
+                tol *= TIE_RTOL
+                if n <= MAX_EXACT and ((<uint64_t>1) << n) <= <uint64_t>n_resamples:
+                    out_exact[p] = 1
+                    out_p[p] = exact_flip(d, n, obs, tol, sg, since, &stop)
+                else:
+                    rng_seed(&r, seed, sample_stream(d, n))
+                    out_p[p] = mc_flip(d, n, obs, tol, n_resamples, &r, table, since, &stop)
+                if stop:
+                    break
+    finally:
+        irs_intr_end()
+        free(table)
+        free(sg)
+    if stop:
+        irs_intr_raise()
+
+
+cdef void boot_sample(const double *d, int64_t n, int64_t B, Rng *r, double *out_mean, double *out_t,
+                      double thr, int64_t *count, unsigned long since, int *stop) noexcept nogil:
+    """B resamples of one sample: the means into ``out_mean``; the studentised
+    statistics into ``out_t`` when it is not NULL, else ``count[0]`` = the number
+    with |t*| >= ``thr`` (a NaN t* never counts)."""
+    cdef double mean = 0.0, ztol = 0.0, z, zm, m2, delta, t
+    cdef int64_t i, b, work = 0, cnt = 0
+    for i in range(n):
+        mean += d[i]
+    mean /= n
+    # |z| this small is the mean itself, to rounding (0.2 - mean(0.1, 0.2, 0.3)
+    # is 2.8e-17, not 0): every draw of it is a mean of 0, not +-inf
+    for i in range(n):
+        ztol += fabs(d[i] - mean)
+    ztol *= TIE_RTOL
+    for b in range(B):
+        # Welford's running mean and sum of squared deviations: no
+        # cancellation, and exactly 0 when every draw is the same value
+        zm = 0.0
+        m2 = 0.0
+        for i in range(n):
+            z = d[rng_below(r, <uint32_t>n)] - mean
+            delta = z - zm
+            zm += delta / (i + 1)
+            m2 += delta * (z - zm)
+        out_mean[b] = mean + zm
+        if n < 2:
+            t = NAN
+        elif m2 > 0.0:
+            t = zm / sqrt(m2 / (n - 1) / n)
+        elif fabs(zm) > ztol:
+            t = INFINITY if zm > 0.0 else -INFINITY    # no spread, mean not 0
+        else:
+            t = NAN       # 0 / 0 (a value equal to the mean, to rounding)
+        if out_t != NULL:
+            out_t[b] = t
+        elif fabs(t) >= thr:
+            cnt += 1
+        work += n + 1
+        if work >= POLL_WORK:
+            work = 0
+            if irs_intr_pending(since):
+                stop[0] = 1
+                return
+    if out_t == NULL:
+        count[0] = cnt
+
+
+cdef int boot_all(const double[::1] values, const int64_t[::1] offsets, int64_t B, uint64_t seed,
+                  double[:, ::1] out_mean, double[:, ::1] out_t, const double[::1] thr,
+                  int64_t[::1] out_count) except -1:
+    cdef Py_ssize_t P = offsets.shape[0] - 1
+    cdef Py_ssize_t p
+    cdef int64_t n, b
+    cdef Rng r
+    cdef int stop = 0
+    cdef bint keep_t = out_count is None
+    cdef unsigned long since = irs_intr_begin()
+    try:
+        with nogil:
+            for p in range(P):
+                n = offsets[p + 1] - offsets[p]
+                if n == 0:
+                    for b in range(B):
+                        out_mean[p, b] = NAN
+                        if keep_t:
+                            out_t[p, b] = NAN
+                    if not keep_t:
+                        out_count[p] = 0
+                    continue
+                rng_seed(&r, seed, sample_stream(&values[offsets[p]], n))
+                if keep_t:
+                    boot_sample(&values[offsets[p]], n, B, &r, &out_mean[p, 0], &out_t[p, 0], 0.0, NULL,
+                                since, &stop)
+                else:
+                    boot_sample(&values[offsets[p]], n, B, &r, &out_mean[p, 0], NULL, thr[p], &out_count[p],
+                                since, &stop)
+                if stop:
+                    break
+    finally:
+        irs_intr_end()
+    if stop:
+        irs_intr_raise()
+    return 0
 
 
 def bootstrap(const double[::1] values, const int64_t[::1] offsets, int64_t n_resamples, uint64_t seed,
@@ -257,50 +381,22 @@ def bootstrap(const double[::1] values, const int64_t[::1] offsets, int64_t n_re
     if out_mean.shape[0] != P or out_t.shape[0] != P or out_mean.shape[1] != n_resamples \
             or out_t.shape[1] != n_resamples:
         raise ValueError("out_mean and out_t must have shape (n_samples, n_resamples)")
-    cdef Py_ssize_t p
-    cdef int64_t n, i, b
-    cdef const double *d
-    cdef double mean, z, zm, m2, delta, ztol
-    cdef Rng r
-    with nogil:
-        for p in range(P):
-            n = offsets[p + 1] - offsets[p]
-            if n == 0:
-                for b in range(n_resamples):
-                    out_mean[p, b] = NAN
-                    out_t[p, b] = NAN
-                continue
-            d = &values[offsets[p]]
-            mean = 0.0
-            for i in range(n):
-                mean += d[i]
-            mean /= n
-            # |z| this small is the mean itself, to rounding (0.2 - mean(0.1, 0.2, 0.3)
-            # is 2.8e-17, not 0): every draw of it is a mean of 0, not +-inf
-            ztol = 0.0
-            for i in range(n):
-                ztol += fabs(d[i] - mean)
-            ztol *= TIE_RTOL
-            rng_seed(&r, seed, sample_stream(d, n))
-            for b in range(n_resamples):
-                # Welford's running mean and sum of squared deviations: no
-                # cancellation, and exactly 0 when every draw is the same value
-                zm = 0.0
-                m2 = 0.0
-                for i in range(n):
-                    z = d[rng_below(&r, <uint32_t>n)] - mean
-                    delta = z - zm
-                    zm += delta / (i + 1)
-                    m2 += delta * (z - zm)
-                out_mean[p, b] = mean + zm
-                if n < 2:
-                    out_t[p, b] = NAN
-                elif m2 > 0.0:
-                    out_t[p, b] = zm / sqrt(m2 / (n - 1) / n)
-                elif fabs(zm) > ztol:
-                    out_t[p, b] = INFINITY if zm > 0.0 else -INFINITY    # no spread, mean not 0
-                else:
-                    out_t[p, b] = NAN       # 0 / 0 (a value equal to the mean, to rounding)
+    boot_all(values, offsets, n_resamples, seed, out_mean, out_t, None, None)
+
+
+def bootstrap_count(const double[::1] values, const int64_t[::1] offsets, int64_t n_resamples, uint64_t seed,
+                    const double[::1] threshold, double[:, ::1] out_mean, int64_t[::1] out_count):
+    """The resamples of :func:`bootstrap` (same seed, same means), keeping the
+    means (``out_mean[p, b]``) and, instead of every t*, ``out_count[p]`` = the
+    number of resamples with |t*| >= ``threshold[p]`` (NaN t* never count)."""
+    check_csr(values, offsets)
+    cdef Py_ssize_t P = offsets.shape[0] - 1
+    check_resamples(n_resamples)
+    if out_mean.shape[0] != P or out_mean.shape[1] != n_resamples:
+        raise ValueError("out_mean must have shape (n_samples, n_resamples)")
+    if threshold.shape[0] != P or out_count.shape[0] != P:
+        raise ValueError("threshold and out_count need one element per sample")
+    boot_all(values, offsets, n_resamples, seed, out_mean, None, threshold, out_count)
 
 
 def tukey_range(const double[:, ::1] scores, int64_t n_resamples, uint64_t seed, double[::1] out_range):
@@ -328,30 +424,43 @@ def tukey_range(const double[:, ::1] scores, int64_t n_resamples, uint64_t seed,
         free(perm)
         raise MemoryError()
     cdef Rng r
-    cdef int64_t b, t, j, k, tmp
+    cdef int64_t b, t, j, k, tmp, work = 0
     cdef double lo, hi
-    with nogil:
-        rng_seed(&r, seed, 0)
-        for j in range(K):
-            perm[j] = j
-        for b in range(n_resamples):
+    cdef int stop = 0
+    cdef unsigned long since = irs_intr_begin()
+    try:
+        with nogil:
+            rng_seed(&r, seed, 0)
             for j in range(K):
-                sums[j] = 0.0
-            for t in range(T):
-                for j in range(K - 1, 0, -1):  # Fisher-Yates
-                    k = rng_below(&r, <uint32_t>(j + 1))
-                    tmp = perm[j]
-                    perm[j] = perm[k]
-                    perm[k] = tmp
+                perm[j] = j
+            for b in range(n_resamples):
                 for j in range(K):
-                    sums[perm[j]] += scores[t, j]
-            lo = sums[0]
-            hi = sums[0]
-            for j in range(1, K):
-                if sums[j] < lo:
-                    lo = sums[j]
-                if sums[j] > hi:
-                    hi = sums[j]
-            out_range[b] = (hi - lo) / T
-    free(sums)
-    free(perm)
+                    sums[j] = 0.0
+                for t in range(T):
+                    for j in range(K - 1, 0, -1):  # Fisher-Yates
+                        k = rng_below(&r, <uint32_t>(j + 1))
+                        tmp = perm[j]
+                        perm[j] = perm[k]
+                        perm[k] = tmp
+                    for j in range(K):
+                        sums[perm[j]] += scores[t, j]
+                lo = sums[0]
+                hi = sums[0]
+                for j in range(1, K):
+                    if sums[j] < lo:
+                        lo = sums[j]
+                    if sums[j] > hi:
+                        hi = sums[j]
+                out_range[b] = (hi - lo) / T
+                work += T * K + 1
+                if work >= POLL_WORK:
+                    work = 0
+                    if irs_intr_pending(since):
+                        stop = 1
+                        break
+    finally:
+        irs_intr_end()
+        free(sums)
+        free(perm)
+    if stop:
+        irs_intr_raise()

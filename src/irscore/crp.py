@@ -59,6 +59,9 @@ MEASURES: Tuple[str, ...] = CRP_MEASURES
 #: MATTERS' summaries of a curve: the space ratio sigma and the twist tau
 SUMMARIES: Tuple[str, ...] = CRP_SUMMARIES
 VARIANTS: Tuple[str, ...] = ("default", "matters")
+#: the most positions ``pad_to`` may add to the curves of one call, over all queries
+#: (each position is an RP, a CRP and an nCRP value: 24 bytes, 480 MB at the limit)
+MAX_PADDING = 20_000_000
 UNJUDGED: Tuple[str, ...] = ("nonrel", "condensed")
 
 
@@ -193,6 +196,14 @@ def curves_from_ranked(rel: np.ndarray, offsets: np.ndarray, levels: np.ndarray,
     nq = offsets.shape[0] - 1
     lengths = np.empty(nq, dtype=np.int64)
     _crp.curve_lengths(rel, offsets, condensed, pad, lengths)
+    if pad:
+        ranked = np.empty(nq, dtype=np.int64)
+        _crp.curve_lengths(rel, offsets, condensed, 0, ranked)
+        added = int((lengths - ranked).sum())
+        if added > MAX_PADDING:
+            raise ValueError(f"pad_to={pad:,} would add {added:,} padding positions to the {nq:,} curves; "
+                             f"at most {MAX_PADDING:,} in all (cut the padding, or compute the scalars, "
+                             "which need no curves)")
     out_off = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(lengths, out=out_off[1:])
     rp = np.empty(int(out_off[-1]), dtype=np.int64)

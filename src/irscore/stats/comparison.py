@@ -249,7 +249,7 @@ def _check(test: str, correction: str, alpha: float, n_resamples: int, ci: Optio
     if correction not in METHODS:
         raise ValueError(f"correction must be one of {', '.join(METHODS)}; got {correction!r}")
     paired.check_alpha(alpha)
-    paired.check_resamples(n_resamples)
+    paired.check_resamples(n_resamples, stored=test in ("bootstrap", "tukey_randomized"))
     if effect not in ("hedges_g", "cohen_d"):
         raise ValueError(f"effect must be 'hedges_g' or 'cohen_d', got {effect!r}")
     if test == "bootstrap":

@@ -47,5 +47,5 @@ def adjust(p: Any, method: str = "holm") -> np.ndarray:
         adj = np.empty(m)
         adj[order] = np.minimum(1.0, a)
     res = out.ravel()
-    res[ok] = adj
+    res[ok] = adj + 0.0        # -0.0 + 0.0 is +0.0: a p-value has no sign
     return res.reshape(p.shape)

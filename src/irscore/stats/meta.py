@@ -87,7 +87,7 @@ def discriminative_power(qrels: Any, runs: Any, measure: str, *, test: str = "bo
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}; got {test!r}")
     alpha = check_alpha(alpha)
-    n_resamples = check_resamples(n_resamples)
+    n_resamples = check_resamples(n_resamples, stored=test in ("bootstrap", "tukey_randomized"))
     systems, s, dropped = _scores(qrels, runs, measure, **options)
     if s.shape[1] == 0:
         raise ValueError(f"no query has a defined {measure} value for every system")
@@ -249,6 +249,11 @@ class SwapRates:
     overall: float
 
 
+MAX_TRIALS = 10 ** 6     # swap_rate's n_trials: each trial is O(queries + systems^2) work
+MAX_BINS = 10 ** 6       # swap_rate's n_bins: three arrays of n_bins values are returned
+_CHUNK = 1 << 20         # values per intermediate array of swap_rate (8 MiB): trials are done in chunks
+
+
 def swap_rate(qrels: Any, runs: Any, measure: str, *, topic_set_sizes: Union[int, Sequence[int], None] = None,
               n_trials: int = 1000, bin_width: float = 0.01, n_bins: int = 20, seed: Optional[int] = None,
               **options: Any) -> List[SwapRates]:
@@ -259,7 +264,12 @@ def swap_rate(qrels: Any, runs: Any, measure: str, *, topic_set_sizes: Union[int
     difference d1 on the first set and d2 on the second; file the observation
     in the bin of |d1| (width ``bin_width``; the last of ``n_bins`` bins is
     open-ended); it is a swap when d1 * d2 < 0 (the sets disagree on which
-    system is better; a zero difference is no swap)."""
+    system is better; a zero difference is no swap).
+
+    ``n_trials`` is at most ``MAX_TRIALS`` (10**6) and ``n_bins`` at most
+    ``MAX_BINS`` (10**6); ``bin_width`` is positive and ``bin_width * n_bins``
+    finite.  The trials run in chunks: the memory is bounded by the number of
+    systems and queries, not by ``n_trials``."""
     systems, s, _ = _scores(qrels, runs, measure, **options)
     K, Q = s.shape
     if Q < 2:
@@ -278,26 +288,36 @@ def swap_rate(qrels: Any, runs: Any, measure: str, *, topic_set_sizes: Union[int
     for n in sizes:
         if not 1 <= n <= Q // 2:
             raise ValueError(f"topic set size {n} must be between 1 and half the {Q} queries")
-    if not _is_int(n_trials) or not _is_int(n_bins) or n_trials < 1 or n_bins < 1:
-        raise ValueError(f"n_trials and n_bins must be positive integers, got {n_trials!r} and {n_bins!r}")
+    if not _is_int(n_trials) or not 1 <= n_trials <= MAX_TRIALS:
+        raise ValueError(f"n_trials must be an integer in 1 .. {MAX_TRIALS:,}, got {n_trials!r}")
+    if not _is_int(n_bins) or not 1 <= n_bins <= MAX_BINS:
+        raise ValueError(f"n_bins must be an integer in 1 .. {MAX_BINS:,}, got {n_bins!r}")
     if isinstance(bin_width, (bool, np.bool_)) or not isinstance(bin_width, (int, float, np.integer, np.floating)) \
-            or not bin_width > 0:
-        raise ValueError(f"bin_width must be a positive number, got {bin_width!r}")
+            or not 0 < bin_width < np.inf or not np.isfinite(float(bin_width) * int(n_bins)):
+        raise ValueError(f"bin_width must be a positive number with bin_width * n_bins finite, got {bin_width!r}")
+    width = float(bin_width)
     rng = np.random.default_rng(resolve_seed(seed))
     ii, jj = np.triu_indices(K, 1)
-    edges = np.r_[np.arange(n_bins) * bin_width, np.inf]
+    edges = np.r_[np.arange(n_bins) * width, np.inf]
     out = []
     for n in sizes:
-        perm = np.argsort(rng.random((n_trials, Q)), axis=1)
-        m1 = s[:, perm[:, :n]].mean(axis=2)          # systems x trials
-        m2 = s[:, perm[:, n:2 * n]].mean(axis=2)
-        d1, d2 = m1[ii] - m1[jj], m2[ii] - m2[jj]    # pairs x trials
-        b = np.minimum((np.abs(d1) / bin_width).astype(np.int64), n_bins - 1).ravel()
-        swap = (d1 * d2 < 0).ravel()
-        n_pairs = np.bincount(b, minlength=n_bins)
-        n_swaps = np.bincount(b, weights=swap, minlength=n_bins).astype(np.int64)
+        n_pairs = np.zeros(n_bins, dtype=np.int64)
+        n_swaps = np.zeros(n_bins, dtype=np.int64)
+        step = max(1, _CHUNK // max(Q, K * n, ii.size, 1))
+        for start in range(0, n_trials, step):
+            c = min(step, n_trials - start)
+            perm = np.argsort(rng.random((c, Q)), axis=1)
+            m1 = s[:, perm[:, :n]].mean(axis=2)          # systems x trials
+            m2 = s[:, perm[:, n:2 * n]].mean(axis=2)
+            d1, d2 = m1[ii] - m1[jj], m2[ii] - m2[jj]    # pairs x trials
+            with np.errstate(over="ignore"):             # |d1| / a tiny width: inf, the last bin
+                b = np.minimum(np.floor(np.abs(d1) / width), n_bins - 1).astype(np.int64).ravel()
+            swap = (d1 * d2 < 0).ravel()
+            n_pairs += np.bincount(b, minlength=n_bins)
+            n_swaps += np.bincount(b[swap], minlength=n_bins)
         with np.errstate(invalid="ignore", divide="ignore"):
             rate = n_swaps / n_pairs
+        total = int(n_pairs.sum())
         out.append(SwapRates(n, int(n_trials), edges, n_pairs, n_swaps, rate,
-                             float(swap.mean()) if swap.size else float("nan")))
+                             float(n_swaps.sum()) / total if total else float("nan")))
     return out

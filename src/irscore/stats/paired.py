@@ -52,6 +52,12 @@ def resolve_seed(seed: Optional[int]) -> int:
 
 
 MAX_RESAMPLES = 10 ** 9     # the native kernels' bound (seconds of work per pair)
+# the bootstrap and the randomised Tukey HSD keep one value per resample (the
+# resampled means of a pair, the ranges of a Tukey call) for their quantiles:
+# at most 10**7 of them, 80 MB
+MAX_STORED_RESAMPLES = 10 ** 7
+# pairs whose bootstrap means are held at once: ~2**22 values (32 MiB), at least one pair
+_STORE_BUDGET = 1 << 22
 
 
 def check_diffs(diffs: Arrays) -> List[np.ndarray]:
@@ -81,10 +87,15 @@ def check_alpha(alpha: float) -> float:
     return float(alpha)
 
 
-def check_resamples(n_resamples: int) -> int:
+def check_resamples(n_resamples: int, stored: bool = False) -> int:
+    """``n_resamples`` as an int in 1 .. MAX_RESAMPLES, or 1 .. MAX_STORED_RESAMPLES
+    with ``stored`` (the tests that keep every resampled value: the bootstrap and
+    the randomised Tukey HSD)."""
+    top = MAX_STORED_RESAMPLES if stored else MAX_RESAMPLES
     if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)) \
-            or not 1 <= n_resamples <= MAX_RESAMPLES:
-        raise ValueError(f"n_resamples must be an integer in 1 .. {MAX_RESAMPLES:,}, got {n_resamples!r}")
+            or not 1 <= n_resamples <= top:
+        what = " (the bootstrap and the randomised Tukey HSD keep every resampled value)" if stored else ""
+        raise ValueError(f"n_resamples must be an integer in 1 .. {top:,}{what}, got {n_resamples!r}")
     return int(n_resamples)
 
 
@@ -97,11 +108,20 @@ def csr(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(values, dtype=np.float64), offsets
 
 
+def _sd(d: np.ndarray) -> float:
+    """Sample sd (n - 1); scaled by max |d| when the squares would overflow or
+    underflow (|d| near 1e150 or 1e-150)."""
+    top = float(np.abs(d).max())
+    if 1e-100 < top < 1e100 or top == 0.0:
+        return float(d.std(ddof=1))
+    return top * float((d / top).std(ddof=1))
+
+
 def _moments(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(n, mean, sample sd with n - 1) per pair."""
     n = np.array([len(d) for d in diffs], dtype=float)
     mean = np.array([d.mean() if len(d) else np.nan for d in diffs])
-    sd = np.array([d.std(ddof=1) if len(d) > 1 else np.nan for d in diffs])
+    sd = np.array([_sd(d) if len(d) > 1 else np.nan for d in diffs])
     return n, mean, sd
 
 
@@ -121,7 +141,9 @@ def effect_sizes(diffs: Arrays) -> Tuple[np.ndarray, np.ndarray]:
         d = mean / sd
     d[_all_zero(diffs)] = 0.0
     j = np.array([_hedges_j(int(k) - 1) for k in n])
-    return d, d * j
+    with np.errstate(invalid="ignore"):     # inf * J(1) = inf * 0: NaN, as documented
+        g = d * j
+    return d, g
 
 
 def _hedges_j(m: int) -> float:
@@ -226,39 +248,49 @@ def bootstrap_test(diffs: Arrays, n_resamples: int = 10_000, seed: Optional[int]
 
     p: studentised bootstrap test of mean 0 (resampling the centred differences):
     (#{b: |t*_b| >= |t|} + 1) / (B + 1).  CI: ``"percentile"`` or ``"bca"``
-    (Efron & Tibshirani 1993, eq. 14.10 and 14.14-14.15; as scipy.stats.bootstrap)."""
+    (Efron & Tibshirani 1993, eq. 14.10 and 14.14-14.15; as scipy.stats.bootstrap).
+
+    ``n_resamples`` is at most ``MAX_STORED_RESAMPLES`` (10**7): the interval
+    needs quantiles of the B resampled means, which are kept, for a few pairs at
+    a time (at most max(32 MiB, 8 B bytes)); the p-value's count is kept per pair."""
     if ci not in ("bca", "percentile"):
         raise ValueError(f"ci must be 'bca' or 'percentile', got {ci!r}")
     diffs = check_diffs(diffs)
     alpha = check_alpha(alpha)
-    n_resamples = check_resamples(n_resamples)
-    values, offsets = csr(diffs)
+    n_resamples = check_resamples(n_resamples, stored=True)
+    seed = resolve_seed(seed)
     P, B = len(diffs), int(n_resamples)
-    means = np.empty((P, B))
-    tstar = np.empty((P, B))
-    _stats.bootstrap(values, offsets, B, resolve_seed(seed), means, tstar)
     n, mean, sd = _moments(diffs)
     with np.errstate(divide="ignore", invalid="ignore"):
         t_obs = mean / (sd / np.sqrt(n))
-        count = np.sum(np.abs(tstar) >= np.abs(t_obs)[:, None] * (1 - 1e-12), axis=1)
-    p = (count + 1.0) / (B + 1.0)
-    p[n < 2] = np.nan
+        thresh = np.abs(t_obs) * (1 - 1e-12)
+    count = np.zeros(P, dtype=np.int64)
     zero = _all_zero(diffs)
-    p[zero] = 1.0
     lo = np.full(P, np.nan)
     hi = np.full(P, np.nan)
-    for i, d in enumerate(diffs):
-        if len(d) == 0:
-            continue
-        if zero[i]:
-            lo[i] = hi[i] = 0.0
-            continue
-        q_lo, q_hi = alpha / 2.0, 1.0 - alpha / 2.0
-        if ci == "bca" and len(d) > 1:
-            q_lo, q_hi = _bca_levels(d, means[i], alpha)
-        if np.isnan(q_lo) or np.isnan(q_hi):
-            continue
-        lo[i], hi[i] = np.quantile(means[i], [q_lo, q_hi])
+    step = max(1, _STORE_BUDGET // B)
+    for start in range(0, P, step):
+        part = diffs[start:start + step]
+        values, offsets = csr(part)
+        means = np.empty((len(part), B))
+        _stats.bootstrap_count(values, offsets, B, seed, np.ascontiguousarray(thresh[start:start + step]), means,
+                               count[start:start + step])
+        for k, d in enumerate(part):
+            i = start + k
+            if len(d) == 0:
+                continue
+            if zero[i]:
+                lo[i] = hi[i] = 0.0
+                continue
+            q_lo, q_hi = alpha / 2.0, 1.0 - alpha / 2.0
+            if ci == "bca" and len(d) > 1:
+                q_lo, q_hi = _bca_levels(d, means[k], alpha)
+            if np.isnan(q_lo) or np.isnan(q_hi):
+                continue
+            lo[i], hi[i] = np.quantile(means[k], [q_lo, q_hi])
+    p = (count + 1.0) / (B + 1.0)
+    p[n < 2] = np.nan
+    p[zero] = 1.0
     return p, lo, hi
 
 
@@ -270,6 +302,8 @@ def _bca_levels(d: np.ndarray, theta_b: np.ndarray, alpha: float) -> Tuple[float
     n = d.size
     jack = (d.sum() - d) / (n - 1)           # leave-one-out means
     u = (n - 1) * (jack.mean() - jack)
+    top = float(np.abs(u).max())
+    u = u / top if top > 0 else u           # a is scale-free; u^3 overflows near 1e103
     den = float(np.sum(u ** 2))
     a = float(np.sum(u ** 3)) / (6.0 * den ** 1.5) if den > 0 else 0.0
     out = []
@@ -301,11 +335,26 @@ def tukey_randomized(scores: np.ndarray, n_resamples: int = 10_000, seed: Option
     mean_j|} + 1) / (B + 1); CI: diff +- the 1 - alpha quantile of the range.
     Blocked by topic: scores are permuted only within a topic (a row), so a
     topic's difficulty moves no score between topics and cancels out of every
-    difference of means, as in the two-way ANOVA of `tukey_hsd`."""
-    sc = np.ascontiguousarray(scores, dtype=np.float64)
+    difference of means, as in the two-way ANOVA of `tukey_hsd`.
+
+    ``scores``: at least one topic and two systems, finite values;
+    ``n_resamples`` at most ``MAX_STORED_RESAMPLES`` (10**7: the B ranges are
+    kept, 80 MB at the limit)."""
+    try:
+        sc = np.ascontiguousarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"scores must be a (topics x systems) array of numbers, got {type(scores).__name__}") from None
+    if sc.ndim != 2 or sc.shape[0] < 1 or sc.shape[1] < 2:
+        raise ValueError(f"scores must be a (topics x systems) array with at least one topic and two systems, "
+                         f"got shape {sc.shape}")
+    if not np.all(np.isfinite(sc)) or float(np.abs(sc).max()) > 1e300:
+        raise ValueError("scores must be finite numbers (a NaN, an infinity or a value beyond 1e300 found)")
+    B = check_resamples(n_resamples, stored=True)
+    alpha = check_alpha(alpha)
+    seed = resolve_seed(seed)
     T, K = sc.shape
-    rng = np.empty(int(n_resamples))
-    _stats.tukey_range(sc, int(n_resamples), resolve_seed(seed), rng)
+    rng = np.empty(B)
+    _stats.tukey_range(sc, B, seed, rng)
     means = sc.mean(axis=0)
     diff = means[:, None] - means[None, :]
     tol = 1e-11 * float(np.abs(sc).sum()) / T
