@@ -267,3 +267,44 @@ def test_ranx_hits_is_a_mean():
     per_q = irscore.evaluate(qrels, run, ["P@10"], per_query=True)["P@10"]
     want = sum(10 * v for v in per_q.values()) / len(per_q)
     assert irscore.evaluate(qrels, run, ["hits@10"])["hits@10"] == pytest.approx(want)
+
+
+IR_MEASURES_EMPTY_RANKING = """
+import json, sys
+import ir_measures
+from ir_measures import *
+qrels, run = json.loads(sys.argv[1])
+ms = [NumQ, NumRet, NumRelRet, P@5, AP, nDCG@10, RR, R@10, Rprec, Bpref, SetP]
+# one measure per call: pytrec_eval (behind ir_measures' default provider) reads
+# uninitialised memory on an empty ranking and crashes on some measure sets
+agg = {str(m): ir_measures.calc_aggregate([m], qrels, run)[m] for m in ms}
+per = sorted((x.query_id, str(x.measure), x.value) for m in ms for x in ir_measures.iter_calc([m], qrels, run))
+print(json.dumps([agg, per]))
+"""
+
+
+@pytest.mark.parametrize("case", [({"9": {"625": 1}}, {"9": {}}),
+                                  ({"9": {"625": 1}, "10": {"1": 1}}, {"9": {}, "10": {"1": 1.0}}),
+                                  ({"9": {"625": 1}, "10": {"1": 1, "2": 0}}, {"9": {}, "11": {"2": 1.0}})])
+def test_an_empty_ranking_is_evaluated_as_in_ir_measures(case):
+    """A qrels query the run gives an empty ranking is evaluated (NumQ counts it,
+    every measure is that of an empty list), as ir_measures' default provider
+    does; ir_measures is run in a subprocess (pytrec_eval may crash here)."""
+    import json
+    import subprocess
+    import sys
+
+    qrels, run = case
+    out = subprocess.run([sys.executable, "-c", IR_MEASURES_EMPTY_RANKING, json.dumps(case)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    want_agg, want_per = json.loads(out.stdout)
+    ms = [NumQ, NumRet, NumRelRet, P @ 5, AP, nDCG @ 10, RR, R @ 10, Rprec, Bpref, SetP]
+    got = compat.calc_aggregate(ms, qrels, run)
+    assert {str(m): got[m] for m in ms} == want_agg
+    per = sorted((x.query_id, str(x.measure), x.value) for x in compat.iter_calc(ms, qrels, run))
+    assert per == [tuple(x) for x in want_per]
+    # NumRel: the judged relevant documents (trec_eval -c); pytrec_eval leaves it
+    # unset on an empty ranking (0 or 1 here depending on memory; docs/switching.md)
+    assert compat.calc_aggregate([NumRel], qrels, run)[NumRel] == sum(
+        1 for q, docs in qrels.items() if q in run for g in docs.values() if g > 0)

@@ -182,3 +182,45 @@ def test_judgments_are_read_at_construction():
     assert ev.evaluate({"q1": {"a": 1.0}, "q2": {}}) == before
     qrels["q2"]["b"] = "not a grade"
     assert ev.evaluate({"q1": {"a": 1.0}, "q2": {}}) == before
+
+
+def _outcome(call):
+    try:
+        return "ok", call()
+    except TypeError as exc:
+        return "TypeError", str(exc)
+
+
+@pytest.mark.parametrize("qrels,scores", [
+    ({1: {"d": 1}}, {"1": {"d": 1.0}}),          # integer query id in the judgments
+    ({"1": {"d": 1}}, {1: {"d": 1.0}}),          # ... in the run (dropped silently before)
+    ({"1": {"d": 1}}, {2: {"d": 1.0}}),          # ... of a query without judgments
+    ({"1": {"d": 1}}, {b"1": {"d": 1.0}}),       # bytes
+    ({"1": {"d": 1}}, {"1": 5}),                 # a query's ranking that is not a mapping
+    ({"1": {"d": 1}}, [1]),                      # a run that is not a mapping
+    ({"1": [1]}, {"1": {"d": 1.0}}),             # judgments of a query that are not a mapping
+    ({"1": {2: 1}}, {"1": {"d": 1.0}}),          # an integer doc id
+])
+def test_malformed_keys_are_type_errors_as_in_pytrec_eval(qrels, scores):
+    """pytrec_eval raises TypeError on each of these; so does the drop-in, with
+    a message naming the argument (never an empty result)."""
+    want = _outcome(lambda: pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(scores))
+    got = _outcome(lambda: shim.RelevanceEvaluator(qrels, {"map"}).evaluate(scores))
+    assert want[0] == got[0] == "TypeError", (want, got)
+    assert "\n" not in got[1]
+    assert got[1].startswith(("query_relevance", "scores", "qrels[", "run["))
+
+
+def test_type_errors_name_the_argument_and_key():
+    with pytest.raises(TypeError, match=r"^query_relevance: query id 1 is int, expected str"):
+        shim.RelevanceEvaluator({1: {"d": 1}}, {"map"})
+    ev = shim.RelevanceEvaluator({"1": {"d": 1}}, {"map"})
+    with pytest.raises(TypeError, match=r"^scores: query id 1 is int, expected str"):
+        ev.evaluate({1: {"d": 1.0}})
+    with pytest.raises(TypeError, match=r"^scores: expected a mapping \{query_id: \{doc_id: score\}\}, got list$"):
+        ev.evaluate([1])
+    with pytest.raises(TypeError, match=r"^scores\['1'\]: expected a mapping \{doc_id: score\}, got int$"):
+        ev.evaluate({"1": 5})
+    with pytest.raises(TypeError, match=r"^measures must be a collection of measure names .*, not NoneType$"):
+        shim.RelevanceEvaluator({"1": {"d": 1}}, None)
+    assert ev.evaluate(None) == pytrec_eval.RelevanceEvaluator({"1": {"d": 1}}, {"map"}).evaluate(None) == {}

@@ -27,5 +27,5 @@ def test_import_irscore_does_not_import_the_engines():
     out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "irscore.distributed.spark irscore.distributed.dask evaluate"
+    assert lines[0] == "irscore.spark irscore.dask evaluate"
     assert lines[1] == "HEAVY []"

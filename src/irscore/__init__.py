@@ -38,10 +38,11 @@ if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run
     from irscore.stats import meta as meta
     from irscore.stats.comparison import compare as compare
     from irscore.core.data import Qrels as Qrels, Run as Run
+    from irscore.core.io import as_qrels as as_qrels, as_run as as_run
     from irscore.core.io import read_qrels as read_qrels, read_run as read_run
     from irscore.core.measures import Measure as Measure, parse_measure as parse_measure
     from irscore.crp import crp_curves as crp_curves
-    from irscore.distributed import dask as dask, spark as spark
+    from irscore import dask as dask, spark as spark
     from irscore.organization import (Organization as Organization, bcubed as bcubed,
                                       extended_bcubed as extended_bcubed, filtering_rs as filtering_rs,
                                       read_organization as read_organization,
@@ -57,6 +58,9 @@ _EXPORTS: Dict[str, str] = {
     "Run": "irscore.core.data",
     "read_qrels": "irscore.core.io",
     "read_run": "irscore.core.io",
+    # any accepted input (dict, DataFrame, pyarrow Table, ranx object, path) as a Qrels / Run
+    "as_qrels": "irscore.core.io",
+    "as_run": "irscore.core.io",
     "evaluate": "irscore.classic",
     "parse_measure": "irscore.core.measures",
     "Measure": "irscore.core.measures",
@@ -90,8 +94,8 @@ _EXPORTS: Dict[str, str] = {
     "compat": "irscore.compat", "integrations": "irscore.integrations",
     "iter_calc": "irscore.compat.ir_measures", "calc_aggregate": "irscore.compat.ir_measures",
     # distributed engines (pyspark / dask optional, imported when called)
-    "spark": "irscore.distributed.spark",
-    "dask": "irscore.distributed.dask",
+    "spark": "irscore.spark",
+    "dask": "irscore.dask",
 }
 
 __all__: List[str] = sorted(_EXPORTS) + ["__version__"]

@@ -15,6 +15,7 @@ from irscore.core.aggregate import summarize
 from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run, tie_mode
 from irscore.core.files import check_path, fields, read_text, text_lines
+from irscore.core.data import require_pandas
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join
 from irscore.core.measures import Measure, expand_spec, resolve
@@ -256,7 +257,7 @@ _OUTPUTS = ("dict", "pandas", "pandas-tidy")
 def _frame(ev: Evaluation, per_query: bool, tidy: bool) -> Any:
     """The results of an evaluation as a DataFrame: wide (``query_id`` and one
     column per measure) or tidy (``query_id, measure, value``)."""
-    import pandas as pd
+    pd = require_pandas(f"evaluate(output={'pandas-tidy' if tidy else 'pandas'!r})")
 
     names = [o.key for o in ev.outputs]
     if per_query:

@@ -23,3 +23,24 @@ input types, result shapes, conventions for empty input) onto
 itself. It may import the core and the package root, never a family's
 internals; the peers themselves are imported inside functions only.
 """
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, List
+
+if TYPE_CHECKING:
+    from irscore.compat import ir_measures as ir_measures, pytrec_eval as pytrec_eval
+
+__all__ = ["ir_measures", "pytrec_eval"]
+
+
+def __getattr__(name: str) -> Any:
+    """The drop-ins as attributes (``irscore.compat.pytrec_eval`` after
+    ``import irscore``), each imported on first use."""
+    if name in __all__:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(__all__)

@@ -38,6 +38,10 @@ from collections import namedtuple
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, cast
 
 import irscore
+from irscore.core.data import arrow_table
+from irscore.core.frames import empty_run
+from irscore.core.inputs import ACCEPTED, PATH_TYPES, describe, ranx_kind
+from irscore.core.io import as_qrels, as_run
 
 __all__ = ["Metric", "Results", "CalcResults", "iter_calc", "calc_aggregate", "calc", "evaluator", "Evaluator",
            "register", "to_irscore_name"]
@@ -195,40 +199,53 @@ def _rows_to_dict(rows: Iterable[Any], value: str, what: str) -> Dict[str, Dict[
     return out
 
 
+def _rows(x: Any) -> bool:
+    """An iterable of namedtuples (ir_measures' readers): iterable, and none of
+    the forms [`irscore.core.io.as_qrels`][irscore.core.io.as_qrels] reads."""
+    return (hasattr(x, "__iter__") and not isinstance(x, PATH_TYPES) and not hasattr(x, "columns")
+            and not isinstance(x, (irscore.Qrels, irscore.Run)) and ranx_kind(x) is None)
+
+
 def _qrels(qrels: Any) -> Optional["irscore.Qrels"]:
     """irscore Qrels, or None when there are no judgments."""
-    if isinstance(qrels, irscore.Qrels):
-        return qrels
     if isinstance(qrels, Mapping):
         d = {str(q): docs for q, docs in qrels.items() if len(docs) > 0}
         return irscore.Qrels.from_dict(d) if d else None
-    if hasattr(qrels, "columns"):
-        return irscore.Qrels.from_pandas(qrels) if len(qrels) else None
-    if isinstance(qrels, (str, bytes)) or hasattr(qrels, "__fspath__"):
-        return irscore.read_qrels(qrels)
-    if hasattr(qrels, "__iter__"):
+    table = arrow_table(qrels)      # polars (a LazyFrame collected once), pyarrow
+    if table is not None:
+        return as_qrels(table) if table.num_rows else None
+    if hasattr(qrels, "columns") and hasattr(qrels, "__len__") and not len(qrels):
+        return None
+    if _rows(qrels):
         d = _rows_to_dict(qrels, "relevance", "qrels")
         return irscore.Qrels.from_dict(d) if d else None
-    raise TypeError(f"qrels: expected an iterable of Qrel namedtuples, a DataFrame, a dict or a path, "
-                    f"got {type(qrels).__name__}")
+    if not hasattr(qrels, "columns") and not isinstance(qrels, PATH_TYPES) and ranx_kind(qrels) is None \
+            and not isinstance(qrels, (irscore.Qrels, irscore.Run)):
+        raise TypeError(f"qrels: expected an iterable of Qrel namedtuples, {ACCEPTED['qrels']}; "
+                        f"got {describe(qrels)}")
+    return as_qrels(qrels)
 
 
-def _run(run: Any) -> Optional["irscore.Run"]:
-    """irscore Run, or None when nothing is ranked."""
-    if isinstance(run, irscore.Run):
-        return run
+def _run(run: Any) -> Tuple[Optional["irscore.Run"], List[str]]:
+    """(irscore Run, or None when nothing is ranked; the queries of a dict
+    with an empty ranking)."""
     if isinstance(run, Mapping):
         d = {str(q): docs for q, docs in run.items() if len(docs) > 0}
-        return irscore.Run.from_dict(d) if d else None
-    if hasattr(run, "columns"):
-        return irscore.Run.from_pandas(run) if len(run) else None
-    if isinstance(run, (str, bytes)) or hasattr(run, "__fspath__"):
-        return irscore.read_run(run)
-    if hasattr(run, "__iter__"):
+        empty = [str(q) for q, docs in run.items() if len(docs) == 0]
+        return (irscore.Run.from_dict(d) if d else None), empty
+    table = arrow_table(run)
+    if table is not None:
+        return (as_run(table) if table.num_rows else None), []
+    if hasattr(run, "columns") and hasattr(run, "__len__") and not len(run):
+        return None, []
+    if _rows(run):
         d = _rows_to_dict(run, "score", "run")
-        return irscore.Run.from_dict(d) if d else None
-    raise TypeError(f"run: expected an iterable of ScoredDoc namedtuples, a DataFrame, a dict or a path, "
-                    f"got {type(run).__name__}")
+        return (irscore.Run.from_dict(d) if d else None), []
+    if not hasattr(run, "columns") and not isinstance(run, PATH_TYPES) and ranx_kind(run) is None \
+            and not isinstance(run, (irscore.Qrels, irscore.Run)):
+        raise TypeError(f"run: expected an iterable of ScoredDoc namedtuples, {ACCEPTED['run']}; "
+                        f"got {describe(run)}")
+    return as_run(run), []
 
 
 # ------------------------------------------------------------------ results
@@ -273,12 +290,24 @@ class Evaluator:
             self.qrel_qids = sorted(map(str, qrels), key=lambda q: q.encode("utf-8"))
 
     def _columns(self, run: Any) -> Tuple[List[str], List[List[float]]]:
-        """Query ids both in the run and the qrels, and one value list per measure."""
+        """Query ids both in the run and the qrels, and one value list per
+        measure.  A qrels query the run (a dict) gives an empty ranking is
+        evaluated as an empty ranking, as ir_measures' providers do."""
         if self._qrels is None:
             return [], []
-        r = _run(run)
-        if r is None or not any(q in self._qrels for q in r.query_ids):
+        r, empty = _run(run)
+        qrels = self._qrels
+        empty = [q for q in empty if q in qrels]
+        if not empty and (r is None or not any(q in qrels for q in r.query_ids)):
             return [], []
+        complete = False
+        if empty:
+            # trec_eval's -c on the queries ranked or given an empty ranking: the
+            # others of the qrels stay out, as before
+            wanted = set(empty) | (set(r.query_ids) if r is not None else set())
+            qrels = qrels.subset([q for q in qrels.query_ids if q in wanted])
+            r = r if r is not None else empty_run()
+            complete = True
         cols: List[List[float]] = [[] for _ in self.measures]
         qids: List[str] = []
         for judged_only in (False, True):
@@ -286,7 +315,8 @@ class Evaluator:
             if not idx:
                 continue
             res = cast(Dict[str, Dict[str, float]], irscore.evaluate(
-                self._qrels, r, [self._names[i][0] for i in idx], per_query=True, judged_only=judged_only))
+                qrels, r, [self._names[i][0] for i in idx], per_query=True, judged_only=judged_only,
+                complete=complete))
             for i in idx:
                 per_q = res[self._names[i][0]]
                 qids = qids or list(per_q)

@@ -79,8 +79,9 @@ def _split(measure: str) -> Tuple[str, str]:
 
 def _plan(measures: Iterable[str]) -> List[Tuple[str, str]]:
     """(output key, irscore measure name) pairs, in trec_eval's order."""
-    if isinstance(measures, str):
-        raise TypeError("measures must be a collection of measure names (a set or list), not one string")
+    if isinstance(measures, str) or not hasattr(measures, "__iter__"):
+        raise TypeError(f"measures must be a collection of measure names (a set or list), not "
+                        f"{'one string' if isinstance(measures, str) else type(measures).__name__}")
     wanted: List[str] = []
     for m in measures:
         if not isinstance(m, str):
@@ -139,11 +140,17 @@ class RelevanceEvaluator:
         self._judged_only = bool(judged_docs_only_flag)
         # queries without judgments are dropped, as pytrec_eval does; the judgments
         # are read once, here (later changes to the caller's dicts are not seen)
-        judged = {str(q): d for q, d in query_relevance.items() if len(d) > 0}
+        _check_keys(query_relevance, "query_relevance", "relevance")
+        judged = {q: d for q, d in query_relevance.items() if len(d) > 0}
         self._qrels = irscore.Qrels.from_dict(judged) if judged else None
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """``{query_id: {measure: value}}`` for the queries of ``scores`` that have judgments."""
+        if scores is None:
+            return {}
+        if not isinstance(scores, Mapping):
+            raise TypeError(f"scores: expected a mapping {{query_id: {{doc_id: score}}}}, got {type(scores).__name__}")
+        _check_keys(scores, "scores", "score")
         if not scores or self._qrels is None:
             return {}
         qrels = self._qrels
@@ -180,6 +187,18 @@ class RelevanceEvaluator:
                 values[:, j] = ev.per_query(by_name[name])
         keys = self._keys
         return {q: dict(zip(keys, row)) for q, row in zip(qids, values.tolist())}
+
+
+def _check_keys(d: Mapping[str, Mapping[str, float]], arg: str, value: str) -> None:
+    """str query ids and a mapping per query, as pytrec_eval requires (it raises
+    TypeError "Expected string as key" / "Unable to extract query/object
+    scores"): an integer id is refused, never dropped."""
+    for q, docs in d.items():
+        if not isinstance(q, str):
+            raise TypeError(f"{arg}: query id {q!r} is {type(q).__name__}, expected str (pytrec_eval takes "
+                            f"string ids only; convert them, e.g. {{str(q): ...}})")
+        if not isinstance(docs, Mapping):
+            raise TypeError(f"{arg}[{q!r}]: expected a mapping {{doc_id: {value}}}, got {type(docs).__name__}")
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:

@@ -12,6 +12,7 @@ document: joining a run with its qrels hashes and compares bytes in native code.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -241,7 +242,7 @@ class Qrels(_Columns):
         -------
         pandas.DataFrame
         """
-        import pandas as pd
+        pd = require_pandas("Qrels.to_pandas")
         return pd.DataFrame({"query_id": self._query_column(), "doc_id": self._all_doc_ids(),
                              "relevance": self.grades.astype(np.int64)})
 
@@ -371,7 +372,7 @@ class Run(_Columns):
         -------
         pandas.DataFrame
         """
-        import pandas as pd
+        pd = require_pandas("Run.to_pandas")
         return pd.DataFrame({"query_id": self._query_column(), "doc_id": self._all_doc_ids(),
                              "score": np.asarray(self.scores, dtype=np.float64)})
 
@@ -453,8 +454,44 @@ _DOC_COLS = ("doc_id", "docno")
 _VALUE_COLS = {"relevance": ("relevance", "label", "score"), "score": ("score",)}
 
 
+def arrow_table(x: Any) -> Any:
+    """``x`` as a ``pyarrow.Table`` when it is a polars DataFrame or LazyFrame
+    (collected once), a pyarrow Table or RecordBatch; None for anything else.
+    Neither polars nor pyarrow is imported here: an object of theirs exists
+    only when its module is loaded."""
+    pl = sys.modules.get("polars")
+    if pl is not None:
+        if isinstance(x, pl.LazyFrame):
+            x = x.collect()
+        if isinstance(x, pl.DataFrame):
+            return x.to_arrow()
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        if isinstance(x, pa.Table):
+            return x
+        if isinstance(x, pa.RecordBatch):
+            return pa.Table.from_batches([x])
+    return None
+
+
+def require_pandas(what: str) -> Any:
+    """The pandas module, or a ModuleNotFoundError naming the extra that installs it."""
+    try:
+        import pandas
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(f'{what} needs pandas, which is not installed: pip install "irscore[pandas]" '
+                                  '(from a clone of irscore: pip install ".[pandas]")', name="pandas") from None
+    return pandas
+
+
+def _column_names(df: Any) -> List[str]:
+    names = getattr(df, "column_names", None)     # a pyarrow Table (its .columns are the arrays)
+    return list(names) if names is not None else list(getattr(df, "columns", []))
+
+
 def _column(df: Any, names: Tuple[str, ...], what: str, role: str) -> str:
-    have = [c for c in names if c in getattr(df, "columns", [])]
+    cols = _column_names(df)
+    have = [c for c in names if c in cols]
     if not have:
         raise ValueError(f"{what} DataFrame lacks column(s) for the {role}; expected one of {list(names)}")
     if len(have) > 1 and role != "value":
@@ -470,12 +507,30 @@ def frame_columns(df: Any, value_col: str, what: str) -> Tuple[str, str, str]:
             _column(df, _VALUE_COLS[value_col], what, "value"))
 
 
+def _arrow_lists(table: Any, cols: Tuple[str, str, str], what: str) -> Tuple[List[str], List[str], List[Any]]:
+    """The (query ids as text, doc ids as text, values) of a pyarrow Table's columns."""
+    out = []
+    for c in cols:
+        col = table.column(c)
+        if col.null_count:
+            raise ValueError(f"{what}: column {c!r} has {col.null_count} null value(s)")
+        out.append(col.to_pylist())
+    return [str(q) for q in out[0]], [str(d) for d in out[1]], out[2]
+
+
 def _frame_to_dict(df: Any, value_col: str, what: str) -> Dict[str, Dict[str, Any]]:
+    table = arrow_table(df)
+    if table is not None:
+        df = table
     qcol, dcol, vcol = frame_columns(df, value_col, what)
     out: Dict[str, Dict[str, Any]] = {}
     n_dup = 0
     best = what == "run"
-    for q, d, v in zip(df[qcol].astype(str).tolist(), df[dcol].astype(str).tolist(), df[vcol].tolist()):
+    if table is not None:
+        columns = _arrow_lists(table, (qcol, dcol, vcol), what)
+    else:
+        columns = (df[qcol].astype(str).tolist(), df[dcol].astype(str).tolist(), df[vcol].tolist())
+    for q, d, v in zip(*columns):
         docs = out.setdefault(q, {})
         if d in docs:
             # as from a file: a run keeps the best-ranked entry, qrels the last judgment

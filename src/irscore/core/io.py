@@ -15,11 +15,11 @@ import numpy as np
 
 from irscore import _trec_io
 from irscore.core import parallel as _parallel
-from irscore.core.data import Qrels, Run, tie_mode
+from irscore.core.data import Qrels, Run, require_pandas, tie_mode
 from irscore.core.files import GZIP_ERRORS, InputFileError, gzip_error, open_source
-from irscore.core.frames import qrels_from_frame, run_from_frame
+from irscore.core.inputs import to_qrels, to_run
 
-__all__ = ["read_qrels", "read_run", "results_frame", "InputFileError"]
+__all__ = ["read_qrels", "read_run", "as_qrels", "as_run", "results_frame", "InputFileError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -197,38 +197,75 @@ def read_run(path: PathLike, *, ties: str = "trec") -> Run:
     return Run(_parse(path, "run"), source=os.fspath(path), ties=ties)
 
 
-def _coerce(x: Any, cls: Any, reader: str, **kw: Any) -> Any:
-    """A dict, a DataFrame or a path as a ``cls`` (Qrels or Run; ``kw``: the
-    run's ``ties``)."""
-    if isinstance(x, Mapping):
-        return cls.from_dict(x, **kw)
-    if hasattr(x, "columns"):
-        # through Arrow when the frame allows it (the values and warnings of a file), else a dict
-        fast = (qrels_from_frame if cls is Qrels else run_from_frame)(x, **kw)
-        return fast if fast is not None else cls.from_pandas(x, **kw)
-    return _READERS[reader](x, **kw)
+def as_qrels(x: Any, *, arg: str = "qrels") -> Qrels:
+    """Judgments in any accepted form as a [`Qrels`][irscore.Qrels].
+
+    Parameters
+    ----------
+    x : Qrels, dict, DataFrame, pyarrow Table, ranx Qrels or path
+        A `Qrels`; ``{query_id: {doc_id: relevance}}``; a pandas or polars
+        DataFrame or polars LazyFrame (collected once) or a pyarrow Table or
+        RecordBatch with the columns ``query_id, doc_id, relevance``
+        (PyTerrier's ``qid, docno, label`` and ranx's ``q_id, doc_id, score``
+        too); a ranx ``Qrels``; the path of a TREC qrels file.
+    arg : str, default "qrels"
+        The argument's name in error messages.
+
+    Returns
+    -------
+    Qrels
+
+    Raises
+    ------
+    TypeError
+        Anything else (the message names ``arg``, the type passed and what is
+        accepted; a run passed as qrels is named as such).
+    ValueError
+        Malformed content (missing columns, nulls, grades that are not integers ...).
+    """
+    return to_qrels(x, read_qrels, arg=arg)
 
 
-def as_qrels(x: Any) -> Qrels:
-    """Accept a Qrels, a dict, a DataFrame or a path."""
-    return x if isinstance(x, Qrels) else _coerce(x, Qrels, "read_qrels")
+def as_run(x: Any, ties: Optional[str] = None, *, arg: str = "run", run_id: Optional[str] = None) -> Run:
+    """A ranking in any accepted form as a [`Run`][irscore.Run].
 
+    Parameters
+    ----------
+    x : Run, dict, DataFrame, pyarrow Table, ranx Run or path
+        A `Run`; ``{query_id: {doc_id: score}}``; a pandas or polars
+        DataFrame or polars LazyFrame (collected once) or a pyarrow Table or
+        RecordBatch with the columns ``query_id, doc_id, score`` (PyTerrier's
+        ``qid, docno`` and ranx's ``q_id`` too); a ranx ``Run``; the path of a
+        TREC run file.
+    ties : {"trec", "input"}, optional
+        The order of equal scores (``"trec"``, the default: doc id descending;
+        ``"input"``: the input's order).  A Run object keeps the order it was
+        built with: given ``ties``, it must be that one.
+    arg : str, default "run"
+        The argument's name in error messages.
+    run_id : str, optional
+        The name of a run built from a dict or a frame (default
+        ``"irscore"``); a ranx Run keeps its ``name``, a file its tag.
 
-def as_run(x: Any, ties: Optional[str] = None) -> Run:
-    """Accept a Run, a dict, a DataFrame or a path; ``ties``: the order of equal
-    scores (``"trec"``, the default: doc id descending; ``"input"``: the
-    input's order).  A Run object keeps the order it was built with: given
-    ``ties``, it must be that one."""
+    Returns
+    -------
+    Run
+
+    Raises
+    ------
+    TypeError
+        Anything else (the message names ``arg``, the type passed and what is
+        accepted; qrels passed as a run are named as such).
+    ValueError
+        Malformed content (missing columns, nulls, scores that are not finite ...).
+    """
     if isinstance(x, Run):
         if ties is not None and x.ties != ties:
             tie_mode(ties)
-            raise ValueError(f"run: ties={ties!r}, but the Run object holds equal scores in {x.ties!r} "
+            raise ValueError(f"{arg}: ties={ties!r}, but the Run object holds equal scores in {x.ties!r} "
                              f"order; pass the dict, DataFrame or file, or build the Run with ties={ties!r}")
         return x
-    return _coerce(x, Run, "read_run", ties="trec" if ties is None else ties)
-
-
-_READERS = {"read_qrels": read_qrels, "read_run": read_run}
+    return to_run(x, read_run, arg=arg, run_id=run_id, ties="trec" if ties is None else ties)
 
 
 def results_frame(results: Mapping[Any, Any], tidy: bool = False) -> Any:
@@ -260,8 +297,7 @@ def results_frame(results: Mapping[Any, Any], tidy: bool = False) -> Any:
     TypeError
         A value that is neither a number, a mapping nor a 1-D array.
     """
-    import pandas as pd
-
+    pd = require_pandas("results_frame")
     names = [str(k) for k in results]
     per_query: Dict[str, Dict[Any, Any]] = {}
     for name, v in zip(names, results.values()):

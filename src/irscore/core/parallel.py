@@ -98,14 +98,23 @@ def ranges_by_offsets(offsets: np.ndarray, parts: int) -> List[Tuple[int, int]]:
 
 def run(fn: Callable[[int, int], T], spans: List[Tuple[int, int]]) -> List[T]:
     """Call ``fn(lo, hi)`` for every span: the first in this thread, the rest in the
-    pool.  Returns the results in span order; waits for every span before raising."""
+    pool.  Returns the results in span order; waits for every span before raising.
+    When the pool takes no more work (the interpreter is exiting: a daemon
+    thread still evaluating), the spans it refused run in this thread."""
     if len(spans) == 1:
         return [fn(*spans[0])]
     ex = pool()
-    futures: List[Future[T]] = [ex.submit(fn, lo, hi) for lo, hi in spans[1:]]
+    futures: List[Future[T]] = []
+    for lo, hi in spans[1:]:
+        try:
+            futures.append(ex.submit(fn, lo, hi))
+        except RuntimeError:        # "cannot schedule new futures after (interpreter) shutdown"
+            break
+    inline = spans[1 + len(futures):]
     try:
         first = fn(*spans[0])
+        rest = [fn(lo, hi) for lo, hi in inline]
     finally:
         for f in futures:
             f.exception()       # wait, whatever happened in this thread
-    return [first] + [f.result() for f in futures]
+    return [first] + [f.result() for f in futures] + rest

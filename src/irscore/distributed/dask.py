@@ -53,7 +53,8 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
         import dask.dataframe as dd
         import pandas as pd
     except ModuleNotFoundError as exc:
-        raise ModuleNotFoundError(f"irscore.dask needs dask and pandas ({exc}); pip install 'irscore[dask]'") from None
+        raise ModuleNotFoundError(f"irscore.dask needs dask and pandas ({exc}): pip install \"irscore[dask]\" "
+                                  "(from a clone of irscore: pip install \".[dask]\")", name=exc.name) from None
 
     for name, flag in (("per_query", per_query), ("compute", compute), ("shuffle", shuffle)):
         if not isinstance(flag, bool):

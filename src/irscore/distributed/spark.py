@@ -50,7 +50,8 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
         from pyspark.sql import functions as F
         from pyspark.sql import types as T
     except ModuleNotFoundError as exc:
-        raise ModuleNotFoundError(f"irscore.spark needs pyspark ({exc}); pip install 'irscore[spark]'") from None
+        raise ModuleNotFoundError(f"irscore.spark needs pyspark ({exc}): pip install \"irscore[spark]\" "
+                                  "(from a clone of irscore: pip install \".[spark]\")", name=exc.name) from None
 
     if not isinstance(per_query, bool):
         raise TypeError(f"per_query must be a bool, got {per_query!r}")

@@ -16,8 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore.classic import check_ties, evaluate
-from irscore.core.data import Qrels, Run
-from irscore.core.io import read_qrels, read_run
+from irscore.core.data import Run
+from irscore.core.io import as_qrels, as_run
 from irscore.stats import formats, intervals, paired, risk as risk_mod
 from irscore.stats.corrections import METHODS, adjust
 
@@ -169,34 +169,23 @@ class Comparison:
 # ---- inputs -------------------------------------------------------------------
 
 def _as_qrels(qrels: Any) -> Any:
-    if isinstance(qrels, (str, os.PathLike)):
-        return read_qrels(qrels)
-    if isinstance(qrels, Mapping) and not isinstance(qrels, Qrels):
-        return Qrels.from_dict(qrels)  # type: ignore[arg-type]
-    if type(qrels).__name__ == "DataFrame":
-        return Qrels.from_pandas(qrels)
-    return qrels
+    return as_qrels(qrels)
 
 
-def _as_run(run: Any, name: str, ties: str = "trec") -> Any:
-    if isinstance(run, (str, os.PathLike)):
-        return read_run(run, ties=ties)
-    if isinstance(run, Mapping):
-        return Run.from_dict(run, run_id=name, ties=ties)  # type: ignore[arg-type]
-    if type(run).__name__ == "DataFrame":
-        return Run.from_pandas(run, run_id=name, ties=ties)
-    return run
+def _as_run(run: Any, name: str, ties: str = "trec", arg: str = "run") -> Any:
+    # a Run object is taken as built (its own ties); anything else through the one converter
+    return run if isinstance(run, Run) else as_run(run, ties=ties, arg=arg, run_id=name)
 
 
 def _named_runs(runs: Union[Mapping[str, Any], Sequence[Any]], ties: str = "trec") -> List[Tuple[str, Any]]:
     if isinstance(runs, Mapping):
-        items = [(str(k), _as_run(v, str(k), ties)) for k, v in runs.items()]
+        items = [(str(k), _as_run(v, str(k), ties, f"runs[{k!r}]")) for k, v in runs.items()]
     elif isinstance(runs, (str, os.PathLike)):
         raise TypeError("runs must be a mapping {name: run} or a list of runs / paths, not one path")
     else:
         items = []
         for i, v in enumerate(runs):
-            r = _as_run(v, f"run{i + 1}", ties)
+            r = _as_run(v, f"run{i + 1}", ties, f"runs[{i}]")
             items.append((str(getattr(r, "run_id", None) or f"run{i + 1}"), r))
     names = [n for n, _ in items]
     dup = sorted({n for n in names if names.count(n) > 1})
