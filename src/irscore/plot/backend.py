@@ -12,7 +12,8 @@ from typing import Any, Tuple
 
 __all__ = ["MISSING_MATPLOTLIB", "pyplot", "new_axes", "plain"]
 
-MISSING_MATPLOTLIB = "irscore.plot needs matplotlib: pip install 'irscore[plot]'"
+MISSING_MATPLOTLIB = ("irscore.plot needs matplotlib: pip install 'irscore[plot]' "
+                      "(from a clone of irscore: pip install '.[plot]')")
 
 
 def new_axes(figsize: Tuple[float, float]) -> Any:

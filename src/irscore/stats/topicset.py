@@ -21,7 +21,7 @@ topics x runs matrix (``variance_estimate``):
   interval of a paired difference, 2 t_{1-α/2, n-1} σ_d c4(n) / √n with
   c4(n) = E[s] / σ = √(2 / (n - 1)) Γ(n/2) / Γ((n - 1)/2), is at most ``width``.
 
-The distributions are scipy's (``pip install irscore[stats]``).  The sizes are
+The distributions are scipy's (``pip install ".[stats]"`` in a clone).  The sizes are
 exact searches over integers (power is increasing in n), not the normal
 approximations of the Excel tools, which can differ by a topic or two.
 """
