@@ -117,7 +117,7 @@ def test_measure_help_lists_every_declared_name():
     from irscore.core.measures import ALIASES, FAMILIES, MEASURE_SETS
     from irscore.core.registry import EXTERNAL
 
-    for argv in (["eval", "-m", "help"], ["eval", "-m", "help", "q", "r"], ["measures"]):
+    for argv in (["eval", "-m", "help"], ["eval", "-m", "help", "q", "r"], ["measures"], ["compare", "-m", "help"]):
         p = _irscore(*argv)
         assert p.returncode == 0, p.stderr
         words = set(re.split(r"[\s,()\[\]@|:]+", p.stdout))

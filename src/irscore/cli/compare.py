@@ -14,6 +14,7 @@ import os
 import sys
 from typing import Any, Callable, Dict, List
 
+from irscore.cli.measures import MeasureAction
 from irscore.core.io import read_run
 from irscore.stats.comparison import TESTS, compare
 from irscore.stats.corrections import METHODS
@@ -30,8 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "share a run id")
     p.add_argument("--names", action="append", default=[], metavar="A,B,...",
                    help="names of the runs, in the order of the RUN files (comma-separated, or repeated)")
-    p.add_argument("-m", "--measure", action="append", default=[], metavar="MEASURE",
-                   help="measure (map, ndcg_cut_10, P.10, nDCG@10, ...); repeatable; default map")
+    p.add_argument("-m", "--measure", action=MeasureAction, default=[], metavar="MEASURE",
+                   help="measure (map, ndcg_cut_10, P.10, nDCG@10, ...); repeatable; default map; "
+                        "-m help lists the names")
     p.add_argument("--baseline", default=None, metavar="NAME",
                    help="compare every run with this one (its name, or its file as given); default: every pair")
     p.add_argument("--test", "-t", default="t", choices=TESTS, help="paired test (default t)")

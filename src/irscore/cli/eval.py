@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from typing import Any, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
 from irscore.classic import evaluate_jg, run_plan
+from irscore.cli.measures import MeasureAction
 from irscore.cli.output import FORMATS, Writer
 from irscore.core.aggregate import running_sum
 from irscore.core.data import Qrels
@@ -24,21 +25,6 @@ from irscore.core.names import ranx_spelling
 from irscore.core.zscores import read_zscores, standardize
 
 HELP = "evaluate a TREC run against qrels (trec_eval 10 compatible)"
-
-
-class _MeasureAction(argparse.Action):
-    """``-m``: append the spec; ``-m help`` prints the measure listing and exits 0."""
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: Any = None) -> None:
-        if values == "help":
-            from irscore.cli.measures import listing
-
-            sys.stdout.write(listing())
-            parser.exit(0)
-        items = list(getattr(namespace, self.dest) or [])
-        items.append(values)
-        setattr(namespace, self.dest, items)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="evaluate only the top MAXDOCS documents of each query")
     p.add_argument("-N", type=float, default=0.0, metavar="NUM_DOCS",
                    help="number of documents in the collection (for utility)")
-    p.add_argument("-m", action=_MeasureAction, default=[], metavar="MEASURE",
+    p.add_argument("-m", action=MeasureAction, default=[], metavar="MEASURE",
                    help="measure, set (official, all_trec, set; default official) or trec_eval measure with "
                         "parameters (P.5,10  ndcg.1=3,2=9  iprec_at_recall..10,.50), or an ir_measures-style "
                         "name (nDCG@10  P(rel=2)@5  nDCG(gain=exp)@10  AP  RR@10); repeatable; "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from irscore.core.registry import Param
 
@@ -42,6 +42,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--family", default=None, metavar="NAME",
                    help="show one family (a trec_eval family, an ir_measures-style name or a registered "
                         "family: ndcg, nDCG, P, Rnorm, alpha_nDCG, ...)")
+
+
+class MeasureAction(argparse.Action):
+    """``-m`` of ``irscore eval`` and ``irscore compare``: append the name; ``-m help``
+    prints the listing and exits with status 0."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: Any = None) -> None:
+        if values == "help":
+            sys.stdout.write(listing())
+            parser.exit(0)
+        items = list(getattr(namespace, self.dest) or [])
+        items.append(values)
+        setattr(namespace, self.dest, items)
 
 
 def run(args: argparse.Namespace) -> int:
