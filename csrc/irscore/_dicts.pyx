@@ -278,7 +278,10 @@ def encode_sorted(object data, bint is_run, str what="run", int sort_mode=0):
             walked += cnt
             if is_run:
                 if cnt > 1:
-                    irs_sort_entries(ent, cnt, docbuf, sort_mode)
+                    if sort_mode == 0:      # a literal mode: the sort specialised as before
+                        irs_sort_entries(ent, cnt, docbuf, 0)
+                    else:
+                        irs_sort_entries(ent, cnt, docbuf, 1)
                 for k in range(cnt):
                     scores[lo + k] = ent[k].score
                     start[lo + k] = ent[k].start
