@@ -157,3 +157,26 @@ def test_compare_passes_ties_through(tmp_path):
                 assert np.allclose(cmp.scores[name][i], [per_q[q] for q in cmp.query_ids], atol=1e-12)
     assert not np.allclose(irscore.compare(qrels, {"a": run, "b": other}, "AP", ties="input").scores["AP"],
                            irscore.compare(qrels, {"a": run, "b": other}, "AP").scores["AP"])
+
+
+def test_cli_ties_option(tmp_path, capsys):
+    from irscore.cli import main
+    qrels, run = tied_dicts(6, 80)
+    qf, rf, rf2 = tmp_path / "qrels", tmp_path / "run", tmp_path / "run2"
+    qf.write_text("".join(f"{q} 0 {d} {g}\n" for q, ds in qrels.items() for d, g in ds.items()))
+    _write_run(rf, run)
+    other = {q: {d: s + (0.5 if d.endswith("3") else 0.0) for d, s in docs.items()} for q, docs in run.items()}
+    _write_run(rf2, other)
+    for ties in ("trec", "input"):
+        assert main(["eval", "--ties", ties, "-m", "map", "-m", "RR@10", str(qf), str(rf)]) == 0
+        out = {line.split()[0]: float(line.split()[2]) for line in capsys.readouterr().out.splitlines()}
+        want = irscore.evaluate(qrels, run, ["map", "RR@10"], ties=ties)
+        assert out["map"] == pytest.approx(want["map"], abs=1e-4)
+        assert out["RR@10"] == pytest.approx(want["RR@10"], abs=1e-4)
+        assert main(["compare", "--ties", ties, "-m", "AP", "--format", "json", str(qf), str(rf), str(rf2)]) == 0
+        capsys.readouterr()
+    assert irscore.evaluate(qrels, run, "map", ties="input") != irscore.evaluate(qrels, run, "map")
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--ties", "average", str(qf), str(rf)])
+    assert exc.value.code == 2
+    assert "--ties" in capsys.readouterr().err

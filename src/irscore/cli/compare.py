@@ -53,6 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "comparison, GeoRisk of each run")
     p.add_argument("--effect", default="hedges_g", choices=("hedges_g", "cohen_d"),
                    help="effect size reported (default hedges_g)")
+    p.add_argument("--ties", default="trec", choices=("trec", "input"),
+                   help="order of equal scores: trec (trec_eval's: document id descending, the default) "
+                        "or input (the order of each run file's lines)")
     p.add_argument("-l", "--relevance-level", type=int, default=1, metavar="LEVEL",
                    help="grades >= LEVEL are relevant (default 1)")
     p.add_argument("--format", "-f", default="text", choices=FORMATS, help="output format (default text)")
@@ -63,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("compare needs at least two run files")
     if not 1 <= args.resamples <= MAX_RESAMPLES:
         raise ValueError(f"--resamples must be in 1 .. {MAX_RESAMPLES:,}, got {args.resamples}")
-    read = [read_run(path) for path in args.runs]
+    read = [read_run(path, ties=args.ties) for path in args.runs]
     names = run_names(args.runs, args.names, [getattr(r, "run_id", None) for r in read])
     runs = dict(zip(names, read))
     baseline = args.baseline
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     c = compare(args.qrels, runs, args.measure or ["map"], baseline=baseline, test=args.test,
                 correction=args.correction, alpha=args.alpha, n_resamples=args.resamples, seed=args.seed,
                 ci=args.ci, effect=args.effect, mean_ci=args.mean_ci, risk=args.risk,
-                relevance_level=args.relevance_level)
+                relevance_level=args.relevance_level, ties=args.ties)
     renderers: Dict[str, Callable[[], str]] = {
         "text": c.to_text, "markdown": c.to_markdown, "latex": c.to_latex, "html": c.to_html,
         "json": c.to_json, "csv": c.to_csv}

@@ -32,6 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-c", action="store_true",
                    help="average over every qrels query (a query missing from the run scores 0)")
     p.add_argument("-J", action="store_true", help="evaluate on judged documents only")
+    p.add_argument("--ties", default="trec", choices=("trec", "input"),
+                   help="order of equal scores: trec (trec_eval's: document id descending, the default) "
+                        "or input (the order of the run file's lines)")
     p.add_argument("-n", action="store_true", help="no summary lines (per-query only)")
     p.add_argument("-l", type=int, default=1, metavar="LEVEL",
                    help="relevance level: grades >= LEVEL are relevant (default 1)")
@@ -113,7 +116,7 @@ def _run_jg(args: argparse.Namespace) -> int:
     measures = [s for s in specs if s.partition(".")[0] not in ("runid", "num_q")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        qids, names, matrix, run_id = evaluate_jg(args.qrels, read_run(args.run), measures,
+        qids, names, matrix, run_id = evaluate_jg(args.qrels, read_run(args.run, ties=args.ties), measures,
                                                   relevance_level=args.l, complete=args.c,
                                                   judged_only=args.J, max_docs=args.M)
     z = ""
@@ -161,7 +164,8 @@ def _run_prefs(args: argparse.Namespace) -> int:
     from irscore.prefs import COUNTS, PREFS_MEASURES, prefs_matrix, read_prefs, read_qrels_prefs, summary
     names = _requested_prefs(args.m, args.R)
     judgments = read_prefs(args.qrels) if args.R == "prefs" else read_qrels_prefs(args.qrels)
-    qids, matrix, run_id, n_dup = prefs_matrix(judgments, read_run(args.run), complete=args.c, max_docs=args.M)
+    qids, matrix, run_id, n_dup = prefs_matrix(judgments, read_run(args.run, ties=args.ties), complete=args.c,
+                                               max_docs=args.M)
     evaluated = set(qids)
     missing = [q for q in judgments.query_ids if q not in evaluated]
     if missing:
@@ -225,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
         qrels = read_diversity_qrels(args.qrels)
     else:
         qrels = read_qrels(args.qrels)
-    run_ = read_run(args.run)
+    run_ = read_run(args.run, ties=args.ties)
     zscores = read_zscores(args.Z) if args.Z is not None else None
     z = "Z" if zscores is not None else ""
     numeric = [(k, m) for k, m in items if m.family not in FAMILIES or FAMILIES[m.family].kind >= 0]
