@@ -149,3 +149,18 @@ def test_rbp_95_in_resolve_cli_and_compare(tmp_path, capsys):
     run2 = {q: {d: -s for d, s in ds.items()} for q, ds in run.items()}
     cmp = irscore.compare(qrels, {"a": run, "b": run2}, ["rbp.95", "ndcg_burges@10"])
     assert cmp.means["rbp.95"][0] == pytest.approx(want["rbp.95"])
+
+
+def test_ranx_names_in_batch_equal_evaluate():
+    """irscore.batch reads the same names (its ranked-list path computes them with
+    the kernel evaluate uses)."""
+    from irscore import batch
+    rng = np.random.default_rng(0)
+    s, y = rng.random((50, 20)), rng.integers(0, 4, (50, 20))
+    names = ["f1@5", "f1", "AP(denominator=min_k_R)@5", "rbp.95", "rbp.8-l2", "ndcg_burges@5", "precision@5-l2"]
+    got = batch.evaluate(s, y, names)
+    qrels = {f"q{i:02d}": {f"d{j:02d}": int(y[i, j]) for j in range(20)} for i in range(50)}
+    run = {f"q{i:02d}": {f"d{j:02d}": float(s[i, j]) for j in range(20)} for i in range(50)}
+    want = irscore.evaluate(qrels, run, names, per_query=True)
+    for name in names:
+        assert np.allclose(got[name], [want[name][q] for q in sorted(qrels)], rtol=0, atol=1e-12), name
