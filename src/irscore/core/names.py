@@ -220,8 +220,8 @@ def ranx_spelling(name: str) -> Optional[str]:
     if m is None or m.group("m") not in _RANX:
         return None
     metric, sep, k, lvl = m.group("m"), m.group("sep"), m.group("k"), m.group("l")
-    if metric == "rbp" and sep is None:
-        return None                 # trec_eval's rbp
+    if metric == "rbp" and sep != ".":
+        return None     # trec_eval's rbp; ranx's rbp@95 is not read (rbp@10 would look like a cutoff)
     if metric != "rbp" and (sep == "." or (lvl is None and "burges" not in metric)):
         return None
     args = [f"p=0.{k}"] if metric == "rbp" else []
