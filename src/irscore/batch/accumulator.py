@@ -248,8 +248,10 @@ class Accumulator:
         ids = list(np.asarray(query_ids).tolist()) if hasattr(query_ids, "__array__") else list(query_ids)
         if len(set(ids)) != len(ids):
             seen: set = set()
-            dup = next(i for i in ids if i in seen or seen.add(i))
-            raise ValueError(f"query_ids: query {dup!r} appears twice in this batch")
+            for i in ids:
+                if i in seen:
+                    raise ValueError(f"query_ids: query {i!r} appears twice in this batch")
+                seen.add(i)
         with self._lock:
             known = self._ids or set()
             again = [i for i in ids if i in known]

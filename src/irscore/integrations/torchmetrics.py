@@ -97,33 +97,36 @@ class RetrievalMeasures(Metric):
         if path == "auto":
             path = "torch" if on_device else "native"
         acc = self._acc
+        state_limbs: Any = getattr(self, "limbs")
+        state_counts: Any = getattr(self, "counts")
+        n_queries: Any = getattr(self, "n_queries")
         if path == "torch":
             vals = acc.device_values(preds, target, check_inputs=self._check, **layout)
-            limbs = self.limbs if self.limbs.device == dev else self.limbs.to(dev)
-            counts = self.counts if self.counts.device == dev else self.counts.to(dev)
+            limbs = state_limbs if state_limbs.device == dev else state_limbs.to(dev)
+            counts = state_counts if state_counts.device == dev else state_counts.to(dev)
             bad = torch.zeros((), dtype=torch.bool, device=dev)
             add_limbs(limbs, counts, bad, vals, acc.log_measures, acc.skip_nan)
             if self._check and bool(bad.item()):
                 raise ValueError("a per-query value was not finite")
-            if limbs is not self.limbs:
-                self.limbs.copy_(limbs.to(self.limbs.device))
-                self.counts.copy_(counts.to(self.counts.device))
-            self.n_queries += int(vals[0].shape[0]) if vals else 0
+            if limbs is not state_limbs:
+                state_limbs.copy_(limbs.to(state_limbs.device))
+                state_counts.copy_(counts.to(state_counts.device))
+            n_queries += int(vals[0].shape[0]) if vals else 0
             return
         if on_device:
             raise ValueError(f"preds: on device {dev}; device_path='native' evaluates CPU tensors only")
         values = acc.batch_values(preds, target, check_inputs=self._check, **layout)
-        limbs = self.limbs.numpy()
-        counts = self.counts.numpy()
         running = np.zeros(len(values), dtype=np.float64)
-        _accumulate.add(values, limbs, running, counts, acc.skip_nan)
-        self.n_queries += int(values[0].shape[0]) if values else 0
+        # CPU states: the native kernel adds into their memory
+        _accumulate.add(values, state_limbs.numpy(), running, state_counts.numpy(), acc.skip_nan)
+        n_queries += int(values[0].shape[0]) if values else 0
 
     def compute(self) -> Dict[str, Any]:  # type: ignore[override]
         """``{name: summary}`` (float64 scalar tensors) over every query so far."""
-        limbs = self.limbs.detach().cpu().numpy().astype(np.int64)
+        state: Any = self
+        limbs = state.limbs.detach().cpu().numpy().astype(np.int64)
         _accumulate.normalize(limbs)
-        sums = self._acc.summaries(limbs, self.counts.detach().cpu().numpy(), int(self.n_queries.item()))
+        sums = self._acc.summaries(limbs, state.counts.detach().cpu().numpy(), int(state.n_queries.item()))
         return {k: torch.tensor(v, dtype=torch.float64) for k, v in sums.items()}
 
 
