@@ -384,3 +384,69 @@ def test_cutoffs_out_of_range_are_value_errors():
     r = diversity.evaluate(dq, RUN, ["alpha_nDCG(alpha=0)@9223372036854775807", "alpha_DCG(alpha=0)@1048576"])
     want = diversity.evaluate(dq, RUN, ["alpha_nDCG(alpha=0)@3"])["alpha_nDCG(alpha=0)@3"]
     assert r["alpha_nDCG(alpha=0)@9223372036854775807"] == want and r["alpha_DCG(alpha=0)@1048576"] > 0
+
+
+def _reference(judgments, ranking, k, alpha, level=1):
+    """alpha-DCG@k, alpha-nDCG@k, ERR-IA@k, nERR-IA@k, P-IA@k, StRecall@k
+    of one query from the definitions (docs/web_diversity.md), in plain
+    Python: intents in increasing number, the greedy ideal over every judged
+    document (ties: the larger document id), rank by rank to k."""
+    rel = {}
+    for t, d, g in judgments:
+        if g >= level:
+            rel.setdefault(d, set()).add(int(t))
+    intents = sorted({t for ts in rel.values() for t in ts})
+    M = len(intents)
+    if M == 0:
+        return (0.0,) * 6
+
+    def gains(order):
+        seen = dict.fromkeys(intents, 0)
+        out = []
+        for d in order:
+            s = 0.0
+            for t in sorted(rel.get(d, ())):
+                s += (1 - alpha) ** seen[t]
+                seen[t] += 1
+            out.append(s)
+        return out
+
+    def sums(g):
+        dcg = sum(x * math.log(2) / math.log(r + 2) for r, x in enumerate(g[:k]))
+        err = sum(x / (r + 1) for r, x in enumerate(g[:k]))
+        return dcg, err
+
+    left, ideal, seen = sorted(rel, reverse=True), [], dict.fromkeys(intents, 0)
+    while left and len(ideal) < k:
+        best = max(left, key=lambda d: (sum((1 - alpha) ** seen[t] for t in sorted(rel[d])), d))
+        ideal.append(best)
+        left.remove(best)
+        for t in rel[best]:
+            seen[t] += 1
+    dcg, err = sums(gains(ranking))
+    idcg, ierr = sums(gains(ideal))
+    ii_dcg = sum(M * (1 - alpha) ** r * math.log(2) / math.log(r + 2) for r in range(min(k, 20000)))
+    ii_err = sum(M * (1 - alpha) ** r / (r + 1) for r in range(min(k, 20000)))
+    pairs = sum(len(rel.get(d, ())) for d in ranking[:k])
+    covered = len({t for d in ranking[:k] for t in rel.get(d, ())})
+    return (dcg / ii_dcg, dcg / idcg if dcg else 0.0, err / ii_err, err / ierr if err else 0.0, pairs / (k * M),
+            covered / M)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.2, 0.9])
+def test_cutoffs_past_the_ranking_match_the_definitions(alpha):
+    """Cutoffs below, at and past the end of each ranking (up to 10**18)
+    against the definitions computed rank by rank in plain Python."""
+    judgments, run = random_case(np.random.default_rng(30 + int(alpha * 10)), 60, ties=False)
+    per_query = {}
+    for q, t, d, g in judgments:
+        per_query.setdefault(q, []).append((t, d, g))
+    bases = ["alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"]
+    for k in (1, 3, 7, 30, 200, 10 ** 18):
+        names = [f"{b}(alpha={alpha})@{k}" for b in bases]
+        got = diversity.evaluate(judgments, run, names, per_query=True)
+        for q in got[names[0]]:
+            ranking = sorted(run[q], key=lambda d: -run[q][d])
+            want = _reference(per_query[q], ranking, k, alpha)
+            for name, w in zip(names, want):
+                assert got[name][q] == pytest.approx(w, rel=1e-12, abs=1e-300), (name, q)
