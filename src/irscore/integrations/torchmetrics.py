@@ -42,6 +42,8 @@ __all__ = ["RetrievalMeasures"]
 class RetrievalMeasures(Metric):
     """irscore measures over a validation pass, as a torchmetrics ``Metric``.
 
+    ``compute()`` returns ``{name: float64 scalar tensor}``.
+
     Parameters
     ----------
     measures : str or sequence of str
@@ -56,8 +58,6 @@ class RetrievalMeasures(Metric):
         for the others.
     **kwargs
         torchmetrics' ``Metric`` options (``sync_on_compute``, ``dist_sync_fn`` ...).
-
-    ``compute()`` returns ``{name: float64 scalar tensor}``.
     """
 
     full_state_update = False
