@@ -140,3 +140,42 @@ def test_ddp_all_reduce_equals_the_single_process_result(tmp_path):
         assert res["ddp"] == res["single"]          # exact, not approximately
         sent.append(res["bytes"])
     assert sent[0] == sent[1]                       # the state does not grow with the queries
+
+
+def test_pytorch_lightning_validation_loop_logs_the_accumulator_numbers():
+    pl = pytest.importorskip("pytorch_lightning")
+    from torch.utils.data import DataLoader, TensorDataset
+
+    rng = np.random.default_rng(21)
+    feats = torch.as_tensor(rng.standard_normal((96, 30, 4)), dtype=torch.float32)
+    labels = torch.as_tensor(rng.integers(0, 3, (96, 30)))
+
+    class Ranker(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 1)
+            self.val_ir = RetrievalMeasures(NAMES)
+
+        def forward(self, x):
+            return self.lin(x).squeeze(-1)
+
+        def validation_step(self, batch_, batch_idx):
+            x, y = batch_
+            self.val_ir.update(self(x), y)
+
+        def on_validation_epoch_end(self):
+            self.log_dict({f"val/{k}": v for k, v in self.val_ir.compute().items()})
+            self.val_ir.reset()
+
+    model = Ranker()
+    loader = DataLoader(TensorDataset(feats, labels), batch_size=16)
+    trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False)
+    logged = trainer.validate(model, loader, verbose=False)[0]
+    acc = batch.Accumulator(NAMES)
+    with torch.no_grad():
+        for i in range(0, 96, 16):
+            acc.update(model(feats[i:i + 16]), labels[i:i + 16])
+    ref = acc.compute()
+    for k in NAMES:
+        assert logged[f"val/{k}"] == pytest.approx(ref[k], abs=1e-7)   # Lightning logs float32

@@ -394,6 +394,13 @@ def add_limbs(limbs: Any, counts: Any, bad: Any, values: Sequence[Any], is_log: 
     nl = int(limbs.shape[1])
     flat = limbs.view(-1)
     mask32 = (1 << 32) - 1
+    chunk = 1 << 28         # a limb gains < 2**32 per value: a carry step after each chunk
+    parts = [(j, v[a:a + chunk]) for j, v in enumerate(values) for a in range(0, max(int(v.shape[0]), 1), chunk)]
+    if any(int(v.shape[0]) > chunk for v in values):
+        for j, part in parts:
+            add_limbs(limbs, counts, bad, [part if i == j else part[:0] for i in range(len(values))], is_log,
+                      skip_nan)
+        return
     for j, v in enumerate(values):
         v = v.to(torch.float64)
         if is_log[j]:
