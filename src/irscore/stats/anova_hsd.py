@@ -13,8 +13,8 @@ the F test of the systems and of the blocked Tukey HSD.  The one-way reading
 compute.
 
 Pure numpy; the F distribution's tail comes from the regularised incomplete
-beta function of `irscore.stats.distributions`.  The studentised range
-distribution of Tukey's HSD needs scipy (``pip install ".[stats]"`` in a clone).
+beta function of `irscore.stats.distributions`, the studentised range of
+Tukey's HSD from `irscore.stats.studentized_range`; no scipy needed.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from irscore.stats import distributions as D
+from irscore.stats import studentized_range
 
 
 def check_alpha(alpha: Any) -> float:
@@ -163,15 +164,6 @@ def _ratio(ms: float, ms_e: float, ss_total: float) -> float:
     return ms / ms_e
 
 
-def _studentized_range() -> Any:
-    try:
-        from scipy.stats import studentized_range
-    except ImportError as exc:  # pragma: no cover - scipy is in the [stats] and [test] extras
-        raise ImportError("Tukey's HSD needs scipy's studentized range distribution: "
-                          "pip install 'irscore[stats]' (from a clone: pip install '.[stats]'; or scipy)") from exc
-    return studentized_range
-
-
 def tukey(scores: Any, alpha: float = 0.05, blocked: bool = True
           ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Anova]:
     """Tukey's HSD on a (topics x systems) matrix: (p, ci_low, ci_high, anova).
@@ -179,22 +171,21 @@ def tukey(scores: Any, alpha: float = 0.05, blocked: bool = True
     Matrices indexed [i, j] for mean_i - mean_j.  The error term is the ANOVA's
     MS_E with its df (blocked: (k - 1)(n - 1); one-way: k (n - 1));
     q_ij = |x̄_i - x̄_j| / sqrt(MS_E / n), p_ij = P(Q_{k, df} >= q_ij) (studentised
-    range, scipy), simultaneous interval x̄_i - x̄_j ± q_{1-alpha; k, df} sqrt(MS_E / n).
+    range, `irscore.stats.studentized_range`: within 1e-11 of scipy's), simultaneous interval x̄_i - x̄_j ± q_{1-alpha; k, df} sqrt(MS_E / n).
     With MS_E = 0: p = 0 where the means differ, 1 where they are equal, and the
     intervals are the points x̄_i - x̄_j.
     """
     alpha = check_alpha(alpha)
     a = anova(scores, blocked=blocked)
-    sr = _studentized_range()
     k, n = a.n_systems, a.n_topics
     diff = a.means[:, None] - a.means[None, :]
     if not (math.isinf(a.F) or math.isnan(a.F)):
         se = math.sqrt(a.ms_error / n)
         q = np.abs(diff) / se
-        p = np.asarray(sr.sf(q, k, a.df_error), dtype=float)
+        p = studentized_range.sf(q, k, a.df_error)
         p = np.clip(p, 0.0, 1.0)
         np.fill_diagonal(p, 1.0)
-        half = float(sr.ppf(1.0 - alpha, k, a.df_error)) * se
+        half = studentized_range.ppf(1.0 - alpha, k, a.df_error) * se
     else:
         p = np.where(np.abs(diff) > 0, 0.0, 1.0)
         half = 0.0

@@ -342,7 +342,7 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
     compared with it, else every pair.  ``test``: ``t``, ``wilcoxon``,
     ``sign``, ``randomization`` (exact when 2^n <= ``n_resamples``),
     ``bootstrap`` (``ci="bca"`` or ``"percentile"``), ``tukey`` (Tukey's HSD
-    with the two-way ANOVA error term, topics as blocks; needs scipy),
+    with the two-way ANOVA error term, topics as blocks),
     ``tukey_oneway`` (the one-way error term, as ``scipy.stats.tukey_hsd``) or
     ``tukey_randomized`` (Carterette's, permutations within topics).  ``correction`` (``bonferroni``, ``holm``,
     ``bh``, ``none``) adjusts the p-values of each measure's family of

@@ -105,7 +105,7 @@ def trisk(scores: Any, baseline: Any, alpha: float = 1.0) -> TRisk:
     return _trisk_of_terms(z)
 
 
-def _trisk_of_terms(z: np.ndarray) -> TRisk:
+def _trisk_of_terms(z: np.ndarray, with_p: bool = True) -> TRisk:
     c = z.size
     u = float(z.mean())
     if c < 2:
@@ -116,19 +116,25 @@ def _trisk_of_terms(z: np.ndarray) -> TRisk:
             return TRisk(math.nan, 1.0, u, 0.0, c - 1)
         return TRisk(math.copysign(math.inf, u), 0.0, u, 0.0, c - 1)
     t = u / se
-    return TRisk(t, float(D.t_two_sided(t, c - 1)), u, se, c - 1)
+    return TRisk(t, float(D.t_two_sided(t, c - 1)) if with_p else math.nan, u, se, c - 1)
 
 
 def trisk_many(diffs: Any, alpha: float) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(urisk, trisk, p) for a sequence of difference vectors (one per pair)."""
+    """(urisk, trisk, p) for a sequence of difference vectors (one per pair);
+    the same values as `trisk` on each, its t tails in one vectorised call."""
     alpha = check_risk_alpha(alpha)
-    out = np.full((3, len(diffs)), np.nan)
+    P = len(diffs)
+    u, t, p = np.full(P, np.nan), np.full(P, np.nan), np.full(P, np.nan)
+    df = np.zeros(P)
     for i, d in enumerate(diffs):
         d = np.asarray(d, dtype=np.float64)
         if d.size:
-            r = _trisk_of_terms(risk_terms(d, alpha))
-            out[:, i] = r.urisk, r.trisk, r.p
-    return out[0], out[1], out[2]
+            r = _trisk_of_terms(risk_terms(d, alpha), with_p=False)
+            u[i], t[i], p[i], df[i] = r.urisk, r.trisk, r.p, r.df
+    finite = np.isfinite(t) & (df > 0)
+    if finite.any():
+        p[finite] = D.t_two_sided(t[finite], df[finite])
+    return u, t, p
 
 
 def _matrix(scores: Any) -> np.ndarray:
