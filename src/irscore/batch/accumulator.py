@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _accumulate
+from irscore.batch import device
 from irscore.batch.engine import check_empty, check_options
 from irscore.batch.evaluator import Evaluator
 from irscore.core.measures import FAMILIES, Measure, resolve
@@ -339,7 +340,6 @@ class Accumulator:
 
     def _update_torch(self, scores: Any, labels: Any, kw: Dict[str, Any], ids: Optional[List[Any]],
                       check_inputs: bool) -> None:
-        from irscore.batch import device
         vals = self.device_values(scores, labels, check_inputs=check_inputs, **kw)
         nq = int(vals[0].shape[0]) if vals else 0
         if ids is not None and len(ids) != nq:
@@ -453,7 +453,6 @@ class Accumulator:
     def device_values(self, scores: Any, labels: Any, *, check_inputs: bool = True, **layout: Any) -> List[Any]:
         """One batch's per-query values as tensors on the scores' device (torch operations,
         `irscore.batch.device`), without adding them to the state."""
-        from irscore.batch import device
         return device.evaluate(scores, labels, self._measures, self.keys, ties=self.ties,
                                relevance_level=self.relevance_level, empty=self.empty, nan_scores=self.nan_scores,
                                check_inputs=check_inputs, **layout)
