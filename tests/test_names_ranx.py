@@ -116,7 +116,8 @@ def test_ranx_spellings_are_irscore_measures(ranx, ours):
 
 @pytest.mark.parametrize("name", ["f1@10", "f1", "f1(rel=2)@5", "rbp.95", "rbp.95-l2", "rbp.5", "rbp.999",
                                   "rbp_grade(p=0.95,judged_only=True)", "ndcg_burges@10", "ndcg@10-l3",
-                                  "precision@10-l2", "f1(judged_only=True)@3"])
+                                  "precision@10-l2", "f1(judged_only=True)@3", "rbp_grade", "rbp_grade(rel=1)",
+                                  "rbp_grade(judged_only=True)"])
 def test_ranx_names_round_trip(name):
     m = parse_measure(name)
     assert parse_measure(str(m)) == m

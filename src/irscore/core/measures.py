@@ -255,7 +255,7 @@ class Measure:
             p = self.params[2:] if self.params else ""
             if p.startswith("0.") and p[2:].isdigit() and not self.judged_only:
                 return f"rbp.{p[2:]}" + (f"-l{self.rel}" if self.rel is not None and self.rel >= 0 else "")
-            rbp_p = True
+            rbp_p = self.params is not None
         if self.params is not None and not rbp_p and not args and self.cutoff is None:
             return f"{self.family}.{self.params}"  # trec_eval's -m spelling: utility.2,-1,0,0
         if rbp_p:
