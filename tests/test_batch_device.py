@@ -134,7 +134,8 @@ def test_top_k_ranking_when_every_measure_has_a_cutoff(seed):
     # ranks only the top k; RR without a cutoff finds a relevant candidate below them by key
     rng = np.random.default_rng(100 + seed)
     nq, m = int(rng.integers(1, 40)), int(rng.integers(1, 60))
-    sc = np.round(rng.standard_normal((nq, m)), int(rng.integers(0, 2))).astype(np.float32)
+    sc = np.round(rng.standard_normal((nq, m)), int(rng.integers(0, 2) if seed % 5 else 12))
+    sc = sc.astype(np.float32 if seed % 2 else np.float64)     # float64: a top-k when no key ties
     lb = rng.integers(0, 3, (nq, m)) * (rng.random((nq, m)) < 0.15)
     if seed % 6 == 0:           # -inf scores are candidates (NaN cells padding here)
         sc[rng.random((nq, m)) < 0.1] = -np.inf

@@ -270,13 +270,15 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
             anyr = x.any(dim=1)
             first = torch.argmax(x.to(torch.int8), dim=1)
             rr = torch.where(anyr, 1.0 / (first + 1).to(torch.float64), zero)
-            if k <= 0 and width < m:
+            if k <= 0 and width < m and (dev.type != "cpu" or bool((~anyr & (rel_count(thr) > 0)).any())):
                 # only the top `width` are ranked: the best relevant candidate below them
-                # by its (unique) key, then its rank
+                # by its (unique) key, then its rank (on the CPU, only when a row needs it)
                 isrel = lb64 >= cmp_thr(thr)
+                if valid is not None:
+                    isrel &= valid
                 best = allkeys.masked_fill(~isrel, _PAD).max(dim=1).values
                 rank = (allkeys > best[:, None]).sum(dim=1) + 1
-                deep = ~anyr & (best > _PAD)
+                deep = ~anyr & (rel_count(thr) > 0)
                 rr = torch.where(deep, 1.0 / rank.to(torch.float64), rr)
             out[name] = rr
         elif kind == _Op.K_NUM_RET:
@@ -301,7 +303,7 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
     return [out[k] for k in keys]
 
 
-_PAD = -(1 << 63)          # the key of padding cells: below every candidate's
+_PAD = -(1 << 63)          # the key of padding cells (float64 scores): below every candidate's
 _CUT_KINDS = {_Op.K_NDCG, _Op.K_DCG, _Op.K_AP, _Op.K_P, _Op.K_R, _Op.K_SUCCESS}
 
 
@@ -331,18 +333,23 @@ def _keys(torch: Any, sc: Any, valid: Optional[Any], nan_last: Optional[Any], ti
     if sc.dtype == torch.float64:
         b = (sc + 0.0).view(torch.int64)                                       # -0.0 -> +0.0
         key = b ^ ((b >> 63) & 0x7FFFFFFFFFFFFFFF)                             # order-preserving
-        low: Any = _PAD + 1
-    else:
-        col = torch.arange(m, device=sc.device, dtype=torch.int64)
-        tie = col if ties == "trec" else (m - 1 - col)                         # higher first on a tie
-        f = (sc.to(torch.float32) + 0.0).view(torch.int32).to(torch.int64)
-        key = ((f ^ ((f >> 31) & 0x7FFFFFFF)) << 32) + tie
-        low = _PAD + 1 + tie
+        if nan_last is not None:
+            key = torch.where(nan_last, _PAD + 1, key)
+        if valid is not None:
+            key = key.masked_fill(~valid, _PAD)
+        return key
+    # float32 and narrower: the order-preserving 32 bits (NaN and padding set in the
+    # 32-bit domain, below -inf's), then the tie rank in the low 32 bits
+    f = (sc.to(torch.float32) + 0.0).view(torch.int32)
+    f = f ^ ((f >> 31) & 0x7FFFFFFF)
+    low32 = -(1 << 31)
     if nan_last is not None:
-        key = torch.where(nan_last, low, key)
+        f = torch.where(nan_last, low32 + 1, f)
     if valid is not None:
-        key = key.masked_fill(~valid, _PAD)
-    return key
+        f = torch.where(valid, f, low32)
+    col = torch.arange(m, device=sc.device, dtype=torch.int64)
+    tie = col if ties == "trec" else (m - 1 - col)                             # higher first on a tie
+    return (f.to(torch.int64) << 32) | tie
 
 
 def _rank(torch: Any, key: Any, dtype: Any, ties: str, width: int) -> Tuple[Any, int]:
@@ -352,7 +359,13 @@ def _rank(torch: Any, key: Any, dtype: Any, ties: str, width: int) -> Tuple[Any,
         if width < m:
             return torch.topk(key, width, dim=1).indices, width
         return torch.sort(key, dim=1, descending=True).indices, m
-    # float64 keys tie on equal scores: a stable sort of the columns in tie order
+    # float64 keys tie on equal scores. On the CPU (where a check costs no device
+    # synchronisation) a top-k suffices when no two of the first width + 1 keys of
+    # any row are equal; else a stable sort of the columns in tie order
+    if width < m and key.device.type == "cpu":
+        top = torch.topk(key, width + 1, dim=1)
+        if not bool((top.values[:, 1:] == top.values[:, :-1]).any()):
+            return top.indices[:, :width], width
     col = torch.arange(m, device=key.device)
     base = torch.flip(col, [0]) if ties == "trec" else col
     order = base[torch.sort(key[:, base], dim=1, descending=True, stable=True).indices]
