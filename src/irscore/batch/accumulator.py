@@ -542,7 +542,7 @@ class Accumulator:
     def __repr__(self) -> str:
         return (f"Accumulator({self.measures!r}, ties={self.ties!r}, relevance_level={self.relevance_level!r}, "
                 f"empty={self.empty!r}, keep_per_query={self.keep_per_query!r}, "
-                f"device_path={self.device_path!r}; {self._n_queries} queries)")
+                f"device_path={self.device_path!r}; {self._n_queries} quer{'y' if self._n_queries == 1 else 'ies'})")
 
     def __del__(self) -> None:
         pool = getattr(self, "_pool", None)

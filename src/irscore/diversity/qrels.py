@@ -122,7 +122,9 @@ class DiversityQrels(Qrels):
         self.n_intents = np.asarray([len(intents[q]) for q in self.rows.query_ids], dtype=np.int64)
 
     def __repr__(self) -> str:
-        return f"DiversityQrels({len(self.query_ids)} queries, {self.intent.shape[0]} judgments)"
+        nq, nj = len(self.query_ids), int(self.intent.shape[0])
+        return (f"DiversityQrels({nq} quer{'y' if nq == 1 else 'ies'}, "
+                f"{nj} judgment{'' if nj == 1 else 's'})")
 
     def join_run(self, run: Any, *, complete: bool = False, judged_only: bool = False,
                  max_docs: Optional[int] = None, n_jobs: Optional[int] = None) -> Joined:

@@ -160,7 +160,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         return (f"Comparison({len(self.systems)} systems, {len(self.measures)} measures, "
-                f"{len(self.query_ids)} queries, test={self.test!r}, correction={self.correction!r})")
+                f"{len(self.query_ids)} quer{'y' if len(self.query_ids) == 1 else 'ies'}, test={self.test!r}, correction={self.correction!r})")
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -384,8 +384,9 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         TRisk and TRisk's p of every comparison (``system`` against ``vs``;
         Dinçer, Macdonald & Ounis 2014) and GeoRisk of every system among all
         (Dinçer et al. 2016; ``Comparison.georisk``).  See `irscore.stats.urisk`.
-    relevance_level, judged_only, max_docs, n_jobs
-        As [`irscore.evaluate`][irscore.evaluate].
+    relevance_level, judged_only, max_docs, n_jobs, ties
+        As [`irscore.evaluate`][irscore.evaluate] (``ties="input"``: equal scores in the
+        order of each run's dict, rows or lines).
 
     Returns
     -------
