@@ -38,7 +38,7 @@ def _split_seed(mode: int, first: bytes, second: bytes) -> bytes:
 
 
 def build() -> dict:
-    seeds: dict = {"trec": [], "organization": [], "xml": [], "measure": [], "batch": []}
+    seeds: dict = {"trec": [], "organization": [], "xml": [], "measure": [], "batch": [], "stats": []}
     qrels, run = EX / "qrels.txt", EX / "run.txt"
     for n in (1, 3, 40):
         seeds["trec"].append(bytes([0, 128]) + _head(qrels, n))
@@ -98,6 +98,15 @@ def build() -> dict:
                                           (2, 7, 0b0101, 3, bytes([0, 8, 8, 200, 239, 240, 1] * 9)),
                                           (4, 129, 0b1111, 4, bytes(range(255, -1, -1)))):
         seeds["batch"].append(bytes([rows - 1, cols, kinds, mset, 3, 0]) + body)
+
+    # stats: header (function, pairs, n_resamples, alpha, seed, extra: see fuzz_stats.py), then
+    # one byte per difference (< 176: a pool value; else a distinct moderate value)
+    seeds["stats"] = []
+    moderate = bytes(range(176, 256, 3))
+    mixed = bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 200, 210, 220, 230, 240, 250, 11, 12, 1, 0, 2])
+    for func in range(10):
+        seeds["stats"].append(bytes([func, 1, 4, 0, 1, 0]) + moderate)
+        seeds["stats"].append(bytes([func, 3, 3, 0, 0, 0x41]) + mixed * 3)
     return seeds
 
 

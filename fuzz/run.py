@@ -5,7 +5,7 @@
     python fuzz/run.py xml --seconds 600 --asan        # modules built with -fsanitize=address
     python fuzz/run.py all --runs 20000                # every target in turn
 
-Targets: trec, organization, xml, measure, batch (``fuzz/fuzz_<target>.py``).  New
+Targets: trec, organization, xml, measure, batch, stats, compat (``fuzz/fuzz_<target>.py``).  New
 inputs go to a growing corpus (``--work``, default ``fuzz/work/<target>/``,
 git-ignored, kept from run to run), the seeds in ``fuzz/corpus/<target>/`` are
 read but never written; crash files go to ``--artifacts`` (default
@@ -30,7 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-TARGETS = ("trec", "organization", "xml", "measure", "batch")
+TARGETS = ("trec", "organization", "xml", "measure", "batch", "stats", "compat")
 
 
 def asan_env(env: dict) -> dict:
