@@ -294,6 +294,10 @@ def test_jax_arrays_are_read():
     got = batch.evaluate(jnp.asarray(sc), jnp.asarray(lb), ["nDCG@5", "AP"])
     for k in ref:
         np.testing.assert_array_equal(got[k], ref[k])
+    acc = batch.Accumulator(["nDCG@5", "AP"])
+    acc.update(jnp.asarray(sc[:2]), jnp.asarray(lb[:2]))
+    acc.update(jnp.asarray(sc[2:]), jnp.asarray(lb[2:]), lengths=jnp.asarray([7, 7, 7]))
+    assert acc.compute() == {k: exact_mean(v) for k, v in ref.items()}
 
 
 def test_exact_sums_of_extreme_values():
