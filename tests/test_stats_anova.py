@@ -216,3 +216,40 @@ def test_studentized_range_two_means_is_the_t_distribution():
         SR.sf(1.0, 3, 0.5)
     with pytest.raises(ValueError, match=r"p must be in \(0, 1\)"):
         SR.ppf(1.0, 3, 10)
+
+
+def test_compare_tukey_effect_is_the_anova_standardized_difference(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import irscore
+    rng = np.random.default_rng(34)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(20)} for i in range(25)}
+    runs = {f"s{s}": {q: {f"d{j}": float(rng.random() + 0.2 * s * (qrels[q][f"d{j}"] > 0)) for j in range(20)}
+                      for q in qrels} for s in range(3)}
+    for test, blocked in (("tukey", True), ("tukey_oneway", False), ("tukey_randomized", True)):
+        c = irscore.compare(qrels, runs, "map", test=test, effect="es_anova", seed=1, n_resamples=200)
+        sd = stats.standardized_differences(c.scores["map"].T, blocked=blocked)
+        for pr in c.pairs:
+            i, j = c.systems.index(pr.system), c.systems.index(pr.vs)
+            assert pr.es_anova == sd[i, j] and c.effect_of(pr) == sd[i, j]
+        df = c.to_pandas()
+        assert list(df["es_anova"]) == list(df["effect"])
+        assert c.to_csv().splitlines()[0].endswith(",es_anova")
+        assert "sqrt(MS_E)" in c.to_text()
+    assert "es_anova" not in irscore.compare(qrels, runs, "map").to_pandas().columns
+    with pytest.raises(ValueError, match="es_anova.*goes with the Tukey tests"):
+        irscore.compare(qrels, runs, "map", test="t", effect="es_anova")
+    qp = tmp_path / "qrels"
+    qp.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    paths = []
+    for name, run in runs.items():
+        p = tmp_path / name
+        p.write_text("".join(f"{q} Q0 {d} 1 {s} {name}\n" for q, docs in run.items() for d, s in docs.items()))
+        paths.append(str(p))
+    out = subprocess.run([sys.executable, "-m", "irscore", "compare", str(qp), *paths, "--test", "tukey",
+                          "--effect", "es_anova", "-f", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout)["comparisons"][0]
+    assert rec["effect"] == rec["es_anova"]

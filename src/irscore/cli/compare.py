@@ -51,8 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--risk", type=float, default=None, metavar="ALPHA",
                    help="add risk-sensitive evaluation with this risk weight (>= 0): URisk, TRisk of each "
                         "comparison, GeoRisk of each run")
-    p.add_argument("--effect", default="hedges_g", choices=("hedges_g", "cohen_d"),
-                   help="effect size reported (default hedges_g)")
+    p.add_argument("--effect", default="hedges_g", choices=("hedges_g", "cohen_d", "es_anova"),
+                   help="effect size reported (default hedges_g; es_anova: difference / sqrt(MS_E) of the "
+                        "ANOVA, with the Tukey tests)")
     p.add_argument("--ties", default="trec", choices=("trec", "input"),
                    help="order of equal scores: trec (trec_eval's: document id descending, the default) "
                         "or input (the order of each run file's lines)")

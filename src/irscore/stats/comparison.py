@@ -9,6 +9,7 @@ comparison says how many queries it used and dropped.
 """
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -18,12 +19,14 @@ import numpy as np
 from irscore.classic import check_ties, evaluate
 from irscore.core.data import Run
 from irscore.core.io import as_qrels, as_run
-from irscore.stats import formats, intervals, paired, risk as risk_mod
+from irscore.stats import anova_hsd, formats, intervals, paired, risk as risk_mod
 from irscore.stats.corrections import METHODS, adjust
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey_oneway", "tukey_randomized")
 # the tests over all systems at once: they control the family-wise error themselves
 FAMILYWISE = ("tukey", "tukey_oneway", "tukey_randomized")
+# es_anova: (mean_i - mean_j) / sqrt(MS_E) of the ANOVA (Sakai's effect size for Tukey's HSD)
+EFFECTS = ("hedges_g", "cohen_d", "es_anova")
 RESAMPLING = ("randomization", "bootstrap", "tukey_randomized")
 
 
@@ -48,6 +51,7 @@ class Pair:
     urisk: Optional[float] = None
     trisk: Optional[float] = None
     trisk_p: Optional[float] = None
+    es_anova: Optional[float] = None
 
 
 @dataclass
@@ -99,6 +103,8 @@ class Comparison:
         return list(self.query_ids), s[self.systems.index(system)] - s[self.systems.index(vs)]
 
     def effect_of(self, p: Pair) -> float:
+        if self.effect == "es_anova":
+            return math.nan if p.es_anova is None else p.es_anova
         return p.hedges_g if self.effect == "hedges_g" else p.cohen_d
 
     @property
@@ -112,7 +118,8 @@ class Comparison:
         vs_mean, diff, p, p_adj, ci_low, ci_high, effect (the chosen effect
         size), cohen_d, hedges_g, n_queries, n_dropped, significant; with
         ``mean_ci``, also mean_ci_low, mean_ci_high (the system's mean); with
-        ``risk``, also urisk, trisk, trisk_p, georisk (the system's)."""
+        ``risk``, also urisk, trisk, trisk_p, georisk (the system's); with
+        a Tukey test, also es_anova."""
         import pandas as pd
 
         rows = []
@@ -133,6 +140,10 @@ class Comparison:
                                 georisk=float(self.georisk[p.measure][self.systems.index(p.system)]))
         extra = ["mean_ci_low", "mean_ci_high"] if self.mean_ci is not None else []
         extra += ["urisk", "trisk", "trisk_p", "georisk"] if self.risk is not None else []
+        if self.test in FAMILYWISE:
+            for r, p in zip(rows, self.pairs):
+                r["es_anova"] = p.es_anova
+            extra.append("es_anova")
         return pd.DataFrame(rows, columns=["system", "measure", "mean", "vs", "vs_mean", "diff", "p", "p_adj",
                                            "ci_low", "ci_high", "effect", "cohen_d", "hedges_g", "n_queries",
                                            "n_dropped", "significant"] + extra)
@@ -239,8 +250,11 @@ def _check(test: str, correction: str, alpha: float, n_resamples: int, ci: Optio
         raise ValueError(f"correction must be one of {', '.join(METHODS)}; got {correction!r}")
     paired.check_alpha(alpha)
     paired.check_resamples(n_resamples, stored=test in ("bootstrap", "tukey_randomized"))
-    if effect not in ("hedges_g", "cohen_d"):
-        raise ValueError(f"effect must be 'hedges_g' or 'cohen_d', got {effect!r}")
+    if effect not in EFFECTS:
+        raise ValueError(f"effect must be one of {', '.join(map(repr, EFFECTS))}, got {effect!r}")
+    if effect == "es_anova" and test not in FAMILYWISE:
+        raise ValueError("effect='es_anova' (the difference over the ANOVA's sqrt(MS_E)) goes with the Tukey "
+                         f"tests ({', '.join(FAMILYWISE)}), not test={test!r}")
     if test == "bootstrap":
         ci = ci or "bca"
         if ci not in ("bca", "percentile"):
@@ -278,6 +292,7 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
             meta.append((m, i, j, int(d.size - ok.sum())))
     P = len(diffs)
     exact = np.zeros(P, dtype=bool)
+    es = np.full(P, np.nan)
     lo = np.full(P, np.nan)
     hi = np.full(P, np.nan)
     if test in ("t", "wilcoxon", "sign", "randomization"):
@@ -302,8 +317,10 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
                     pm, lm, hm = paired.tukey_hsd(block, alpha, blocked=test == "tukey")
                 else:
                     pm, lm, hm = paired.tukey_randomized(block, n_resamples, seed + mi, alpha)
+                sd = anova_hsd.standardized_differences(block, blocked=test != "tukey_oneway")
                 for t, (i, j) in enumerate(pairs):
                     p[k + t], lo[k + t], hi[k + t] = pm[i, j], lm[i, j], hm[i, j]
+                    es[k + t] = sd[i, j]
             for t in range(len(pairs)):
                 meta[k + t] = meta[k + t][:3] + (int((~ok).sum()),)
                 if block.shape[0] != len(diffs[k + t]):
@@ -322,7 +339,8 @@ def pair_tests(systems: Sequence[str], measures: Sequence[str], scores: Mapping[
                         ci_low=float(lo[t]), ci_high=float(hi[t]), cohen_d=float(cohen[t]),
                         hedges_g=float(hedges[t]), n_queries=int(d.size), n_dropped=dropped,
                         significant=bool(p_adj[t] < alpha),
-                        exact=bool(exact[t]) if test == "randomization" else None))
+                        exact=bool(exact[t]) if test == "randomization" else None,
+                        es_anova=float(es[t]) if test in FAMILYWISE else None))
     return out
 
 
@@ -372,8 +390,10 @@ def compare(qrels: Any, runs: Union[Mapping[str, Any], Sequence[Any]], measures:
         Seed of the resampling tests.
     ci : {'bca', 'percentile'}, optional
         Bootstrap interval kind.
-    effect : {'hedges_g', 'cohen_d'}, default 'hedges_g'
-        Paired effect size.
+    effect : {'hedges_g', 'cohen_d', 'es_anova'}, default 'hedges_g'
+        Paired effect size; ``es_anova`` (with the Tukey tests): the mean
+        difference over sqrt(MS_E) of the two-way ANOVA without replication
+        (one-way for ``tukey_oneway``), as Sakai recommends with Tukey's HSD.
     mean_ci : {'t', 'percentile', 'bca'}, optional
         Add a 1 - alpha confidence interval of each system's mean per measure
         (``Comparison.mean_intervals``, columns ``mean_ci_low``/``mean_ci_high``

@@ -185,6 +185,9 @@ _PAIR_HEADER = ["measure", "system", "vs", "diff", "CI", "p", "p_adj", "effect",
 
 
 def _effect_name(c: Comparison) -> str:
+    if c.effect == "es_anova":
+        design = "one-way" if c.test == "tukey_oneway" else "two-way (topics as blocks)"
+        return f"difference / sqrt(MS_E) of the {design} ANOVA"
     return "Hedges' g" if c.effect == "hedges_g" else "Cohen's d"
 
 
@@ -337,6 +340,8 @@ def pair_record(c: Comparison, p: Pair) -> Dict[str, Any]:
     if c.risk is not None:
         rec.update(urisk=p.urisk, trisk=p.trisk, trisk_p=p.trisk_p,
                    georisk=c.georisk[p.measure][c.systems.index(p.system)])
+    if p.es_anova is not None:
+        rec["es_anova"] = p.es_anova
     return {k: _num(v) for k, v in rec.items()}
 
 
@@ -370,6 +375,7 @@ def to_csv(c: Comparison) -> str:
     w = csv.writer(buf, lineterminator="\n")
     extra = ["mean_ci_low", "mean_ci_high"] if c.mean_ci is not None else []
     extra += ["urisk", "trisk", "trisk_p", "georisk"] if c.risk is not None else []
+    extra += ["es_anova"] if c.test in ("tukey", "tukey_oneway", "tukey_randomized") else []
     w.writerow(COLUMNS + extra)
     for p in c.pairs:
         rec = pair_record(c, p)
