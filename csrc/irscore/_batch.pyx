@@ -48,6 +48,18 @@ BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
 GAIN_KINDS = {"linear": GAIN_LINEAR, "exp": GAIN_EXP}
 DISCOUNT_KINDS = {"log2": DISCOUNT_LOG2, "jarvelin": DISCOUNT_JARVELIN}
 
+cdef extern from "irs_interrupt.h" nogil:
+    unsigned long irs_intr_begin()
+    void irs_intr_end()
+    int irs_intr_pending(unsigned long since)
+
+cdef extern from "irs_interrupt.h":
+    int irs_intr_raise() except -1
+
+cdef enum:
+    E_INTERRUPTED = 100         # SIGINT during run_rows (irs_interrupt.h); raised, never returned
+    INTR_MIN_CELLS = 1 << 20    # calls of fewer cells (< ~30 ms) do not watch for SIGINT
+
 cdef extern from "irs_disc.h" nogil:
     int64_t IRS_DISC_EXACT
     double irs_inv_log2_sum(int64_t y0, int64_t y1)
@@ -191,6 +203,8 @@ cdef struct Work:
     double *inv        # 1 / (i + 1)
     int64_t *ghist     # 4 x 256 grade counters, zero between uses
     int64_t cap
+    int intr_on        # run_rows watches for SIGINT (irs_intr_pending(intr_since)) before each row
+    unsigned long intr_since
 
 
 cdef int work_alloc(Work *w, int64_t cap, int64_t ndisc, int64_t nruns) noexcept nogil:
@@ -1086,6 +1100,8 @@ cdef int64_t run_rows(Work *w, const Plan *p, const void *sc, int sk, const void
     r.trec = p.tie_mode == TIES_TREC
     r.has_rp = 0
     for q in range(q0, q1):
+        if w.intr_on and irs_intr_pending(w.intr_since):
+            return row_failed(w, E_INTERRUPTED)
         if starts == NULL:
             st = q * ncol
             ln = ncol
@@ -1307,10 +1323,17 @@ def evaluate_rows(const score_t[::1] scores, const label_t[::1] labels,
     if work_alloc(&w, cap, plan_ndisc(&p, cap), G if nrel_mode == 2 else 0) != 0:
         work_free(&w)
         raise MemoryError()
+    w.intr_on = N >= INTR_MIN_CELLS
+    if w.intr_on:
+        w.intr_since = irs_intr_begin()
     with nogil:
         code = run_rows(&w, &p, sp, sk, lp, lk, stp, lnp, 0, q0, q1, default_thr, extra_label, nrel_mode,
                         n1p, n2p, G, outp, nops, 1, ooff, optr, &err_row, &err_val, &neg)
+    if w.intr_on:
+        irs_intr_end()
     work_free(&w)
+    if code == E_INTERRUPTED:
+        irs_intr_raise()
     if code == E_EXPGAIN:
         raise_exp_gain(err_val)
     if code == E_ORDER:
@@ -1505,16 +1528,24 @@ cdef class Kernel:
                     raise MemoryError()
                 self.wcap = ncol
             self.busy = True
+        w.intr_on = nq * ncol >= INTR_MIN_CELLS
+        if w.intr_on:
+            w.intr_since = irs_intr_begin()
         try:
             with nogil:
                 code = run_rows(w, &self.p, cnp.PyArray_DATA(scores), sk, cnp.PyArray_DATA(labels), lk, NULL, NULL,
                                 ncol, 0, nq, default_thr, 0.0, 0, NULL, NULL, 1, out,
                                 1, nq, NULL, NULL, err_row, &err_val, neg)
         finally:
+            if w.intr_on:
+                irs_intr_end()
+            w.intr_on = 0
             if own:
                 work_free(w)
             else:
                 self.busy = False
+        if code == E_INTERRUPTED:
+            irs_intr_raise()
         if code == E_EXPGAIN:
             raise_exp_gain(err_val)
         return code

@@ -217,6 +217,7 @@ cdef class TrecParser:
     cdef int64_t rid_len
     cdef bint bom_checked
     cdef bint finished              # finish() handed the columns out: no call after it
+    cdef unsigned long intr_since   # SplitParser parts: irs_intr_begin's value for the running pass
     cdef char _pad_tail[128]
 
     def __cinit__(self, str kind, str name="<input>"):
@@ -801,8 +802,58 @@ cdef extern from "irs_lines.h" nogil:
 cdef extern from "irs_common.h" nogil:
     void irs_no_hugepages(void *p, size_t n)
 
+cdef extern from "irs_busguard.h" nogil:
+    ctypedef int (*irs_bus_fn)(void *arg) noexcept nogil
+    int irs_bus_call(irs_bus_fn fn, void *arg, const char *lo, const char *hi)
+    int IRS_BUS_FAULT
+
+cdef extern from "irs_interrupt.h" nogil:
+    unsigned long irs_intr_begin()
+    void irs_intr_end()
+    int irs_intr_pending(unsigned long since)
+
+cdef extern from "irs_interrupt.h":
+    int irs_intr_raise() except -1
+
 cdef enum:
     RELEASE_EVERY = 1 << 23     # bytes parsed between two releases of a mapping's pages
+    INTR_EVERY = 1 << 16        # lines between two looks at a pending SIGINT (about 3 ms)
+    E_CHANGED = 10              # the input changed between the count and the parse
+    E_INTERRUPTED = 11          # SIGINT (irs_interrupt.h)
+
+
+cdef struct PartCall:
+    void *sp                    # the SplitParser (borrowed: its caller holds it)
+    void *tp                    # the part's TrecParser (borrowed)
+    int64_t k
+    int which                   # 0 count, 1 parse, 2 the part bounds
+    char *rid                   # parse: a copy of the run id (malloc'd), rid_len bytes
+    int64_t rid_len
+
+
+cdef int _part_call(void *arg) noexcept nogil:
+    """What irs_bus_call runs: the reads of a mapped input, abandoned at a SIGBUS
+    (the file shrank) without leaving anything unowned."""
+    cdef PartCall *c = <PartCall *> arg
+    cdef int rc
+    cdef const char *rid
+    cdef int64_t rid_len
+    if c.which == 2:
+        (<SplitParser> c.sp).set_bounds()
+        return 0
+    if c.which == 0:
+        return (<SplitParser> c.sp).count_part(c.k, <TrecParser> c.tp)
+    rc = (<SplitParser> c.sp).parse_part(c.k, <TrecParser> c.tp)
+    rid = (<TrecParser> c.tp).rid
+    rid_len = (<TrecParser> c.tp).rid_len
+    (<TrecParser> c.tp).rid = NULL
+    if rid != NULL and rid_len > 0:
+        c.rid = <char *> malloc(rid_len)
+        if c.rid == NULL:
+            return 9
+        memcpy(c.rid, rid, rid_len)
+        c.rid_len = rid_len
+    return rc
 
 
 cdef int vec_alloc(Vec *v, int64_t nbytes) except -1:
@@ -886,8 +937,9 @@ cdef class SplitParser:
     cdef int64_t docbuf_end
 
     def __cinit__(self, str kind, str name, const uint8_t[::1] data, int64_t parts, bint release=False):
-        cdef int64_t k, target, off = 0
-        cdef const char *nl
+        cdef int64_t k
+        cdef int rc
+        cdef PartCall c
         if kind not in ("run", "qrels"):
             raise ValueError("kind must be 'run' or 'qrels'")
         if parts < 1 or parts > 1024:
@@ -913,23 +965,15 @@ cdef class SplitParser:
         if (self.unordered == NULL or self.delta == NULL or self.bounds == NULL or self.nlines == NULL or self.doc_end == NULL or self.nq_counted == NULL
                 or self.counts == NULL or self.fill == NULL or self.lim == NULL or self.done == NULL):
             raise MemoryError()
-        if self.size >= 3 and <unsigned char> self.base[0] == 0xEF and <unsigned char> self.base[1] == 0xBB \
-                and <unsigned char> self.base[2] == 0xBF:
-            off = 3
+        c.sp = <void *> self
+        c.which = 2
+        with nogil:
+            rc = irs_bus_call(_part_call, &c, self.base, self.base + self.size)
+        if rc == IRS_BUS_FAULT:
+            self.raise_shrank()
+        if self.bounds[0] == 3:
             warnings.warn(f"{name}: UTF-8 byte-order mark at the start of the file ignored",
                           UserWarning, stacklevel=5)
-        # parts of similar size, each starting at a line start
-        self.bounds[0] = off
-        for k in range(1, parts):
-            target = off + (self.size - off) * k // parts
-            if target < self.bounds[k - 1]:
-                target = self.bounds[k - 1]
-            if target <= off:
-                self.bounds[k] = off
-                continue
-            nl = <const char *> memchr(self.base + target - 1, b'\n', self.size - target + 1)
-            self.bounds[k] = (nl - self.base) + 1 if nl != NULL else self.size
-        self.bounds[parts] = self.size
         self.parsers = []
         for k in range(parts):
             tp = TrecParser(kind, name)
@@ -960,6 +1004,60 @@ cdef class SplitParser:
         free(self.hashes.data)
         free(self.values.data)
 
+    cdef void set_bounds(self) noexcept nogil:
+        """Parts of similar size, each starting at a line start (after a UTF-8
+        byte-order mark)."""
+        cdef int64_t k, target, off = 0
+        cdef int64_t parts = self.nparts
+        cdef const char *nl
+        if self.size >= 3 and <unsigned char> self.base[0] == 0xEF and <unsigned char> self.base[1] == 0xBB \
+                and <unsigned char> self.base[2] == 0xBF:
+            off = 3
+        self.bounds[0] = off
+        for k in range(1, parts):
+            target = off + (self.size - off) * k // parts
+            if target < self.bounds[k - 1]:
+                target = self.bounds[k - 1]
+            if target <= off:
+                self.bounds[k] = off
+                continue
+            nl = <const char *> memchr(self.base + target - 1, b'\n', self.size - target + 1)
+            self.bounds[k] = (nl - self.base) + 1 if nl != NULL else self.size
+        self.bounds[parts] = self.size
+
+    cdef int raise_shrank(self) except -1:
+        raise ValueError(f"{self.name}: the file shrank while it was read (truncated by another program?)")
+
+    cdef int run_part(self, int64_t k, TrecParser tp, PartCall *c) except -1:
+        """count_part or parse_part (c.which) of part k without the GIL, through
+        irs_bus_call (a SIGBUS of the mapping: the file shrank) and with SIGINT
+        honoured (irs_interrupt.h); the error of a failed part raised."""
+        cdef int rc
+        c.sp = <void *> self
+        c.tp = <void *> tp
+        c.k = k
+        c.rid = NULL
+        c.rid_len = 0
+        tp.intr_since = irs_intr_begin()
+        try:
+            with nogil:
+                rc = irs_bus_call(_part_call, c, self.base, self.base + self.size)
+        finally:
+            irs_intr_end()
+        if rc == 0:
+            return 0
+        free(c.rid)
+        c.rid = NULL
+        self.done[k] = PART_FAILED
+        tp.err_code = 0 if rc == IRS_BUS_FAULT or rc == E_INTERRUPTED else tp.err_code
+        if rc == IRS_BUS_FAULT:
+            self.raise_shrank()
+        if rc == E_INTERRUPTED:
+            irs_intr_raise()
+        if rc == E_CHANGED:
+            raise ValueError(f"{self.name}: the file changed while it was read (rewritten by another program?)")
+        return rc
+
     cdef int check_part(self, int64_t k, int stage) except -1:
         """Part k exists, the parser is at ``stage`` and the part not yet through it."""
         if k < 0 or k >= self.nparts:
@@ -973,13 +1071,11 @@ cdef class SplitParser:
     def count(self, int64_t k):
         """Count the lines of part ``k`` and the entries of each of its queries."""
         cdef TrecParser tp
-        cdef int rc
+        cdef PartCall c
         self.check_part(k, 0)
         tp = self.parsers[k]
-        with nogil:
-            rc = self.count_part(k, tp)
-        if rc:
-            self.done[k] = PART_FAILED
+        c.which = 0
+        if self.run_part(k, tp, &c):
             raise MemoryError()
         self.done[k] = 1
 
@@ -999,6 +1095,8 @@ cdef class SplitParser:
         while s < end:
             eol = irs_nl_next(&it)
             lines += 1
+            if (lines & (INTR_EVERY - 1)) == 0 and irs_intr_pending(tp.intr_since):
+                return E_INTERRUPTED
             # fast path: the line starts with the previous line's query id
             if (pq >= 0 and eol - s > plen and is_space(s[plen]) and s[0] == prev[0]
                     and irs_same_bytes(s, prev, plen)):
@@ -1096,20 +1194,31 @@ cdef class SplitParser:
     def parse(self, int64_t k):
         """Tokenize and check part ``k``; write its entries at their rows."""
         cdef TrecParser tp
+        cdef PartCall c
         cdef int rc
+        cdef int64_t q
+        cdef const int64_t *fl
+        cdef const int64_t *lm
         self.check_part(k, 1)
         tp = self.parsers[k]
         tp.rid = NULL
         with nogil:
             self.populate_share(k)
-            rc = self.parse_part(k, tp)
-        if tp.rid != NULL:
-            tp.run_id = tp.rid[:tp.rid_len]
-            tp.rid = NULL
+        c.which = 1
+        rc = self.run_part(k, tp, &c)
+        if c.rid != NULL:
+            tp.run_id = c.rid[:c.rid_len]
+            free(c.rid)
         if rc:
-            self.done[k] = PART_FAILED
             tp.raise_pending()
             raise RuntimeError(f"{self.name}: internal error {rc} while parsing")
+        # every row the count gave this part was written (else the file changed in between)
+        fl = <const int64_t *> self.fill[k].data
+        lm = <const int64_t *> self.lim[k].data
+        for q in range(self.nq_counted[k]):
+            if fl[q] != lm[q]:
+                self.done[k] = PART_FAILED
+                raise ValueError(f"{self.name}: the file changed while it was read (rewritten by another program?)")
         self.done[k] = 2
 
     cdef void populate_share(self, int64_t k) noexcept nogil:
@@ -1152,6 +1261,8 @@ cdef class SplitParser:
         while s < end:
             eol = irs_nl_next(&it)
             tp.lineno += 1
+            if (tp.lineno & (INTR_EVERY - 1)) == 0 and irs_intr_pending(tp.intr_since):
+                return E_INTERRUPTED
             line = s
             s = eol + 1
             rc = tp.check_line(line, eol, end, tok, tlen, &score, &grade)
@@ -1165,13 +1276,14 @@ cdef class SplitParser:
             else:
                 q = tp.intern_query(tok[0], tlen[0])
                 prev_qtok, prev_qlen, prev_qi = tok[0], tlen[0], q
-            if q < 0 or q >= nq:
+            if q < 0:
                 tp.set_error(9, 0, NULL, 0)
                 return 9
+            if q >= nq:                 # a query the count did not see: the file changed
+                return E_CHANGED
             pos = fl[q]
             if pos >= lm[q] or cursor + tlen[2] > limit or tlen[2] > 2147483647:
-                tp.set_error(9, 0, NULL, 0)
-                return 9
+                return E_CHANGED
             fl[q] = pos + 1
             if is_run:
                 # is the query still in trec order (score descending, then doc id

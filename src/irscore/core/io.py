@@ -50,14 +50,30 @@ def _parse_split(name: str, kind: str, parts: int, data: Any = None) -> Dict[str
     if data is not None:
         return parse(data, False)
     with open(name, "rb") as fm:
-        if os.fstat(fm.fileno()).st_size == 0:
+        before = os.fstat(fm.fileno())
+        if before.st_size == 0:
             return parse(b"", False)          # an empty file cannot be mapped
         with mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             mview = memoryview(mm)
             try:
-                return parse(mview, True)
+                out = parse(mview, True)
+            except ValueError:
+                _check_unchanged(fm.fileno(), before, name)     # a change explains the error
+                raise
             finally:
                 mview.release()
+        _check_unchanged(fm.fileno(), before, name)
+        return out
+
+
+def _check_unchanged(fd: int, before: os.stat_result, name: str) -> None:
+    """A file that another program truncated, extended or rewrote while it was
+    read (its size or modification time moved) is an error: what was read may
+    mix the old and the new content."""
+    now = os.fstat(fd)
+    if (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+        raise InputFileError(name, f"the file changed while it was read (size {before.st_size} -> {now.st_size} "
+                                   f"bytes; rewritten or truncated by another program?)")
 
 
 def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
