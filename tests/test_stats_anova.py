@@ -253,3 +253,19 @@ def test_compare_tukey_effect_is_the_anova_standardized_difference(tmp_path):
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout)["comparisons"][0]
     assert rec["effect"] == rec["es_anova"]
+
+
+def test_anova_equals_a_published_two_way_table():
+    """A published two-factor-without-replication example (the Igor Pro manual's
+    StatsANOVA2NRTest, 6 rows x 4 columns): SS total 36.5039 (df 23), columns
+    11.2881 (df 3, MS 3.7627, F 14.427), rows 21.3036 (df 5, MS 4.26072,
+    F 16.3364), remainder 3.91216 (df 15, MS 0.260811); rows are topics,
+    columns systems here."""
+    x = np.array([[4.04, 5.08, 2.83, 3.06], [4.91, 4.68, 3.17, 2.71], [2.94, 1.9, 1.61, 2.02],
+                  [5.95, 5.26, 4.85, 4.45], [3.9, 4.85, 2.69, 2.93], [5.72, 5.14, 4.39, 3.29]])
+    a = stats.anova(x)
+    assert round(a.ss_total, 4) == 36.5039 and round(a.ss_systems, 4) == 11.2881
+    assert round(a.ms_systems, 4) == 3.7627 and round(a.F, 3) == 14.427
+    assert round(a.ss_topics, 4) == 21.3036 and round(a.F_topics, 4) == 16.3364
+    assert round(a.ss_error, 5) == 3.91216 and round(a.ms_error, 6) == 0.260811
+    assert (a.df_systems, a.df_topics, a.df_error) == (3, 5, 15)
