@@ -168,3 +168,19 @@ def test_no_common_query(client, data):
         irscore.dask.evaluate(dq, do, ["map"])
     got = irscore.dask.evaluate(dq, do, ["map", "num_q", "num_rel"], complete=True)
     assert got == irscore.evaluate(q, only, ["map", "num_q", "num_rel"], complete=True)
+
+
+def test_input_errors_are_one_line_value_errors(client, data):
+    """A NaN score, a null doc id, a fractional grade: the worker's ValueError
+    comes back as itself (one line, naming the column's role), as from the
+    single-process path."""
+    q, r = data
+    nan = r.assign(score=r.score.where(r.index != 0, np.nan))
+    null_doc = r.assign(doc_id=r.doc_id.astype(object).where(r.index != 0, None))
+    frac = q.assign(relevance=q.relevance.astype(float).where(q.index != 0, 1.5))
+    for qq, rr, message in ((q, nan, r"^run: score nan is not finite$"),
+                            (q, null_doc, r"^run: doc ids: 1 null value\(s\)$"),
+                            (frac, r, r"^qrels: relevance 1.5 is not an integer$")):
+        with pytest.raises(ValueError, match=message) as info:
+            irscore.dask.evaluate(dd.from_pandas(qq, npartitions=2), dd.from_pandas(rr, npartitions=2), ["map"])
+        assert "\n" not in str(info.value)

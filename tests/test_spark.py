@@ -180,8 +180,52 @@ def test_bad_values_name_the_column(spark, data):
     q, r = data
     bad = q.assign(relevance=q.relevance.astype(float))
     bad.loc[0, "relevance"] = 1.5
-    with pytest.raises(Exception, match="relevance 1.5 is not an integer"):
+    with pytest.raises(ValueError, match=r"^qrels: relevance 1.5 is not an integer$"):
         irscore.spark.evaluate(spark.createDataFrame(bad), spark.createDataFrame(r), ["map"], n_partitions=2)
+    with pytest.raises(ValueError, match=r"relevance 1.5 is not an integer$"):
+        irscore.evaluate(bad, r, ["map"])        # the single-process path (it names the query and doc)
+
+
+def _one_line(info):
+    text = str(info.value)
+    assert "\n" not in text and "Traceback" not in text and "java" not in text.lower()
+
+
+def test_input_errors_are_one_line_value_errors_checked_on_the_driver(spark, data):
+    """A NaN or infinite score, a null id, a fractional grade: the ValueError
+    of the single-process path, found by an aggregate on the driver before the
+    evaluation job (per_query=True too: its frame is lazy)."""
+    from pyspark.sql import functions as F
+
+    q, r = data
+    sq, sr = spark.createDataFrame(q), spark.createDataFrame(r)
+    first = F.col("doc_id") == r.doc_id.iloc[0]
+    nan = sr.withColumn("score", F.when(first, F.lit(float("nan"))).otherwise(F.col("score")))
+    inf = sr.withColumn("score", F.when(first, F.lit(float("-inf"))).otherwise(F.col("score")))
+    null_doc = sr.withColumn("doc_id", F.when(first, F.lit(None)).otherwise(F.col("doc_id")))
+    null_query = sq.withColumn("query_id", F.when(F.col("doc_id") == q.doc_id.iloc[0], F.lit(None))
+                               .otherwise(F.col("query_id")))
+    for per_query in (False, True):
+        for qq, rr, message in ((sq, nan, r"^run: score nan is not finite$"),
+                                (sq, inf, r"^run: score -inf is not finite$"),
+                                (sq, null_doc, r"^run: column 'doc_id' has \d+ null value\(s\)$"),
+                                (null_query, sr, r"^qrels: column 'query_id' has \d+ null value\(s\)$")):
+            with pytest.raises(ValueError, match=message) as info:
+                irscore.spark.evaluate(qq, rr, ["map"], per_query=per_query, n_partitions=2)
+            _one_line(info)
+    with pytest.raises(ValueError, match="is not finite"):
+        irscore.evaluate(q, nan.toPandas(), ["map"])        # the single-process path refuses it too
+
+
+def test_a_worker_error_is_reraised_as_itself(spark, data):
+    """An error only a worker finds (a grade beyond int32) comes back as the
+    worker's one-line ValueError, not pyspark's PythonException."""
+    q, r = data
+    big = q.assign(relevance=q.relevance.astype("int64"))
+    big.loc[0, "relevance"] = 2 ** 40
+    with pytest.raises(ValueError, match=r"^qrels: relevance out of the int32 range$") as info:
+        irscore.spark.evaluate(spark.createDataFrame(big), spark.createDataFrame(r), ["map"], n_partitions=2)
+    _one_line(info)
 
 
 def test_decimal_and_float_grades(spark, data):

@@ -98,6 +98,8 @@ def _parsed(query_ids: Any, doc_ids: Any, what: str) -> Dict[str, Any]:
 def _numbers(values: Any, n: int, what: str) -> np.ndarray:
     import pyarrow as pa
 
+    if isinstance(getattr(values, "dtype", None), np.dtype) and values.dtype.kind == "f":
+        values = np.asarray(values)     # a NaN of a pandas float column stays NaN (pyarrow reads it as null)
     arr = _arrow(values, what)
     if len(arr) == 0 == n:
         return np.zeros(0, dtype=np.float64)

@@ -59,6 +59,8 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
                        max_docs=max_docs, num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs, summary=not per_query)
     _check_frame(qrels, "qrels", (query_col, doc_col, relevance_col), relevance_col, T)
     _check_frame(run, "run", (query_col, doc_col, score_col), score_col, T)
+    _check_values(qrels, "qrels", (query_col, doc_col, relevance_col), F, T)
+    _check_values(run, "run", (query_col, doc_col, score_col), F, T)
     spark = qrels.sparkSession
     n = _n_groups(n_partitions, spark)
     bucket = F.pmod(F.xxhash64(F.col("q")), F.lit(n)).alias(_BUCKET)
@@ -84,7 +86,14 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
         result = grouped.applyInPandas(functools.partial(_pandas_task, req, out_query), schema)
     if per_query:
         return result
-    return summarize_columns(_collect(result), req)
+    try:
+        columns = _collect(result)
+    except Exception as exc:     # noqa: BLE001 (a worker's error: re-raised as itself)
+        error = _worker_error(exc)
+        if error is None:
+            raise
+        raise error from None
+    return summarize_columns(columns, req)
 
 
 def _check_frame(df: Any, what: str, cols: Tuple[str, ...], value_col: str, T: Any) -> None:
@@ -98,6 +107,43 @@ def _check_frame(df: Any, what: str, cols: Tuple[str, ...], value_col: str, T: A
     dtype = df.schema[value_col].dataType
     if not isinstance(dtype, T.NumericType):
         raise TypeError(f"{what} column {value_col!r} must be numeric, got {dtype.simpleString()}")
+
+
+def _check_values(df: Any, what: str, cols: Tuple[str, str, str], F: Any, T: Any) -> None:
+    """On the driver, one aggregate job: nulls in the three columns, and a
+    score that is not finite (run) or a grade that is not an integer (qrels);
+    the errors the single-process path raises, before the evaluation runs."""
+    value = F.col(cols[2]).cast("double")
+    if what == "run":
+        bad = F.isnan(value) | (F.abs(value) == float("inf"))
+    else:
+        bad = F.isnan(value) | (F.abs(value) == float("inf")) | (value != F.floor(value))
+    exprs = [F.sum(F.col(c).isNull().cast("long")).alias(f"n{i}") for i, c in enumerate(cols)]
+    exprs.append(F.first(F.when(F.col(cols[2]).isNotNull() & bad, value), ignorenulls=True).alias("bad"))
+    row = df.agg(*exprs).first()
+    for i, c in enumerate(cols):
+        if row[f"n{i}"]:
+            raise ValueError(f"{what}: column {c!r} has {row[f'n{i}']} null value(s)")
+    if row["bad"] is not None:
+        raise ValueError(f"run: score {row['bad']!r} is not finite" if what == "run"
+                         else f"qrels: relevance {row['bad']!r} is not an integer")
+
+
+def _worker_error(exc: BaseException) -> Optional[BaseException]:
+    """A ValueError/TypeError raised in a Python worker (pyspark wraps it in a
+    PythonException under the worker's traceback) as itself: its last line."""
+    try:
+        from pyspark.errors import PythonException
+    except ImportError:       # pragma: no cover (Spark < 3.4)
+        return None
+    if not isinstance(exc, PythonException):
+        return None
+    for line in reversed(str(exc).splitlines()):
+        for kind in (ValueError, TypeError):
+            prefix = kind.__name__ + ": "
+            if line.startswith(prefix):
+                return kind(line[len(prefix):])
+    return None
 
 
 def _integral(df: Any, col: str, T: Any) -> bool:
