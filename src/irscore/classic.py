@@ -172,7 +172,6 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         ``v`` of a measure named ``measure`` becomes ``(v - mean) / stddev``
         (-1000000 when the file has no entry for it) and the summaries are
         taken over these values (docs/classic.md, "Z-scores").
-    output : {"dict", "pandas", "pandas-tidy"}, default "dict"
     ties : {"trec", "input"}, default "trec"
         The order of equal scores within a query: trec_eval's (document id
         descending) or the input's: the order of the dict's items, the
@@ -180,6 +179,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         sort, as BEIR and sentence-transformers rank).  A [`Run`][irscore.Run] object
         holds the order it was built with (``Run.from_dict(d, ties="input")``,
         ``read_run(path, ties="input")``); another ``ties`` is an error.
+    output : {"dict", "pandas", "pandas-tidy"}, default "dict"
         The form of the results: dicts (below); ``"pandas"`` a wide
         ``pandas.DataFrame``, column ``query_id`` then one float column per
         measure named as asked, one row per evaluated query (trec_eval's
@@ -225,8 +225,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         raise TypeError(f"relevance_level must be an int, got {relevance_level!r}")
     if output not in _OUTPUTS:
         raise ValueError(f"output must be one of {', '.join(map(repr, _OUTPUTS))}; got {output!r}")
-    items = resolve(measures)
     check_ties(ties)
+    items = resolve(measures)
     ev = run_plan(as_qrels(qrels), as_run(run, ties), items, relevance_level=int(relevance_level),
                   complete=complete, judged_only=judged_only, max_docs=max_docs,
                   num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs,
@@ -242,7 +242,6 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
     return {o.key: ev.aggregate(o) for o in ev.outputs}
 
 
-#: the forms of :func:`evaluate`'s results (``output=``)
 def check_ties(ties: Any) -> None:
     """A ValueError naming ``ties`` unless it is ``"trec"`` or ``"input"``."""
     if ties == "average":
@@ -251,6 +250,7 @@ def check_ties(ties: Any) -> None:
     tie_mode(ties)
 
 
+#: the forms of :func:`evaluate`'s results (``output=``)
 _OUTPUTS = ("dict", "pandas", "pandas-tidy")
 
 
