@@ -30,7 +30,7 @@ import stat
 import sys
 import warnings
 import zlib
-from typing import IO, Dict, List, Optional, Tuple, Union
+from typing import IO, Dict, List, Optional, Tuple, Type, Union, cast
 
 __all__ = ["GZIP_ERRORS", "GZIP_MAGIC", "STDIN", "InputFileError", "Source", "check_path", "compression",
            "decode_text", "display_name", "fields", "gzip_error", "is_gzip", "open_binary", "open_source",
@@ -167,9 +167,9 @@ class Source:
             if self.compression == "gzip":
                 return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
             if self.compression == "bzip2":
-                return _Checked(bz2.BZ2File(raw), raw, self.name, "bzip2", _BZ2_ERRORS)
+                return cast(IO[bytes], _Checked(bz2.BZ2File(raw), raw, self.name, "bzip2", _BZ2_ERRORS))
             if self.compression == "xz":
-                return _Checked(lzma.LZMAFile(raw), raw, self.name, "xz", _XZ_ERRORS)
+                return cast(IO[bytes], _Checked(lzma.LZMAFile(raw), raw, self.name, "xz", _XZ_ERRORS))
             raise InputFileError(self.name, f"{self.compression}-compressed file: {self.compression} is not "
                                             f"supported (decompress it first)")
         except BaseException:
@@ -181,7 +181,7 @@ class _Checked(io.RawIOBase):
     """A decompressing file object whose format errors become InputFileError,
     closing the underlying file with it."""
 
-    def __init__(self, f: IO[bytes], raw: IO[bytes], name: str, fmt: str, errors: Tuple[type, ...]) -> None:
+    def __init__(self, f: IO[bytes], raw: IO[bytes], name: str, fmt: str, errors: Tuple[Type[BaseException], ...]) -> None:
         self._f, self._raw, self._name, self._fmt, self._errors = f, raw, name, fmt, errors
 
     def readable(self) -> bool:
@@ -247,10 +247,10 @@ def open_source(path: PathLike, what: str = "input") -> Source:
     name = check_path(path, what)
     if name == STDIN:
         fd = _stdin_fd()
-        data = _stream(fd, name, os.fstat(fd))     # whatever it is, from where it stands
-        return Source(name, compression(data[:10]), data, len(data))
+        content = _stream(fd, name, os.fstat(fd))     # whatever it is, from where it stands
+        return Source(name, compression(content[:10]), content, len(content))
     st = os.stat(name)
-    data = _peeked.pop((st.st_dev, st.st_ino), None)
+    data: Optional[bytes] = _peeked.pop((st.st_dev, st.st_ino), None)
     if data is not None:            # not opened again: a named FIFO would wait for a new writer
         return Source(name, compression(data[:10]), data, len(data))
     fd = os.open(name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
