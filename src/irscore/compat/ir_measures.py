@@ -12,12 +12,15 @@ Inputs, as in ir_measures: measure objects (``ir_measures.nDCG@10``) or their
 strings; qrels and runs as namedtuple iterators (``ir_measures.read_trec_qrels``,
 ``read_trec_run``, any iterable of ``Qrel(query_id, doc_id, relevance)`` /
 ``ScoredDoc(query_id, doc_id, score)``), DataFrames with those columns, dicts
-``{query_id: {doc_id: value}}``; irscore's ``Qrels``/``Run`` and file paths too.
+``{query_id: {doc_id: value}}``; polars DataFrames and LazyFrames, pyarrow Tables,
+ranx's and irscore's ``Qrels``/``Run`` and file paths too (through
+[`irscore.as_qrels`][irscore.core.io.as_qrels] / [`as_run`][irscore.core.io.as_run]).
 
 Conventions are ir_measures': a query of the qrels missing from the run scores
 the measure's default (0) and counts in the mean; run queries without judgments
-are ignored; an empty run gives 0 for every qrels query; empty qrels give no
-per-query values and a NaN mean (sums: 0).
+are ignored; a qrels query a dict run gives an empty ranking is evaluated as an
+empty ranking (``NumQ`` counts it); an empty run gives 0 for every qrels query;
+empty qrels give no per-query values and a NaN mean (sums: 0).
 
 ir_measures measure objects are read from their parameters (not their strings),
 so ``NumRet(rel=1)`` (``NumRelRet``) counts relevant retrieved documents and
@@ -385,11 +388,12 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Any]:
     ----------
     measures : iterable of ir_measures measure objects or str
         The measures, e.g. ``[nDCG@10, "AP"]``.
-    qrels : namedtuple iterator, DataFrame, dict, Qrels or path
+    qrels : namedtuple iterator, DataFrame, pyarrow Table, dict, Qrels, ranx Qrels or path
         Judgments (``Qrel(query_id, doc_id, relevance, iteration)`` tuples as
         ir_measures' readers give them, ``query_id, doc_id, relevance`` columns,
-        ``{qid: {doc: grade}}`` or a TREC qrels file).
-    run : namedtuple iterator, DataFrame, dict, Run or path
+        ``{qid: {doc: grade}}``, a pandas or polars DataFrame or LazyFrame, a
+        pyarrow Table, a ranx Qrels or a TREC qrels file).
+    run : namedtuple iterator, DataFrame, pyarrow Table, dict, Run, ranx Run or path
         Scored documents (``ScoredDoc(query_id, doc_id, score)`` tuples, columns,
         ``{qid: {doc: score}}`` or a TREC run file).
 
@@ -410,9 +414,9 @@ def calc_aggregate(measures: Iterable[Any], qrels: Any, run: Any) -> Results:
     ----------
     measures : iterable of ir_measures measure objects or str
         The measures.
-    qrels : namedtuple iterator, DataFrame, dict, Qrels or path
+    qrels : namedtuple iterator, DataFrame, pyarrow Table, dict, Qrels, ranx Qrels or path
         Judgments (as [`iter_calc`][irscore.compat.ir_measures.iter_calc]).
-    run : namedtuple iterator, DataFrame, dict, Run or path
+    run : namedtuple iterator, DataFrame, pyarrow Table, dict, Run, ranx Run or path
         Scored documents (as [`iter_calc`][irscore.compat.ir_measures.iter_calc]).
 
     Returns

@@ -224,7 +224,9 @@ class Qrels(_Columns):
     @classmethod
     def from_pandas(cls, df: Any) -> "Qrels":
         """From a DataFrame with ir_measures columns ``query_id, doc_id, relevance``,
-        PyTerrier's ``qid, docno, label`` or ranx's ``q_id, doc_id, score``."""
+        PyTerrier's ``qid, docno, label`` or ranx's ``q_id, doc_id, score``: a
+        pandas or polars DataFrame, a polars LazyFrame (collected once), a
+        pyarrow Table or RecordBatch (read without pandas; nulls refused)."""
         return cls.from_dict(_frame_to_dict(df, "relevance", "qrels"))
 
     def to_dict(self) -> Dict[str, Dict[str, int]]:
@@ -348,7 +350,8 @@ class Run(_Columns):
     def from_pandas(cls, df: Any, run_id: str = "irscore", *, ties: str = "trec") -> "Run":
         """From a DataFrame with ir_measures columns ``query_id, doc_id, score``,
         PyTerrier's ``qid, docno, score`` (its ``rank`` is ignored: the order is the
-        score's) or ranx's ``q_id, doc_id, score``."""
+        score's) or ranx's ``q_id, doc_id, score``: pandas, polars (a LazyFrame is
+        collected once) or pyarrow (read without pandas; nulls refused)."""
         return cls.from_dict(_frame_to_dict(df, "score", "run"), run_id=run_id, ties=ties)
 
     def to_dict(self) -> Dict[str, Dict[str, float]]:
