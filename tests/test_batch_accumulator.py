@@ -322,3 +322,55 @@ def test_exact_sums_of_extreme_values():
         _accumulate.add((np.array([1.0]),), np.zeros((2, 3), dtype=np.int64), running, counts, False)
     with pytest.raises(ValueError, match="columns"):
         _accumulate.normalize(np.zeros((1, 3), dtype=np.int64))
+
+
+def test_a_failed_offloaded_batch_changes_nothing_and_the_next_ones_count():
+    # batches queued behind a failing one are evaluated (as on the native path, a refused
+    # batch changes nothing); the failed batch's query ids are free again
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    sc = np.array([[0.9, 0.1], [0.2, 0.7]])
+    lb = np.array([[0, 1], [1, 0]])
+    bad = np.array([[0.0, 1.0], [np.nan, 0.0]])
+    off = batch.Accumulator(["AP", "RR"], device_path="offload")
+    off._pool = ThreadPoolExecutor(max_workers=1)
+    gate = threading.Event()
+    off._pool.submit(gate.wait)             # hold the worker: both batches are queued
+    off.update(sc, bad, query_ids=["a", "b"])
+    off.update(sc, lb, query_ids=["c", "d"])
+    gate.set()
+    with pytest.raises(ValueError, match="NaN or infinite label"):
+        off.compute()
+    native = batch.Accumulator(["AP", "RR"])
+    native.update(sc, lb)
+    assert off.n_queries == 2 and off.compute() == native.compute()
+    off.update(sc, lb, query_ids=["a", "b"])        # the refused batch's ids were released
+    with pytest.raises(ValueError, match="query 'c'"):
+        off.update(sc, lb, query_ids=["c"])
+    assert off.n_queries == 4
+    # query_ids of the wrong length: refused, ids released
+    off2 = batch.Accumulator(["AP"], device_path="offload")
+    off2.update(sc, lb, query_ids=["x"])
+    with pytest.raises(ValueError, match="query_ids: 1 ids for a batch of 2"):
+        off2.compute()
+    off2.update(sc, lb, query_ids=["x", "y"])
+    assert off2.n_queries == 2
+
+
+@pytest.mark.parametrize("path", ["native", "offload"])
+def test_pickle_and_deepcopy_keep_the_state(path):
+    import copy
+    rng = np.random.default_rng(5)
+    batches = random_batches(rng, 4)
+    acc = batch.Accumulator(MEASURES, device_path=path, keep_per_query=True)
+    for i, (sc, lb) in enumerate(batches[:3]):
+        acc.update(sc, lb, query_ids=[f"{i}-{q}" for q in range(sc.shape[0])])
+    for other in (pickle.loads(pickle.dumps(acc)), copy.deepcopy(acc)):
+        assert other.compute() == acc.compute()
+        assert other.compute(summation="running") == acc.compute(summation="running")
+        assert other.query_ids() == acc.query_ids()
+        sc, lb = batches[3]
+        other.update(sc, lb)            # independent of acc, and usable (lock, worker)
+        assert other.n_queries == acc.n_queries + sc.shape[0]
+        with pytest.raises(ValueError, match="query '0-0'"):
+            other.update(sc[:1], lb[:1], query_ids=["0-0"])

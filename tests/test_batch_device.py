@@ -155,3 +155,49 @@ def test_top_k_ranking_when_every_measure_has_a_cutoff(seed):
     got = device_values(sc, lb, names, ties=ties, nan_scores=nan_scores, layout=layout)
     for k in names:
         np.testing.assert_array_equal(got[k].numpy(), ref[k], err_msg=k)
+
+
+def test_a_refused_batch_on_the_device_path_changes_nothing():
+    # 2**2000 - 1 overflows: both paths refuse the labels at update(); unchecked, the device
+    # path (no host synchronisation) gets NaN values and refuses the batch at the next
+    # compute(), once, keeping the other batches
+    rng = np.random.default_rng(3)
+    sc = rng.standard_normal((6, 8))
+    lb = rng.integers(0, 3, (6, 8))
+    names = ["nDCG(gain=exp)@5", "AP"]
+    native = batch.Accumulator(names)
+    native.update(sc, lb)
+    with pytest.raises(ValueError, match="gain=exp takes labels below 1024"):
+        native.update(sc, lb * 2000.0)
+    dev = batch.Accumulator(names, device_path="torch")
+    dev.update(torch.as_tensor(sc), torch.as_tensor(lb))
+    with pytest.raises(ValueError, match="gain=exp takes labels below 1024"):
+        dev.update(torch.as_tensor(sc), torch.as_tensor(lb * 2000.0))
+    dev.update(torch.as_tensor(sc), torch.as_tensor(lb * 2000.0), check_inputs=False)
+    with pytest.raises(ValueError, match="not finite"):
+        dev.compute()
+    assert dev.n_queries == 6 and dev.compute() == native.compute()
+    dev.update(torch.as_tensor(sc), torch.as_tensor(lb))
+    native.update(sc, lb)
+    assert dev.compute() == native.compute()
+    # add_limbs: a call with a non-finite value adds nothing, returns its own flag
+    limbs = torch.zeros((2, _accumulate.N_LIMBS), dtype=torch.int64)
+    counts = torch.zeros(2, dtype=torch.int64)
+    bad = torch.zeros((), dtype=torch.bool)
+    flag = device.add_limbs(limbs, counts, bad, [torch.tensor([1.0, 2.0]), torch.tensor([math.inf, 1.0])],
+                            [False, False], False)
+    assert bool(flag) and bool(bad) and not limbs.any() and not counts.any()
+    flag = device.add_limbs(limbs, counts, bad, [torch.tensor([1.0]), torch.tensor([math.nan])], [False, False],
+                            True)
+    assert not bool(flag) and counts.tolist() == [1, 0]
+
+
+def test_lengths_and_mask_together_are_refused_as_on_the_native_path():
+    sc = torch.tensor([[1.0, 2.0, 3.0]])
+    lb = torch.tensor([[0, 1, 0]])
+    ms = resolve(["AP"])
+    with pytest.raises(ValueError, match="mask"):
+        batch.evaluate(sc.numpy(), lb.numpy(), ["AP"], lengths=[2], mask=[[True, False, True]])
+    with pytest.raises(ValueError, match="mask"):
+        device.evaluate(sc, lb, [ms[0][1]], ["AP"], lengths=torch.tensor([2]),
+                        mask=torch.tensor([[True, False, True]]))

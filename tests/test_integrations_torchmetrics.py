@@ -112,7 +112,8 @@ DDP_SCRIPT = textwrap.dedent("""
     for i, (sc, lb) in enumerate(data):
         if i % world == rank:            # each rank sees its share of the batches
             metric.update(sc, lb)
-    sent = sum(t.numel() * t.element_size() for t in (metric.limbs, metric.counts, metric.n_queries))
+    sent = sum(t.numel() * t.element_size() for t in (metric.limbs, metric.counts, metric.n_queries,
+                                                           metric.refused))
     out = {k: float(v) for k, v in metric.compute().items()}
     if rank == 0:
         single = RetrievalMeasures(names, sync_on_compute=False)   # this process alone
@@ -179,3 +180,56 @@ def test_pytorch_lightning_validation_loop_logs_the_accumulator_numbers():
     ref = acc.compute()
     for k in NAMES:
         assert logged[f"val/{k}"] == pytest.approx(ref[k], abs=1e-7)   # Lightning logs float32
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float64, torch.bfloat16])
+def test_set_dtype_keeps_the_integer_sums(dtype):
+    # torchmetrics' set_dtype converts every state: the limbs and counts must stay int64
+    metric = RetrievalMeasures(NAMES)
+    acc = batch.Accumulator(NAMES)
+    data = batches(4)
+    for sc, lb in data[:3]:
+        metric.update(sc, lb)
+        acc.update(sc, lb)
+    metric.set_dtype(dtype)
+    assert metric.limbs.dtype == metric.counts.dtype == metric.n_queries.dtype == torch.int64
+    for sc, lb in data[3:]:
+        metric.update(sc, lb)
+        acc.update(sc, lb)
+    assert {k: float(v) for k, v in metric.compute().items()} == acc.compute()
+    metric.reset()
+    assert metric.limbs.dtype == torch.int64 and int(metric.n_queries) == 0
+
+
+def test_clone_and_pickle():
+    import pickle
+    metric = RetrievalMeasures(NAMES)
+    data = batches(5)
+    for sc, lb in data[:3]:
+        metric.update(sc, lb)
+    want = {k: float(v) for k, v in metric.compute().items()}
+    for other in (metric.clone(), pickle.loads(pickle.dumps(metric))):
+        assert {k: float(v) for k, v in other.compute().items()} == want
+        other.update(*data[3])
+        assert int(other.n_queries) == int(metric.n_queries) + 16
+    assert {k: float(v) for k, v in metric.compute().items()} == want
+
+
+def test_unchecked_refused_batch_is_reported_at_compute():
+    # check_inputs=False on the device path: no host synchronisation in update(); a batch
+    # whose per-query values are not finite adds nothing and compute() says so
+    sc, lb = batches(6, n=1)[0]
+    names = ["nDCG(gain=exp)@10", "AP"]
+    metric = RetrievalMeasures(names, device_path="torch", check_inputs=False)
+    metric.update(sc, lb)
+    metric.update(sc, lb * 2000)
+    with pytest.raises(ValueError, match="not finite"):
+        metric.compute()
+    checked = RetrievalMeasures(names, device_path="torch")
+    checked.update(sc, lb)
+    with pytest.raises(ValueError, match="below 1024"):
+        checked.update(sc, lb * 2000)
+    assert int(checked.n_queries) == 16
+    metric.reset()
+    metric.update(sc, lb)
+    assert {k: float(v) for k, v in metric.compute().items()} == {k: float(v) for k, v in checked.compute().items()}

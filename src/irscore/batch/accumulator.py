@@ -312,21 +312,25 @@ class Accumulator:
 
     def _offload_work(self, event: Any, sc: Any, lb: Any, kw: Dict[str, Any], ids: Optional[List[Any]],
                       check_inputs: bool) -> None:
-        if self._error is not None:
-            return
+        # every batch on its own, as on the native path: a refused batch changes nothing
+        # (its query ids are released) and the batches queued behind it still count
         try:
             if event is not None:
                 event.synchronize()
             res = self._ev(sc, lb, check_inputs=check_inputs, **kw)
             self._add(res, ids, reserved=True)
         except BaseException as exc:  # noqa: BLE001 - surfaces at the next update()/compute()
-            self._error = exc
+            with self._lock:
+                if ids is not None and self._ids is not None:
+                    self._ids.difference_update(ids)
+                if self._error is None:     # the first error; later ones are of the same pass
+                    self._error = exc
 
     def _raise_pending_error(self) -> None:
         self._pending = [f for f in self._pending if not f.done()]
-        err = self._error
+        with self._lock:
+            err, self._error = self._error, None
         if err is not None:
-            self._error = None
             raise err
 
     def _drain(self, raise_error: bool = True) -> None:
@@ -363,8 +367,8 @@ class Accumulator:
         st = self._device
         if st is None:
             return
+        limbs, counts, nq = st.to_host()    # a refused batch raises here once; the state stays
         self._device = None
-        limbs, counts, nq = st.to_host()
         with self._lock:
             self._limbs += limbs
             _accumulate.normalize(self._limbs)
@@ -543,6 +547,20 @@ class Accumulator:
         return (f"Accumulator({self.measures!r}, ties={self.ties!r}, relevance_level={self.relevance_level!r}, "
                 f"empty={self.empty!r}, keep_per_query={self.keep_per_query!r}, "
                 f"device_path={self.device_path!r}; {self._n_queries} quer{'y' if self._n_queries == 1 else 'ies'})")
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """Pickling and ``copy.deepcopy``: the state after the pending batches (no lock, no worker)."""
+        self._drain(raise_error=False)
+        st = self.__dict__.copy()
+        for k in ("_lock", "_pool", "_pending"):
+            st.pop(k, None)
+        return st
+
+    def __setstate__(self, st: Dict[str, Any]) -> None:
+        self.__dict__.update(st)
+        self._lock = threading.Lock()
+        self._pool = None
+        self._pending = []
 
     def __del__(self) -> None:
         pool = getattr(self, "_pool", None)

@@ -90,6 +90,8 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
     if offsets is not None or group is not None:
         raise ValueError("offsets/group: device_path='torch' takes dense 2-D batches (lengths=, mask= or NaN "
                          "padding); use device_path='offload' for ragged layouts")
+    if lengths is not None and mask is not None:
+        raise ValueError("mask: only for 2-D scores, without lengths, offsets or group")
     sc = _as_tensor(scores, "scores", None)
     dev = sc.device
     lb = _as_tensor(labels, "labels", dev)
@@ -179,6 +181,14 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
             have = rel_count(level_default)
             if bool((nrel < have).any()):
                 raise ValueError("n_relevant: less than the number of relevant candidates of a query")
+
+    if check_inputs and any(int(plan.op_gain[j]) == _GAIN_EXP and int(plan.op_kind[j]) in (_Op.K_NDCG, _Op.K_DCG)
+                            for j in range(len(plan.native))):
+        lab = lb64 if valid is None else lb64.masked_fill(~valid, 0)
+        worst = max(float(lab.max().item()) if lab.numel() else 0.0, extra_label if nrel is not None else 0.0)
+        if worst >= 1024.0:     # the native kernel's check and message
+            raise ValueError(f"nDCG/DCG(gain=exp): label {worst:g} gives the gain 2**label - 1, beyond the "
+                             "range of a double; gain=exp takes labels below 1024 (use the linear gain)")
 
     def total_rel(thr: float) -> Any:
         return nrel if nrel is not None else rel_count(thr)
@@ -374,69 +384,88 @@ def _rank(torch: Any, key: Any, dtype: Any, ties: str, width: int) -> Tuple[Any,
 
 class DeviceState:
     """Exact sums kept on a device: the limbs of ``irscore._accumulate``, added with
-    integer tensor operations (exact, order-free), without host synchronisation."""
+    integer tensor operations (exact, order-free), without host synchronisation.
+    A batch with a non-finite per-query value adds nothing; ``to_host`` reports it."""
 
     def __init__(self, n_measures: int, dev: Any) -> None:
         torch = _torch()
         self.device = dev
         self.limbs = torch.zeros((n_measures, _accumulate.N_LIMBS), dtype=torch.int64, device=dev)
         self.counts = torch.zeros(n_measures, dtype=torch.int64, device=dev)
-        self.bad = torch.zeros((), dtype=torch.bool, device=dev)
-        self.n_queries = 0
+        self.queries = torch.zeros((), dtype=torch.int64, device=dev)
+        self.refused = torch.zeros((), dtype=torch.int64, device=dev)
 
     def add(self, values: Sequence[Any], is_log: Sequence[bool], skip_nan: bool) -> None:
-        add_limbs(self.limbs, self.counts, self.bad, values, is_log, skip_nan)
-        self.n_queries += int(values[0].shape[0]) if len(values) else 0
+        torch = _torch()
+        bad = torch.zeros((), dtype=torch.bool, device=self.device)
+        flag = add_limbs(self.limbs, self.counts, bad, values, is_log, skip_nan)
+        nq = int(values[0].shape[0]) if len(values) else 0
+        self.queries += (~flag).to(torch.int64) * nq
+        self.refused += flag.to(torch.int64)
 
     def to_host(self) -> Tuple[np.ndarray, np.ndarray, int]:
-        if bool(self.bad.item()):
-            raise ValueError("a per-query value was not finite (NaN is left out only with empty=nan)")
+        """The state as host arrays (limbs normalised, counts, queries); raises once if a
+        batch was refused since the last call (the state stays, without that batch)."""
+        n_bad = int(self.refused.item())
+        if n_bad:
+            self.refused.zero_()
+            raise ValueError(f"{n_bad} batch{'es' if n_bad > 1 else ''} refused on the device: a per-query value "
+                             "was not finite (NaN is left out only with empty=nan); the other batches are kept")
         limbs = self.limbs.cpu().numpy().astype(np.int64)
         _accumulate.normalize(limbs)
-        return limbs, self.counts.cpu().numpy().astype(np.int64), self.n_queries
+        return limbs, self.counts.cpu().numpy().astype(np.int64), int(self.queries.item())
 
 
 def add_limbs(limbs: Any, counts: Any, bad: Any, values: Sequence[Any], is_log: Sequence[bool],
-              skip_nan: bool) -> None:
+              skip_nan: bool) -> Any:
     """Adds per-measure value tensors to integer limbs exactly (in place, on their device).
 
     Each finite double v is m * 2**(e - 53) with an integer |m| < 2**53 (``frexp``):
     its two 32-bit halves, shifted to the bit position of 2**(e - 53), are added to
-    three consecutive limbs; then one carry step keeps every limb below 2**33."""
+    three consecutive limbs; then one carry step keeps every limb below 2**33.
+    A call with a non-finite value (NaN too, unless ``skip_nan``) adds nothing, as
+    the native ``_accumulate.add`` refuses it: ``bad`` is or-ed with that, and the
+    call's own flag (a 0-d bool tensor, no host synchronisation) is returned."""
     torch = _torch()
     nl = int(limbs.shape[1])
     flat = limbs.view(-1)
     mask32 = (1 << 32) - 1
-    chunk = 1 << 28         # a limb gains < 2**32 per value: a carry step after each chunk
-    parts = [(j, v[a:a + chunk]) for j, v in enumerate(values) for a in range(0, max(int(v.shape[0]), 1), chunk)]
-    if any(int(v.shape[0]) > chunk for v in values):
-        for j, part in parts:
-            add_limbs(limbs, counts, bad, [part if i == j else part[:0] for i in range(len(values))], is_log,
-                      skip_nan)
-        return
+    chunk = 1 << 28         # a limb gains < 2**34 per value: a carry step after each chunk
+    prepared = []
+    refuse = torch.zeros((), dtype=torch.bool, device=limbs.device)
     for j, v in enumerate(values):
         v = v.to(torch.float64)
         if is_log[j]:
             v = torch.log(v)
         fin = torch.isfinite(v)
-        nanv = torch.isnan(v)
-        bad |= (~fin & ~nanv).any() if skip_nan else (~fin).any()
-        ok = fin
-        counts[j] += ok.sum()
-        v = torch.where(ok, v, torch.zeros_like(v))
-        mant, ex = torch.frexp(v)
-        mi = (mant * 9007199254740992.0).to(torch.int64)        # * 2**53: exact
-        sign = torch.where(mi < 0, -1, 1).to(torch.int64)
-        u = mi.abs()
-        p = ex.to(torch.int64) - 53 + _accumulate.BIAS
-        idx = (p >> 5) + j * nl
-        sh = p & 31
-        a = (u & mask32) << sh                       # < 2**63
-        b = (u >> 32) << sh                          # < 2**53
-        contrib = torch.cat([(a & mask32) * sign, ((a >> 32) + (b & mask32)) * sign, (b >> 32) * sign])
-        where = torch.cat([idx, idx + 1, idx + 2])
-        flat.index_add_(0, where, contrib)
-    # one carry step: limbs stay bounded (|limb| < 2**33), the value unchanged
+        refuse = refuse | ((~fin & ~torch.isnan(v)).any() if skip_nan else (~fin).any())
+        prepared.append((v, fin))
+    bad |= refuse
+    keep = (~refuse).to(torch.int64)
+    for j, (v, fin) in enumerate(prepared):
+        for a in range(0, int(v.shape[0]), chunk):
+            if a:
+                _carry(limbs)
+            part, ok = v[a:a + chunk], fin[a:a + chunk]
+            counts[j] += ok.sum() * keep
+            part = torch.where(ok, part, torch.zeros_like(part))
+            mant, ex = torch.frexp(part)
+            mi = (mant * 9007199254740992.0).to(torch.int64) * keep     # * 2**53: exact
+            sign = torch.where(mi < 0, -1, 1).to(torch.int64)
+            u = mi.abs()
+            p = ex.to(torch.int64) - 53 + _accumulate.BIAS
+            idx = (p >> 5) + j * nl
+            sh = p & 31
+            lo = (u & mask32) << sh                      # < 2**63
+            hi = (u >> 32) << sh                         # < 2**53
+            contrib = torch.cat([(lo & mask32) * sign, ((lo >> 32) + (hi & mask32)) * sign, (hi >> 32) * sign])
+            flat.index_add_(0, torch.cat([idx, idx + 1, idx + 2]), contrib)
+    _carry(limbs)
+    return refuse
+
+
+def _carry(limbs: Any) -> None:
+    """One carry step: limbs stay bounded (|limb| < 2**33), the value unchanged."""
     c = limbs >> 32
     c[:, -1] = 0
     limbs -= c << 32

@@ -79,6 +79,25 @@ class RetrievalMeasures(Metric):
                        dist_reduce_fx="sum")
         self.add_state("counts", default=torch.zeros(nm, dtype=torch.int64), dist_reduce_fx="sum")
         self.add_state("n_queries", default=torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
+        # batches refused on the device without a host synchronisation (check_inputs=False)
+        self.add_state("refused", default=torch.zeros((), dtype=torch.int64), dist_reduce_fx="sum")
+
+    def _apply(self, fn: Any, exclude_state: Sequence[str] = "") -> Any:
+        """Moves the states with the module (``.to(device)``); the integer sums keep their
+        dtype whatever ``set_dtype`` asks (a float limb would lose the exact sum)."""
+        names = ("limbs", "counts", "n_queries", "refused")
+        defaults: Dict[str, Any] = getattr(self, "_defaults", {})
+        before = {k: (getattr(self, k, None), defaults.get(k)) for k in names}
+        this: Any = super()._apply(fn, exclude_state)
+        for k, (cur, default) in before.items():
+            if cur is None:
+                continue
+            new = getattr(this, k)
+            if new.dtype != torch.int64:
+                setattr(this, k, cur.to(new.device))
+            if default is not None and this._defaults[k].dtype != torch.int64:
+                this._defaults[k] = default.to(this._defaults[k].device)
+        return this
 
     @property
     def keys(self) -> Sequence[str]:
@@ -105,13 +124,17 @@ class RetrievalMeasures(Metric):
             limbs = state_limbs if state_limbs.device == dev else state_limbs.to(dev)
             counts = state_counts if state_counts.device == dev else state_counts.to(dev)
             bad = torch.zeros((), dtype=torch.bool, device=dev)
-            add_limbs(limbs, counts, bad, vals, acc.log_measures, acc.skip_nan)
-            if self._check and bool(bad.item()):
-                raise ValueError("a per-query value was not finite")
+            flag = add_limbs(limbs, counts, bad, vals, acc.log_measures, acc.skip_nan)   # refused: adds nothing
+            if self._check and bool(flag.item()):
+                raise ValueError("a per-query value was not finite (NaN is left out only with empty=nan)")
             if limbs is not state_limbs:
                 state_limbs.copy_(limbs.to(state_limbs.device))
                 state_counts.copy_(counts.to(state_counts.device))
-            n_queries += int(vals[0].shape[0]) if vals else 0
+            nq = int(vals[0].shape[0]) if vals else 0
+            flag = flag.to(n_queries.device, torch.int64)
+            n_queries += (1 - flag) * nq
+            refused: Any = getattr(self, "refused")
+            refused += flag
             return
         if on_device:
             raise ValueError(f"preds: on device {dev}; device_path='native' evaluates CPU tensors only")
@@ -124,6 +147,10 @@ class RetrievalMeasures(Metric):
     def compute(self) -> Dict[str, Any]:  # type: ignore[override]
         """``{name: summary}`` (float64 scalar tensors) over every query so far."""
         state: Any = self
+        n_bad = int(state.refused.item())
+        if n_bad:
+            raise ValueError(f"{n_bad} batch{'es' if n_bad > 1 else ''} refused (check_inputs=False): a per-query "
+                             "value was not finite (NaN is left out only with empty=nan); the sums hold the others")
         limbs = state.limbs.detach().cpu().numpy().astype(np.int64)
         _accumulate.normalize(limbs)
         sums = self._acc.summaries(limbs, state.counts.detach().cpu().numpy(), int(state.n_queries.item()))
