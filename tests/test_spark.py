@@ -193,8 +193,9 @@ def _one_line(info):
 
 def test_input_errors_are_one_line_value_errors_checked_on_the_driver(spark, data):
     """A NaN or infinite score, a null id, a fractional grade: the ValueError
-    of the single-process path, found by an aggregate on the driver before the
-    evaluation job (per_query=True too: its frame is lazy)."""
+    of the single-process path, raised by a worker and re-raised as itself
+    (summary), or found by an aggregate on the driver (per_query=True: the
+    frame it returns is lazy)."""
     from pyspark.sql import functions as F
 
     q, r = data
@@ -208,8 +209,8 @@ def test_input_errors_are_one_line_value_errors_checked_on_the_driver(spark, dat
     for per_query in (False, True):
         for qq, rr, message in ((sq, nan, r"^run: score nan is not finite$"),
                                 (sq, inf, r"^run: score -inf is not finite$"),
-                                (sq, null_doc, r"^run: column 'doc_id' has \d+ null value\(s\)$"),
-                                (null_query, sr, r"^qrels: column 'query_id' has \d+ null value\(s\)$")):
+                                (sq, null_doc, r"^run: doc ids: \d+ null value\(s\)$"),
+                                (null_query, sr, r"^qrels: query ids: \d+ null value\(s\)$")):
             with pytest.raises(ValueError, match=message) as info:
                 irscore.spark.evaluate(qq, rr, ["map"], per_query=per_query, n_partitions=2)
             _one_line(info)

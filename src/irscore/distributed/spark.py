@@ -59,8 +59,11 @@ def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_q
                        max_docs=max_docs, num_docs_in_coll=num_docs_in_coll, n_jobs=n_jobs, summary=not per_query)
     _check_frame(qrels, "qrels", (query_col, doc_col, relevance_col), relevance_col, T)
     _check_frame(run, "run", (query_col, doc_col, score_col), score_col, T)
-    _check_values(qrels, "qrels", (query_col, doc_col, relevance_col), F, T)
-    _check_values(run, "run", (query_col, doc_col, score_col), F, T)
+    if per_query:
+        # the returned frame is lazy: bad values are found now, on the driver (the
+        # summary's job re-raises a worker's error itself, see below)
+        _check_values(qrels, "qrels", (query_col, doc_col, relevance_col), F, T)
+        _check_values(run, "run", (query_col, doc_col, score_col), F, T)
     spark = qrels.sparkSession
     n = _n_groups(n_partitions, spark)
     bucket = F.pmod(F.xxhash64(F.col("q")), F.lit(n)).alias(_BUCKET)
@@ -112,7 +115,7 @@ def _check_frame(df: Any, what: str, cols: Tuple[str, ...], value_col: str, T: A
 def _check_values(df: Any, what: str, cols: Tuple[str, str, str], F: Any, T: Any) -> None:
     """On the driver, one aggregate job: nulls in the three columns, and a
     score that is not finite (run) or a grade that is not an integer (qrels);
-    the errors the single-process path raises, before the evaluation runs."""
+    the errors the single-process path (and a worker) raises, in its words."""
     value = F.col(cols[2]).cast("double")
     if what == "run":
         bad = F.isnan(value) | (F.abs(value) == float("inf"))
@@ -121,9 +124,10 @@ def _check_values(df: Any, what: str, cols: Tuple[str, str, str], F: Any, T: Any
     exprs = [F.sum(F.col(c).isNull().cast("long")).alias(f"n{i}") for i, c in enumerate(cols)]
     exprs.append(F.first(F.when(F.col(cols[2]).isNotNull() & bad, value), ignorenulls=True).alias("bad"))
     row = df.agg(*exprs).first()
-    for i, c in enumerate(cols):
+    roles = ("query ids", "doc ids", "scores" if what == "run" else "relevance")
+    for i, role in enumerate(roles):
         if row[f"n{i}"]:
-            raise ValueError(f"{what}: column {c!r} has {row[f'n{i}']} null value(s)")
+            raise ValueError(f"{what}: {role}: {row[f'n{i}']} null value(s)")
     if row["bad"] is not None:
         raise ValueError(f"run: score {row['bad']!r} is not finite" if what == "run"
                          else f"qrels: relevance {row['bad']!r} is not an integer")
