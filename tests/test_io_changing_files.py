@@ -83,7 +83,10 @@ def test_truncated_between_count_and_parse_is_an_error_not_sigbus(tmp_path):
 @pytest.mark.parametrize("cut", [0, 1 << 20, 12 << 20 | 123])
 def test_truncated_by_a_thread_while_read(tmp_path, cut):
     # timing-dependent: a thread cuts the file at several moments of the read;
-    # each read gives the right entries or a clear error, and the child survives
+    # each read gives the entries of the file (whole, or as cut before the read
+    # looked at it) or an error naming the file (the file changed or shrank; or,
+    # cut before the read looked at it: empty, or a last line cut short), and the
+    # child survives
     path = tmp_path / "run.txt"
     got = _child(f"""
         n_full = irscore.read_run(path).n_entries
@@ -103,7 +106,7 @@ def test_truncated_by_a_thread_while_read(tmp_path, cut):
                 print("error", exc)
             t.join()
     """, path)
-    _check(got, path)
+    _check(got, path, said_changed=False)
 
 
 def test_rewritten_in_place_while_read_is_an_error(tmp_path):
@@ -132,4 +135,42 @@ def test_rewritten_in_place_while_read_is_an_error(tmp_path):
             print("error", exc)
     """, path)
     _check(got, path, said_changed=False)
+    assert got.stdout.startswith("error "), got.stdout
+
+
+@pytest.mark.parametrize("change", ["truncate", "append"])
+def test_small_file_changed_while_read_in_chunks_is_an_error(tmp_path, change):
+    # files under 16 MiB are read in chunks: one cut (or extended) after the first
+    # chunk gave the entries of what was left, silently
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q{i // 100} Q0 d{i} {i % 100 + 1} {1.0 / (i + 1)!r} run\n" for i in range(5000)))
+    code = f"""
+        import os, sys, irscore
+        from irscore.core import io as _io
+        from irscore import _trec_io
+        path = sys.argv[1]
+        _io._CHUNK = 4096
+
+        class Parser(_trec_io.TrecParser):
+            fed = 0
+
+            def feed(self, chunk):
+                super().feed(chunk)
+                Parser.fed += 1
+                if Parser.fed == 1:
+                    if {change!r} == "truncate":
+                        os.truncate(path, 10000)
+                    else:
+                        with open(path, "a") as f:
+                            f.write("q0 Q0 extra 1 1.0 run\\n")
+
+        _io._trec_io = type("M", (), {{"TrecParser": Parser, "SplitParser": _trec_io.SplitParser}})
+        try:
+            print("ok", irscore.read_run(path).n_entries)
+        except ValueError as exc:
+            print("error", exc)
+    """
+    got = subprocess.run([sys.executable, "-c", textwrap.dedent(code), str(path)], capture_output=True, text=True,
+                         timeout=LIMIT)
+    _check(got, path)
     assert got.stdout.startswith("error "), got.stdout

@@ -98,16 +98,23 @@ def _parse(path: PathLike, kind: str) -> Dict[str, Any]:
     view = memoryview(buf)
     first = True
     with src.open() as f:
-        while True:
-            n = f.readinto(buf)  # type: ignore[attr-defined]
-            if not n:
-                break
-            parser.feed(view[:n])
-            if first:
-                first = False
-                if n == _CHUNK:
-                    parser.reserve(src.size)
-    return _finish(parser, name, kind)
+        before = os.fstat(f.fileno())
+        try:
+            while True:
+                n = f.readinto(buf)  # type: ignore[attr-defined]
+                if not n:
+                    break
+                parser.feed(view[:n])
+                if first:
+                    first = False
+                    if n == _CHUNK:
+                        parser.reserve(src.size)
+            parsed = _finish(parser, name, kind)
+        except ValueError:
+            _check_unchanged(f.fileno(), before, name)      # a change explains the error
+            raise
+        _check_unchanged(f.fileno(), before, name)
+    return parsed
 
 
 def _feed_pipelined(f: IO[bytes], parser: Any, name: str) -> None:
