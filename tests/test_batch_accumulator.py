@@ -374,3 +374,50 @@ def test_pickle_and_deepcopy_keep_the_state(path):
         assert other.n_queries == acc.n_queries + sc.shape[0]
         with pytest.raises(ValueError, match="query '0-0'"):
             other.update(sc[:1], lb[:1], query_ids=["0-0"])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="os.fork")
+def test_fork_and_exit_with_pending_offloaded_batches_do_not_hang():
+    # a DataLoader's workers fork while batches are pending: the fork waits for them, the
+    # child has its own (idle) worker; a process may exit with batches pending
+    import subprocess
+    import sys
+    import textwrap
+    code = textwrap.dedent("""
+        import os, sys
+        import numpy as np
+        from irscore import batch
+        rng = np.random.default_rng(0)
+        sc, lb = rng.standard_normal((64, 200)), rng.integers(0, 3, (64, 200))
+        acc = batch.Accumulator(["nDCG@10", "AP"], device_path="offload")
+        for _ in range(100):
+            acc.update(sc, lb)
+        if sys.argv[1] == "fork":
+            pid = os.fork()
+            if pid == 0:
+                acc.update(sc, lb)
+                os._exit(0 if acc.n_queries == 101 * 64 else 3)
+            _, status = os.waitpid(pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 0
+            acc.update(sc, lb)
+            assert acc.n_queries == 101 * 64
+    """)
+    for mode in ("fork", "exit"):
+        proc = subprocess.run([sys.executable, "-c", code, mode], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_query_ids_that_cannot_be_ids_are_named():
+    sc = np.array([[0.9, 0.1], [0.3, 0.2]])
+    lb = np.array([[0, 1], [1, 0]])
+    acc = batch.Accumulator(["AP"])
+    with pytest.raises(TypeError, match="query_ids: .*hashable"):
+        acc.update(sc, lb, query_ids=[[1], [2]])
+    with pytest.raises(ValueError, match="query_ids: NaN"):
+        acc.update(sc, lb, query_ids=[float("nan"), float("nan")])
+    with pytest.raises(ValueError, match="query_ids: NaN"):
+        acc.update(sc, lb, query_ids=np.array([1.0, np.nan]))
+    assert acc.n_queries == 0
+    acc.update(sc, lb, query_ids=np.array([1, 2]))
+    with pytest.raises(ValueError, match="query 2"):
+        acc.update(sc[:1], lb[:1], query_ids=[2])

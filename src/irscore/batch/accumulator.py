@@ -19,7 +19,9 @@ computes the measures with torch operations on the tensor's device
 from __future__ import annotations
 
 import math
+import os
 import threading
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -247,7 +249,13 @@ class Accumulator:
         if isinstance(query_ids, (str, bytes)):
             raise TypeError("query_ids: expected a sequence of ids, one per query, got a string")
         ids = list(np.asarray(query_ids).tolist()) if hasattr(query_ids, "__array__") else list(query_ids)
-        if len(set(ids)) != len(ids):
+        try:
+            distinct = set(ids)
+        except TypeError as exc:
+            raise TypeError(f"query_ids: every id must be hashable (a str, an int ...): {exc}") from None
+        if any(i != i for i in distinct):
+            raise ValueError("query_ids: NaN is not a query id (it equals nothing, itself included)")
+        if len(distinct) != len(ids):
             seen: set = set()
             for i in ids:
                 if i in seen:
@@ -298,6 +306,7 @@ class Accumulator:
             event.record()
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="irscore-accumulator")
+            _WITH_WORKER.add(self)
         sc, lb, *rest = host
         hkw = dict(zip(kw.keys(), rest))
         if ids is not None:      # reserve the ids now: a repeat in the next update is caught at once
@@ -566,6 +575,29 @@ class Accumulator:
         pool = getattr(self, "_pool", None)
         if pool is not None:
             pool.shutdown(wait=False)
+
+
+# A fork (a DataLoader's workers) while batches are pending: the child would inherit
+# futures that no thread of its own completes and perhaps a lock held by the worker.
+# The fork waits for the pending batches; the child starts without a worker.
+_WITH_WORKER: "weakref.WeakSet[Accumulator]" = weakref.WeakSet()
+
+
+def _before_fork() -> None:
+    for acc in list(_WITH_WORKER):
+        acc._drain(raise_error=False)
+
+
+def _after_fork_in_child() -> None:
+    for acc in list(_WITH_WORKER):
+        acc._lock = threading.Lock()
+        acc._pool = None
+        acc._pending = []
+    _WITH_WORKER.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
 def _from_device_dlpack(x: Any) -> Any:
