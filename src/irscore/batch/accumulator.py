@@ -521,15 +521,19 @@ class Accumulator:
         return self
 
     def state_dict(self) -> Dict[str, Any]:
-        """The state as plain numpy arrays and Python values (picklable; ``torch.save`` takes it)."""
+        """The state as plain Python values (lists, ints, floats, the query ids): ``pickle``,
+        JSON and ``torch.save`` take it, and ``torch.load``'s default ``weights_only=True``
+        reads it back (it refuses numpy arrays)."""
         self._drain()
         self._fold_device()
         return {"version": _STATE_VERSION, **self._options(),
-                "limbs": self._limbs.copy(), "counts": self._counts.copy(), "running": self._running.copy(),
+                "limbs": self._limbs.tolist(), "counts": self._counts.tolist(), "running": self._running.tolist(),
                 "n_queries": self._n_queries, "merged": self._merged,
                 "query_ids": None if self._ids is None else sorted(self._ids, key=repr),
-                "per_query": [dict(b) for b in self._per_query] if self.keep_per_query else None,
-                "per_query_ids": list(self._per_query_ids) if self.keep_per_query else None}
+                "per_query": [{k: np.asarray(v).tolist() for k, v in b.items()} for b in self._per_query]
+                if self.keep_per_query else None,
+                "per_query_ids": [None if ids is None else list(ids) for ids in self._per_query_ids]
+                if self.keep_per_query else None}
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Resumes from ``state_dict()``'s output (same measures and options)."""
@@ -549,7 +553,8 @@ class Accumulator:
         self._merged = bool(state["merged"])
         self._ids = None if state.get("query_ids") is None else set(state["query_ids"])
         if self.keep_per_query:
-            self._per_query = [dict(b) for b in state.get("per_query") or []]
+            self._per_query = [{k: np.asarray(v, dtype=np.float64) for k, v in b.items()}
+                               for b in state.get("per_query") or []]
             self._per_query_ids = list(state.get("per_query_ids") or [])
 
     def __repr__(self) -> str:
