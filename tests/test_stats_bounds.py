@@ -174,3 +174,11 @@ def test_compare_two_queries_constant_difference_leaks_no_warning():
 def test_adjust_returns_no_negative_zero(method):
     out = adjust([-0.0, 0.5], method)
     assert out[0] == 0.0 and not np.signbit(out[0])
+
+
+def test_t_interval_at_a_tiny_alpha_is_unbounded_without_a_warning():
+    # t_{1 - alpha/2, 1} * se overflows: the interval is (-inf, inf), not an overflow warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p, lo, hi = paired.t_test([np.array([0.0, 1e156])], 4.29e-244)
+    assert p[0] == pytest.approx(0.5) and lo[0] == -math.inf and hi[0] == math.inf
