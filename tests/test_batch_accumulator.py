@@ -444,3 +444,31 @@ def test_checkpoint_through_torch_save_and_a_default_torch_load(tmp_path):
             np.testing.assert_array_equal(resumed.per_query()[k], acc.per_query()[k])
         with pytest.raises(ValueError, match="query '0/0'"):
             resumed.update(*batches[4], query_ids=["0/0"] + [f"x{q}" for q in range(1, batches[4][0].shape[0])])
+
+
+def test_a_non_finite_per_query_value_names_the_measure_and_the_query():
+    # labels near the largest double: the DCG overflows, nDCG is inf/inf
+    sc = np.array([[0.9, 0.1, 0.5], [0.3, 0.2, 0.1]])
+    lb = np.array([[0.0, 1.0, 2.0], [1e308, 1e308, 1e308]])
+    acc = batch.Accumulator(["AP", "nDCG@10"])
+    with pytest.raises(ValueError, match=r"nDCG@10: query 1 of the batch has the value nan"):
+        acc.update(sc, lb)
+    assert acc.n_queries == 0
+
+
+@pytest.mark.parametrize("path", ["native", "offload"])
+def test_per_query_lists_are_read_and_copied(path):
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    s1, s2 = np.array([0.9, 0.1, 0.5]), np.array([0.3, 0.2])
+    l1, l2 = np.array([0, 1, 0]), np.array([1, 0])
+    want = batch.evaluate([s1, s2], [l1, l2], ["AP", "RR"])
+    acc = batch.Accumulator(["AP", "RR"], device_path=path)
+    gate = threading.Event()
+    if path == "offload":
+        acc._pool = ThreadPoolExecutor(max_workers=1)
+        acc._pool.submit(gate.wait)         # the batch waits on the worker ...
+    acc.update([s1, s2], [l1, l2])
+    s1[:] = [0.0, 1.0, 0.0]                 # ... while the caller reuses its buffers
+    gate.set()
+    assert acc.compute() == {k: exact_mean(v) for k, v in want.items()}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import threading
 import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -281,7 +282,10 @@ class Accumulator:
         if self._has_gm:
             values = tuple(np.log(v) if a == "gm" else v for a, v in zip(self._aggs, values))
         with self._lock:
-            _accumulate.add(values, self._limbs, self._running, self._counts, self._skip_nan)
+            try:
+                _accumulate.add(values, self._limbs, self._running, self._counts, self._skip_nan)
+            except ValueError as exc:       # refused, nothing added: name the measure and the query
+                raise _named_value_error(exc, self.keys, values) from None
             self._n_queries += nq
             if ids is not None and not reserved:
                 if self._ids is None:
@@ -605,6 +609,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 
+def _named_value_error(exc: ValueError, keys: Sequence[str], values: Sequence[Any]) -> ValueError:
+    """``_accumulate.add``'s "values[j][i] = x" error said with the measure's name."""
+    m = re.match(r"values\[(\d+)\]\[(\d+)\] = (\S+):(.*)", str(exc))
+    if m is None or int(m.group(1)) >= len(keys):     # pragma: no cover - add's other errors
+        return exc
+    return ValueError(f"{keys[int(m.group(1))]}: query {m.group(2)} of the batch has the value {m.group(3)};"
+                      f"{m.group(4)}")
+
+
 def _from_device_dlpack(x: Any) -> Any:
     """A DLPack array in device memory that is not a torch tensor (CuPy, JAX on a GPU)
     as a torch tensor on that device (no copy); anything else as it is."""
@@ -625,6 +638,8 @@ def _to_host_async(x: Any) -> Any:
     tensor (so the caller may reuse its buffer); other inputs as they are."""
     if x is None:
         return None
+    if isinstance(x, (list, tuple)):        # per-query arrays: each copied
+        return [_to_host_async(v) for v in x]
     dev = _device_type(x)
     if dev is None or not callable(getattr(x, "detach", None)):
         if isinstance(x, np.ndarray):

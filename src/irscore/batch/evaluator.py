@@ -120,7 +120,8 @@ class Evaluator:
         """
         fast = self._fast
         if (fast is not None and lengths is None and offsets is None and group is None and mask is None
-                and n_relevant is None):
+                and n_relevant is None and not isinstance(scores, (list, tuple))
+                and not getattr(scores, "is_nested", False)):
             # a plain dense batch: one native call (which checks the arrays
             # itself; None: not a plain dense batch, the general path reads it)
             if type(scores) is not np.ndarray:
