@@ -288,7 +288,8 @@ def bootstrap_test(diffs: Arrays, n_resamples: int = 10_000, seed: Optional[int]
                 q_lo, q_hi = _bca_levels(d, means[k], alpha)
             if np.isnan(q_lo) or np.isnan(q_hi):
                 continue
-            lo[i], hi[i] = np.quantile(means[k], [q_lo, q_hi])
+            # in place: the means are not needed afterwards (no second B-array)
+            lo[i], hi[i] = np.quantile(means[k], [q_lo, q_hi], overwrite_input=True)
     p = (count + 1.0) / (B + 1.0)
     p[n < 2] = np.nan
     p[zero] = 1.0
