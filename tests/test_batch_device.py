@@ -201,3 +201,15 @@ def test_lengths_and_mask_together_are_refused_as_on_the_native_path():
     with pytest.raises(ValueError, match="mask"):
         device.evaluate(sc, lb, [ms[0][1]], ["AP"], lengths=torch.tensor([2]),
                         mask=torch.tensor([[True, False, True]]))
+
+
+def test_device_path_takes_host_inputs():
+    # numpy arrays and nested lists are read as CPU tensors, as batch.evaluate reads them
+    rng = np.random.default_rng(8)
+    sc, lb = rng.standard_normal((5, 7)), rng.integers(0, 3, (5, 7))
+    native = batch.Accumulator(["nDCG@5", "AP"])
+    native.update(sc, lb)
+    for s_, l_ in ((sc, lb), (sc.tolist(), lb.tolist())):
+        acc = batch.Accumulator(["nDCG@5", "AP"], device_path="torch")
+        acc.update(s_, l_)
+        assert acc.compute() == native.compute()

@@ -233,3 +233,11 @@ def test_unchecked_refused_batch_is_reported_at_compute():
     metric.reset()
     metric.update(sc, lb)
     assert {k: float(v) for k, v in metric.compute().items()} == {k: float(v) for k, v in checked.compute().items()}
+
+
+def test_states_on_another_device_than_the_tensors_are_named():
+    metric = RetrievalMeasures(NAMES).to("meta")
+    assert metric.limbs.device.type == "meta" and metric.limbs.dtype == torch.int64
+    sc, lb = batches(7, n=1)[0]
+    with pytest.raises(ValueError, match="preds: on the CPU, this metric's states on meta"):
+        metric.update(sc, lb)

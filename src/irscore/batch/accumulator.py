@@ -361,9 +361,10 @@ class Accumulator:
         nq = int(vals[0].shape[0]) if vals else 0
         if ids is not None and len(ids) != nq:
             raise ValueError(f"query_ids: {len(ids)} ids for a batch of {nq} queries")
-        if self._device is None or self._device.device != scores.device:
+        dev = vals[0].device            # the scores' device (host inputs: the CPU)
+        if self._device is None or self._device.device != dev:
             self._fold_device()
-            self._device = device.DeviceState(len(self.keys), scores.device)
+            self._device = device.DeviceState(len(self.keys), dev)
         self._device.add(vals, [a == "gm" for a in self._aggs], self._skip_nan)
         with self._lock:
             if ids is not None:

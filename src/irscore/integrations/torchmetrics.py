@@ -138,6 +138,9 @@ class RetrievalMeasures(Metric):
             return
         if on_device:
             raise ValueError(f"preds: on device {dev}; device_path='native' evaluates CPU tensors only")
+        if state_limbs.device.type != "cpu":
+            raise ValueError(f"preds: on the CPU, this metric's states on {state_limbs.device}; pass preds and "
+                             f"target on {state_limbs.device} or move the metric to the CPU")
         values = acc.batch_values(preds, target, check_inputs=self._check, **layout)
         running = np.zeros(len(values), dtype=np.float64)
         # CPU states: the native kernel adds into their memory
