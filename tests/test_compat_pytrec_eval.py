@@ -200,6 +200,9 @@ def _outcome(call):
     ({"1": {"d": 1}}, [1]),                      # a run that is not a mapping
     ({"1": [1]}, {"1": {"d": 1.0}}),             # judgments of a query that are not a mapping
     ({"1": {2: 1}}, {"1": {"d": 1.0}}),          # an integer doc id
+    ({"1": {"d": 1}}, {"2": {1: 1.0}}),          # ... in the run, of a query without judgments
+    ({"1": {"d": 1}}, {"2": {"d": "x"}}),        # a score that is not a number, likewise
+    ({"1": {"d": 1}}, {"1": {"d": 1.0}, "2": {(1, 2): 1.0}}),
 ])
 def test_malformed_keys_are_type_errors_as_in_pytrec_eval(qrels, scores):
     """pytrec_eval raises TypeError on each of these; so does the drop-in, with

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import Dict, Iterable, List, Mapping, Set, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Set, Tuple
 
 import numpy as np
 
@@ -154,6 +154,11 @@ class RelevanceEvaluator:
         if not scores or self._qrels is None:
             return {}
         qrels = self._qrels
+        for q, docs in scores.items():
+            if q not in qrels:
+                # not evaluated, but checked as pytrec_eval checks every query (its
+                # "Unable to extract query/object scores"): never dropped silently
+                _check_docs(docs, q)
         ranked = {q: d for q, d in scores.items() if len(d) > 0}
         empty = [q for q, d in scores.items() if len(d) == 0 and q in qrels]
         out: Dict[str, Dict[str, float]] = {}
@@ -199,6 +204,16 @@ def _check_keys(d: Mapping[str, Mapping[str, float]], arg: str, value: str) -> N
                             f"string ids only; convert them, e.g. {{str(q): ...}})")
         if not isinstance(docs, Mapping):
             raise TypeError(f"{arg}[{q!r}]: expected a mapping {{doc_id: {value}}}, got {type(docs).__name__}")
+
+
+def _check_docs(docs: Mapping[Any, Any], q: str) -> None:
+    """A query's {doc_id: score}: str ids and real scores (pytrec_eval's own check)."""
+    for doc, score in docs.items():
+        if not isinstance(doc, str):
+            raise TypeError(f"scores[{q!r}]: document id {doc!r} is {type(doc).__name__}, expected str "
+                            "(pytrec_eval takes string ids only)")
+        if isinstance(score, bool) or not isinstance(score, (int, float, np.integer, np.floating)):
+            raise TypeError(f"scores[{q!r}][{doc!r}]: score {score!r} is {type(score).__name__}, expected a number")
 
 
 def compute_aggregated_measure(measure: str, values: Iterable[float]) -> float:
