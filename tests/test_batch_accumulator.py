@@ -255,8 +255,10 @@ def test_offloaded_batches_equal_the_native_path_and_errors_surface_later():
         off3.compute()
     off3.update(bad, np.array([[0, 1]]), lengths=[2])
     off3._drain(raise_error=False)      # the worker has failed by now
-    with pytest.raises(ValueError, match="non-finite score"):
+    with pytest.raises(ValueError, match="non-finite score") as info:
         off3.update(np.array([[0.3, 0.2]]), np.array([[0, 1]]))
+    assert "this update() was not added either" in "".join(info.value.__notes__)
+    assert off3.n_queries == 0
 
 
 class DLPackOnly:
@@ -472,3 +474,27 @@ def test_per_query_lists_are_read_and_copied(path):
     s1[:] = [0.0, 1.0, 0.0]                 # ... while the caller reuses its buffers
     gate.set()
     assert acc.compute() == {k: exact_mean(v) for k, v in want.items()}
+
+
+def test_host_batches_after_pending_offloaded_ones_keep_the_update_order():
+    # device_path='auto' offloads device tensors and evaluates host arrays at once: a host
+    # batch waits for the pending ones, so per-query values and the running sum follow
+    # the update order
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(13)
+    batches = random_batches(rng, 2)
+    acc = batch.Accumulator(["AP", "RR"], keep_per_query=True, device_path="offload")
+    acc._pool = ThreadPoolExecutor(max_workers=1)
+    gate = threading.Event()
+    acc._pool.submit(gate.wait)
+    acc.update(*batches[0])                 # offloaded, pending
+    acc.device_path = "auto"                # as for a host array next to device tensors
+    threading.Timer(0.3, gate.set).start()
+    acc.update(*batches[1])                 # native
+    ref = batch.Accumulator(["AP", "RR"], keep_per_query=True)
+    for sc, lb in batches:
+        ref.update(sc, lb)
+    for k in ("AP", "RR"):
+        np.testing.assert_array_equal(acc.per_query()[k], ref.per_query()[k])
+    assert acc.compute(summation="running") == ref.compute(summation="running")

@@ -216,7 +216,7 @@ class Accumulator:
             # a host batch in the plain dense layout: the Evaluator's one native call, then the sums
             self._add(self._ev(scores, labels, check_inputs=check_inputs), None)
             return
-        self._raise_pending_error()
+        self._raise_pending_error(in_update=True)
         scores, labels = _from_device_dlpack(scores), _from_device_dlpack(labels)
         kw = {"lengths": lengths, "offsets": offsets, "group": group, "mask": mask, "n_relevant": n_relevant}
         dev = _device_type(scores)
@@ -240,6 +240,7 @@ class Accumulator:
         elif path == "offload":
             self._update_offload(scores, labels, kw, ids, check_inputs)
         else:
+            self._drain(in_update=True)     # pending offloaded batches first: the update order holds
             self._fold_device()
             res = self._ev(scores, labels, check_inputs=check_inputs, **kw)
             self._add(res, ids)
@@ -339,19 +340,22 @@ class Accumulator:
                 if self._error is None:     # the first error; later ones are of the same pass
                     self._error = exc
 
-    def _raise_pending_error(self) -> None:
+    def _raise_pending_error(self, in_update: bool = False) -> None:
         self._pending = [f for f in self._pending if not f.done()]
         with self._lock:
             err, self._error = self._error, None
         if err is not None:
+            err.add_note("irscore: raised by a batch offloaded by an earlier update(); that batch added nothing"
+                         + ("; the batch of this update() was not added either (call it again)" if in_update
+                            else "; the other batches are in the state"))
             raise err
 
-    def _drain(self, raise_error: bool = True) -> None:
+    def _drain(self, raise_error: bool = True, in_update: bool = False) -> None:
         pending, self._pending = getattr(self, "_pending", []), []
         for f in pending:
             f.result()
         if raise_error:
-            self._raise_pending_error()
+            self._raise_pending_error(in_update)
 
     # ------------------------------------------------------------ device path
 
