@@ -3,6 +3,7 @@ the concatenation of the batches (exact sums, trec_eval's running sum), merges,
 checkpoints, query ids, offloading to a worker thread, and its errors."""
 import math
 import pickle
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -257,7 +258,8 @@ def test_offloaded_batches_equal_the_native_path_and_errors_surface_later():
     off3._drain(raise_error=False)      # the worker has failed by now
     with pytest.raises(ValueError, match="non-finite score") as info:
         off3.update(np.array([[0.3, 0.2]]), np.array([[0, 1]]))
-    assert "this update() was not added either" in "".join(info.value.__notes__)
+    if sys.version_info >= (3, 11):
+        assert "this update() was not added either" in "".join(info.value.__notes__)
     assert off3.n_queries == 0
 
 

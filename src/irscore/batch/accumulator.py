@@ -345,7 +345,9 @@ class Accumulator:
         with self._lock:
             err, self._error = self._error, None
         if err is not None:
-            err.add_note("irscore: raised by a batch offloaded by an earlier update(); that batch added nothing"
+            add_note = getattr(err, "add_note", None)      # Python >= 3.11
+            if add_note is not None:
+                add_note("irscore: raised by a batch offloaded by an earlier update(); that batch added nothing"
                          + ("; the batch of this update() was not added either (call it again)" if in_update
                             else "; the other batches are in the state"))
             raise err
