@@ -213,3 +213,14 @@ def test_device_path_takes_host_inputs():
         acc = batch.Accumulator(["nDCG@5", "AP"], device_path="torch")
         acc.update(s_, l_)
         assert acc.compute() == native.compute()
+
+
+def test_keep_per_query_on_the_device_path_refuses_a_non_finite_batch_at_once():
+    sc = np.array([[0.9, 0.1, 0.5], [0.3, 0.2, 0.1]])
+    lb = np.array([[0.0, 1.0, 2.0], [1e308, 1e308, 1e308]])     # DCG overflows: nDCG is nan
+    acc = batch.Accumulator(["AP", "nDCG@10"], device_path="torch", keep_per_query=True)
+    with pytest.raises(ValueError, match="nDCG@10: query 1 of the batch has the value nan"):
+        acc.update(torch.as_tensor(sc), torch.as_tensor(lb), query_ids=["a", "b"])
+    assert acc.n_queries == 0 and acc.per_query()["AP"].size == 0
+    acc.update(torch.as_tensor(sc[:1]), torch.as_tensor(lb[:1]), query_ids=["b"])   # "b" is free
+    assert acc.query_ids() == ["b"] and acc.n_queries == 1

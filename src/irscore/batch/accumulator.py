@@ -367,6 +367,15 @@ class Accumulator:
         nq = int(vals[0].shape[0]) if vals else 0
         if ids is not None and len(ids) != nq:
             raise ValueError(f"query_ids: {len(ids)} ids for a batch of {nq} queries")
+        kept = None
+        if self.keep_per_query:     # the values come to the host anyway: a refused batch is refused now
+            kept = {k: v.detach().cpu().numpy().astype(np.float64) for k, v in zip(self.keys, vals)}
+            for k, x in kept.items():
+                bad = ~np.isfinite(x) & ~(np.isnan(x) & self._skip_nan)
+                if bad.any():
+                    i = int(np.argmax(bad))
+                    raise ValueError(f"{k}: query {i} of the batch has the value {float(x[i])!r}; a per-query "
+                                     "value must be finite (NaN is left out only with empty=nan)")
         dev = vals[0].device            # the scores' device (host inputs: the CPU)
         if self._device is None or self._device.device != dev:
             self._fold_device()
@@ -377,9 +386,8 @@ class Accumulator:
                 if self._ids is None:
                     self._ids = set()
                 self._ids.update(ids)
-            if self.keep_per_query:
-                self._per_query.append({k: v.detach().cpu().numpy().astype(np.float64)
-                                        for k, v in zip(self.keys, vals)})
+            if kept is not None:
+                self._per_query.append(kept)
                 self._per_query_ids.append(ids)
 
     def _fold_device(self) -> None:
