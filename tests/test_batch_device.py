@@ -224,3 +224,18 @@ def test_keep_per_query_on_the_device_path_refuses_a_non_finite_batch_at_once():
     assert acc.n_queries == 0 and acc.per_query()["AP"].size == 0
     acc.update(torch.as_tensor(sc[:1]), torch.as_tensor(lb[:1]), query_ids=["b"])   # "b" is free
     assert acc.query_ids() == ["b"] and acc.n_queries == 1
+
+
+@pytest.mark.parametrize("ties", ["trec", "input"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_rr_below_the_top_k_follows_the_tie_rule(ties, dtype):
+    # P@1 ranks one position (a top-k); RR's first relevant candidate lies below it, tied
+    # with a non-relevant one: its rank depends on the tie rule
+    sc = np.array([[3, 1, 1, 0], [1, 1, 5, 1], [1, 1, 5, 0]], dtype=dtype)
+    lb = np.array([[0, 1, 0, 0], [1, 0, 0, 1], [0, 1, 0, 0]])
+    names = ["P@1", "RR"]
+    for q in range(3):      # one row at a time: a tie within the top k + 1 of any row sorts the batch
+        got = device_values(sc[q:q + 1], lb[q:q + 1], names, ties=ties)
+        want = batch.evaluate(sc[q:q + 1], lb[q:q + 1], names, ties=ties)
+        for k in names:
+            np.testing.assert_array_equal(got[k].numpy(), want[k], err_msg=f"{k}, row {q}")

@@ -282,12 +282,23 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
             rr = torch.where(anyr, 1.0 / (first + 1).to(torch.float64), zero)
             if k <= 0 and width < m and (dev.type != "cpu" or bool((~anyr & (rel_count(thr) > 0)).any())):
                 # only the top `width` are ranked: the best relevant candidate below them
-                # by its (unique) key, then its rank (on the CPU, only when a row needs it)
+                # by its key, then its rank (on the CPU, only when a row needs it)
                 isrel = lb64 >= cmp_thr(thr)
                 if valid is not None:
                     isrel &= valid
                 best = allkeys.masked_fill(~isrel, _PAD).max(dim=1).values
                 rank = (allkeys > best[:, None]).sum(dim=1) + 1
+                if sc.dtype == torch.float64:
+                    # float64 keys tie on equal scores: the tie rule orders the candidates
+                    # of the best key; those before the first relevant one count too
+                    tied = allkeys == best[:, None]
+                    cols = torch.arange(m, device=dev)
+                    if ties == "trec":      # column descending
+                        first = torch.where(tied & isrel, cols, -1).max(dim=1).values
+                        rank = rank + (tied & (cols[None, :] > first[:, None])).sum(dim=1)
+                    else:
+                        first = torch.where(tied & isrel, cols, m).min(dim=1).values
+                        rank = rank + (tied & (cols[None, :] < first[:, None])).sum(dim=1)
                 deep = ~anyr & (rel_count(thr) > 0)
                 rr = torch.where(deep, 1.0 / rank.to(torch.float64), rr)
             out[name] = rr
