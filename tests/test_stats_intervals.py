@@ -149,3 +149,37 @@ def test_mean_intervals_many_samples():
     out = intervals.mean_intervals(xs, "percentile", seed=3)
     assert np.isnan(out[2]).all()
     assert tuple(out[1]) == stats.mean_ci(xs[1], "percentile", seed=3)
+
+
+def test_bca_counts_resample_means_that_equal_the_mean_up_to_rounding():
+    """Resample means of tied scores that equal the observed mean exactly in real
+    arithmetic come out of the native kernel a few ulps off it, on either side:
+    the bias correction z0 must count them as ties (as scipy does with its exact
+    means), so the levels equal those from the exact means."""
+    x = np.array([0.0] * 45 + [1.0] * 2 + [0.5] * 3)
+    rng = np.random.default_rng(43)
+    exact = np.array([rng.choice(x, x.size).sum() / x.size for _ in range(2000)])
+    nudged = exact * (1.0 + rng.choice([-4, -2, -1, 0, 1, 2, 4], exact.size) * np.finfo(float).eps)
+    assert np.count_nonzero(nudged == x.mean()) < np.count_nonzero(exact == x.mean())
+    assert intervals.bca_levels(x, nudged, 0.05) == intervals.bca_levels(x, exact, 0.05)
+
+
+def test_bca_of_tied_scores_within_monte_carlo_error_of_scipy():
+    x = np.array([0.0] * 45 + [1.0] * 2 + [0.5] * 3)
+    ours = np.array([stats.mean_ci(x, "bca", n_resamples=2000, seed=s) for s in range(60)])
+    ref = np.array([tuple(ss.bootstrap((x,), np.mean, method="bca", n_resamples=2000,
+                                        random_state=200 + s).confidence_interval) for s in range(60)])
+    se = np.sqrt((ours.var(axis=0, ddof=1) + ref.var(axis=0, ddof=1)) / 60)
+    assert np.all(np.abs(ours.mean(axis=0) - ref.mean(axis=0)) < 4 * se)
+
+
+def test_bca_of_huge_values_is_the_scaled_interval():
+    """The BCa levels are scale-free: values near 1e120 (whose jackknife cubes
+    overflow) give the levels of the values near 1, and mean_ci a finite interval."""
+    x = np.array([10.0, 0.0, 3.0, 5.0, 0.2, 7.0, 1.0, 2.5])
+    rng = np.random.default_rng(44)
+    means = np.array([rng.choice(x, x.size).mean() for _ in range(2000)])
+    levels = intervals.bca_levels(x, means, 0.05)
+    assert intervals.bca_levels(x * 1e119, means * 1e119, 0.05) == pytest.approx(levels, rel=1e-12)
+    lo, hi = stats.mean_ci(x * 1e119, "bca", seed=3)
+    assert 0.0 <= lo < x.mean() * 1e119 < hi <= 10e119

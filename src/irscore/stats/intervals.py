@@ -52,15 +52,21 @@ def check_values(values: Any, name: str = "values") -> np.ndarray:
 
 def bca_levels(values: np.ndarray, boot_means: np.ndarray, alpha: float) -> Tuple[float, float]:
     """The two quantile levels of the BCa interval of the mean of ``values`` from
-    the bootstrap means: z0 = Φ⁻¹((#{θ* < θ} + #{θ* <= θ}) / 2B), acceleration
+    the bootstrap means: z0 = Φ⁻¹((#{θ* < θ} + #{θ* <= θ}) / 2B) (θ* within
+    4 n ε max|x| of θ counted as equal to it), acceleration
     a = Σ U³ / (6 (Σ U²)^{3/2}) with the jackknife U_i = (n - 1)(θ̄_(·) - θ_(i))."""
     theta = float(values.mean())
     B = boot_means.size
-    prop = (np.count_nonzero(boot_means < theta) + np.count_nonzero(boot_means <= theta)) / (2.0 * B)
-    z0 = D.normal_ppf(prop)
     n = values.size
+    # a resample mean equal to theta in real arithmetic (tied scores) comes out of
+    # the kernel a few ulps off it, on either side: within this it is a tie
+    tol = 4.0 * n * np.finfo(float).eps * float(np.abs(values).max())
+    prop = (np.count_nonzero(boot_means < theta - tol) + np.count_nonzero(boot_means <= theta + tol)) / (2.0 * B)
+    z0 = D.normal_ppf(prop)
     jack = (values.sum() - values) / (n - 1)
     u = (n - 1) * (jack.mean() - jack)
+    top = float(np.abs(u).max())
+    u = u / top if top > 0 else u           # a is scale-free; u**3 overflows beyond ~1e102
     den = float(np.sum(u ** 2))
     a = float(np.sum(u ** 3)) / (6.0 * den ** 1.5) if den > 0 else 0.0
     out = []
