@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -204,3 +205,170 @@ def test_text_starting_like_bzip2_is_still_text(tmp_path):
     p = tmp_path / "run"
     p.write_text("BZh9 Q0 d1 1 1.0 sys\n")
     assert irscore.read_run(p).n_entries == 1
+
+
+# ---------------------------------------------------------------------------
+# every command and reader that takes a path: a named FIFO, "-" and process
+# substitution give what the regular file gives
+# ---------------------------------------------------------------------------
+DATA = Path(__file__).parent / "data"
+ORG, XMLD, TE = DATA / "organization", DATA / "xml", DATA / "trec_eval"
+
+SUBMISSION = """<?xml version="1.0" encoding="UTF-8"?>
+<inex-submission participant-id="7" run-id="p7-focused" task="Focused" query="automatic" result-type="passage">
+  <topic topic-id="1">
+    <result><file>d1</file><fol offset="200" length="200"/><rsv>0.9</rsv></result>
+    <result><file>d2</file><fol offset="0" length="50"/><fol offset="60" length="40"/><rsv>0.8</rsv></result>
+  </topic>
+</inex-submission>
+"""
+
+
+def _submission(tmp_path):
+    p = tmp_path / "run.xml"
+    p.write_text(SUBMISSION)
+    return p
+
+
+# the arguments of a command, its input files as paths (each given through a FIFO, "-", <(...))
+COMMANDS = {
+    "rs_tsv": ["rs", ORG / "table9_gold.tsv", ORG / "table9_gold.tsv"],
+    "rs_json_by_content": ["rs", "-q", ORG / "table9_gold.tsv", ORG / "table9_system4.json"],
+    "rs_clusters": ["rs", "--format", "clusters", ORG / "clusters_gold.txt", ORG / "clusters_system.txt"],
+    "rs_labels": ["rs", "--uniform", "--format", "labels", ORG / "labels_gold.txt", ORG / "labels_system.txt"],
+    "xml_passages": ["xml", "-q", XMLD / "focused.qrels", XMLD / "focused.fol"],
+    "xml_inex2008": ["xml", "--compat", "inex2008", XMLD / "focused.qrels", XMLD / "focused.fol"],
+    "xml_elements": ["xml", "--exh-max", "2", XMLD / "elements.tsv", XMLD / "elements.fol"],
+    "xml_submission": ["xml", XMLD / "focused.qrels", _submission],
+    "eval_intents": ["eval", "-q", "--intents", "-m", "alpha_nDCG@10", TE / "qrels.test", TE / "results.test"],
+    "eval_prefs": ["eval", "-R", "prefs", TE / "prefs.test", TE / "prefs.results.test"],
+    "eval_qrels_prefs": ["eval", "-R", "qrels_prefs", TE / "qrels.test", TE / "results.test"],
+    "eval_qrels_jg": ["eval", "-R", "qrels_jg", TE / "qrels.test", TE / "results.test"],
+    "eval_zscores": ["eval", "-m", "map", "-Z", TE / "zscores_file", TE / "qrels.test", TE / "results.test"],
+    "eval_trec": ["eval", "-q", "-m", "map", "-m", "ndcg_cut", TE / "qrels.test", TE / "results.test"],
+    "compare": ["compare", "--names", "A,B", "-m", "map", TE / "qrels.test", TE / "results.test",
+                TE / "results.trunc"],
+}
+
+# the CLI in a subprocess, each argument "FIFO:<path>" given through a named FIFO written
+# by one writer that writes it all and closes (a daemon thread: a reader that opens the
+# FIFO a second time waits for ever, and the time limit fails the test)
+FIFO_CLI = """
+import os, sys, threading
+from irscore.cli import main
+
+def feed(fifo, src):
+    with open(fifo, "wb") as f, open(src, "rb") as s:
+        f.write(s.read())
+
+args = sys.argv[2:]
+for i, a in enumerate(args):
+    if a.startswith("FIFO:"):
+        fifo = os.path.join(sys.argv[1], f"in{i}.fifo")
+        os.mkfifo(fifo)
+        threading.Thread(target=feed, args=(fifo, a[5:]), daemon=True).start()
+        args[i] = fifo
+sys.exit(main(args))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named FIFOs")
+@pytest.mark.parametrize("case", sorted(COMMANDS))
+def test_cli_inputs_through_fifos_stdin_and_process_substitution(tmp_path, case):
+    argv = [a(tmp_path) if callable(a) else a for a in COMMANDS[case]]
+    files = [i for i, a in enumerate(argv) if isinstance(a, Path)]
+    argv = [str(a) for a in argv]
+    want = _cli(argv)
+    assert want.returncode == 0, want.stderr
+    assert want.stdout
+    # every file through a named FIFO whose writer finishes
+    fifos = [f"FIFO:{a}" if i in files else a for i, a in enumerate(argv)]
+    got = subprocess.run([sys.executable, "-c", FIFO_CLI, str(tmp_path), *fifos], capture_output=True,
+                         timeout=LIMIT)
+    assert (got.returncode, got.stdout, got.stderr) == (0, want.stdout, want.stderr)
+    # each file in turn from standard input
+    for i in files:
+        args = [*argv[:i], "-", *argv[i + 1:]]
+        got = _cli(args, input=Path(argv[i]).read_bytes())
+        assert (got.returncode, got.stdout, got.stderr) == (0, want.stdout, want.stderr), args
+    # every file through process substitution (/dev/fd/N: anonymous pipes)
+    script = " ".join(f'<(cat "${k}")' if k - 1 in files else f'"${k}"' for k in range(1, len(argv) + 1))
+    got = subprocess.run(["bash", "-c", f'"$0" -m irscore {script}', sys.executable, *argv], capture_output=True,
+                         timeout=LIMIT)
+    assert (got.returncode, got.stdout, got.stderr) == (0, want.stdout, want.stderr)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named FIFOs")
+def test_readers_of_a_named_fifo_read_it_once_and_equal_the_file(tmp_path):
+    """The Python readers of every family, each through a named FIFO (one writer that
+    finishes) and from the regular file: equal results."""
+    layout_sizes = {"art": [("/article[1]", 300), ("/article[1]/sec[1]", 100), ("/article[1]/sec[2]", 200)]}
+    (tmp_path / "a.xml").write_text(
+        '<?xml version="1.0"?>\n<assessments topic="7">\n  <file file="art">\n'
+        '    <path path="/article[1]" exhaustivity="1" size="300" rsize="150"/>\n'
+        '    <path path="/article[1]/sec[1]" exhaustivity="2" size="100" rsize="100"/>\n'
+        '  </file>\n</assessments>\n')
+    (tmp_path / "r.xml").write_text(
+        '<inex-submission run-id="R1">\n<topic topic-id="7">\n'
+        ' <result><file>art</file><path>/article[1]/sec[1]</path><rank>1</rank></result>\n'
+        ' <result><file>art</file><path>/article[1]</path><rank>2</rank></result>\n'
+        '</topic></inex-submission>\n')
+    _submission(tmp_path)
+    code = f"""
+        import dataclasses, os, threading
+        import numpy as np
+        from irscore import xml as X
+        from irscore.organization import read_organization
+        from irscore.prefs import read_prefs, read_qrels_prefs
+        from irscore.core.zscores import read_zscores
+        from irscore.classic import read_qrels_jg
+
+        tmp = {str(tmp_path)!r}
+        layout = X.layout_from_sizes({layout_sizes!r})
+        cases = [
+            (lambda p: read_organization(p), {str(ORG / "table9_gold.tsv")!r}),
+            (lambda p: read_organization(p), {str(ORG / "table9_system4.json")!r}),
+            (lambda p: read_organization(p, "json"), {str(ORG / "table9_system4.json")!r}),
+            (lambda p: read_organization(p, "clusters"), {str(ORG / "clusters_gold.txt")!r}),
+            (lambda p: read_organization(p, "labels"), {str(ORG / "labels_gold.txt")!r}),
+            (lambda p: X.read_passage_qrels(p), {str(XMLD / "focused.qrels")!r}),
+            (lambda p: X.read_fol_run(p), {str(XMLD / "focused.fol")!r}),
+            (lambda p: X.read_element_tsv(p, exh_max=2), {str(XMLD / "elements.tsv")!r}),
+            (lambda p: X.read_inex_assessments(p, layout), os.path.join(tmp, "a.xml")),
+            (lambda p: X.read_inex_run(p, layout), os.path.join(tmp, "r.xml")),
+            (lambda p: X.read_inex_submission(p), os.path.join(tmp, "run.xml")),
+            (lambda p: X.inex2008.read_qrels(p), {str(XMLD / "focused.qrels")!r}),
+            (lambda p: X.inex2008.read_run(p), {str(XMLD / "focused.fol")!r}),
+            (lambda p: read_prefs(p), {str(TE / "prefs.test")!r}),
+            (lambda p: read_qrels_prefs(p), {str(TE / "qrels.test")!r}),
+            (lambda p: read_qrels_jg(p), {str(TE / "qrels.test")!r}),
+            (lambda p: read_zscores(p), {str(TE / "zscores_file")!r}),
+        ]
+
+        def fingerprint(x):
+            if hasattr(x, "to_dict"):
+                return x.to_dict()
+            if dataclasses.is_dataclass(x):
+                return {{f.name: fingerprint(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "source"}}
+            if isinstance(x, np.ndarray):
+                return x.tolist()
+            if isinstance(x, dict):
+                return {{k: fingerprint(v) for k, v in x.items()}}
+            return x
+
+        def feed(fifo, src):
+            with open(fifo, "wb") as f, open(src, "rb") as s:
+                f.write(s.read())
+
+        for i, (read, src) in enumerate(cases):
+            fifo = os.path.join(tmp, f"case{{i}}.fifo")
+            os.mkfifo(fifo)
+            threading.Thread(target=feed, args=(fifo, src), daemon=True).start()
+            got = fingerprint(read(fifo))
+            want = fingerprint(read(src))
+            assert got == want, (i, src, got, want)
+        print("ok", len(cases))
+    """
+    got = _python(code)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "ok 17\n"

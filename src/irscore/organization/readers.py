@@ -5,7 +5,7 @@ import json
 import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from irscore.core.files import open_text
+from irscore.core.files import read_text
 from irscore.organization.model import Organization, PathLike
 
 
@@ -19,13 +19,13 @@ def _fields(line: str) -> List[str]:
     return line.rstrip("\r\n").split("\t") if "\t" in line else line.split()
 
 
-def _data_lines(path: PathLike) -> Iterator[Tuple[int, List[str]]]:
-    with open_text(path, "organization") as fh:
-        for lineno, line in enumerate(fh, 1):
-            s = line.strip()
-            if not s or s.startswith("#"):
-                continue
-            yield lineno, [f.strip() for f in _fields(line)]
+def _data_lines(text: str) -> Iterator[Tuple[int, List[str]]]:
+    # lines end at "\n" only (as io.StringIO(newline="\n") splits them)
+    for lineno, line in enumerate(text.split("\n"), 1):
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        yield lineno, [f.strip() for f in _fields(line)]
 
 
 def read_organization(path: PathLike, format: str = "auto", *, name: Optional[str] = None) -> Organization:
@@ -44,7 +44,8 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
     Parameters
     ----------
     path : str or os.PathLike
-        The file (plain or gzip, detected by its magic bytes).
+        The file (plain, gzip, bzip2 or xz, detected by its magic bytes); ``"-"``
+        is standard input.  It is read once, so a pipe or a named FIFO works.
     format : {'auto', 'tsv', 'json', 'clusters', 'labels'}
         The file format (see the description above).
     name : str, optional
@@ -66,23 +67,23 @@ def read_organization(path: PathLike, format: str = "auto", *, name: Optional[st
     if name is not None and not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     p = os.fspath(path)
+    # read once: a pipe, a FIFO or standard input ("-") cannot be read again
+    text = read_text(p, "organization")
     if format == "auto":
-        format = _detect(p)
+        format = _detect(p, text)
     reader = {"json": _read_json, "tsv": _read_tsv, "clusters": _read_clusters}.get(format, _read_labels)
-    org = reader(p, p)  # errors name the file
+    org = reader(p, text)  # errors name the file
     if name is not None:
         org.name = name
     return org
 
 
-def _detect(p: str) -> str:
+def _detect(p: str, text: str) -> str:
     if p.endswith(".json") or p.endswith(".json.gz"):
         return "json"
-    with open_text(p, "organization") as fh:
-        head = fh.read(4096)
-    if head.lstrip().startswith("{"):
+    if text[:4096].lstrip().startswith("{"):
         return "json"
-    for lineno, f in _data_lines(p):
+    for lineno, f in _data_lines(text):
         if len(f) == 4:
             return "tsv"
         if len(f) == 3:
@@ -94,15 +95,14 @@ def _detect(p: str) -> str:
     raise ValueError(f"{p}: no data lines")
 
 
-def _read_json(p: str, label: str) -> Organization:
-    with open_text(p, "organization") as fh:
-        try:
-            data = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
-        except RecursionError:
-            raise ValueError(f"{p}: JSON nested too deeply (an organization has 3 levels: "
-                             "topic -> levels -> clusters -> documents)") from None
+def _read_json(p: str, text: str) -> Organization:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{p}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ValueError(f"{p}: JSON nested too deeply (an organization has 3 levels: "
+                         "topic -> levels -> clusters -> documents)") from None
     if not isinstance(data, dict):
         raise ValueError(f"{p}:1: expected a JSON object {{topic: [[[doc, ...], ...], ...]}}")
     try:
@@ -111,11 +111,11 @@ def _read_json(p: str, label: str) -> Organization:
         raise ValueError(str(exc)) from None
 
 
-def _read_tsv(p: str, label: str) -> Organization:
+def _read_tsv(p: str, text: str) -> Organization:
     # topic -> level number -> cluster id -> docs (insertion ordered)
     tree: Dict[str, Dict[int, Dict[str, List[str]]]] = {}
     seen: Dict[Tuple[str, int, str, str], int] = {}
-    for lineno, f in _data_lines(p):
+    for lineno, f in _data_lines(text):
         if len(f) != 4:
             raise ValueError(f"{p}:{lineno}: expected 4 fields topic<TAB>level<TAB>cluster<TAB>doc, got {len(f)}")
         topic, lev, cl, doc = f
@@ -142,10 +142,10 @@ def _read_tsv(p: str, label: str) -> Organization:
     )
 
 
-def _read_clusters(p: str, label: str) -> Organization:
+def _read_clusters(p: str, text: str) -> Organization:
     tree: Dict[str, Dict[str, List[str]]] = {}
     seen: Dict[Tuple[str, str, str], int] = {}
-    for lineno, f in _data_lines(p):
+    for lineno, f in _data_lines(text):
         if len(f) != 3:
             raise ValueError(f"{p}:{lineno}: expected 3 fields topic cluster doc, got {len(f)}")
         topic, cl, doc = f
@@ -162,10 +162,10 @@ def _read_clusters(p: str, label: str) -> Organization:
     return Organization({t: [list(cls.values())] for t, cls in tree.items()}, name=p)
 
 
-def _read_labels(p: str, label: str) -> Organization:
+def _read_labels(p: str, text: str) -> Organization:
     tree: Dict[str, Dict[str, int]] = {}
     seen: Dict[Tuple[str, str], int] = {}
-    for lineno, f in _data_lines(p):
+    for lineno, f in _data_lines(text):
         if len(f) != 3:
             raise ValueError(f"{p}:{lineno}: expected 3 fields topic doc 0|1, got {len(f)}")
         topic, doc, v = f
