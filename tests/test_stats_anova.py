@@ -218,6 +218,17 @@ def test_studentized_range_two_means_is_the_t_distribution():
         SR.ppf(1.0, 3, 10)
 
 
+
+def test_studentized_range_quantile_far_in_the_tail():
+    """Small alpha with few degrees of freedom puts the quantile far out (k = 2,
+    df = 1, 1 - 1e-9: 9.0e8 = sqrt(2) t_{1 - 5e-10, 1}); it is found, not inf."""
+    from irscore.stats import studentized_range as SR
+    for p, df in ((1e-9, 1), (1e-9, 2), (1e-7, 1), (1e-11, 3)):
+        ref = math.sqrt(2) * ss.t.isf(p / 2, df)
+        assert SR.ppf(1 - p, 2, df) == pytest.approx(ref, rel=1e-6)
+    p, lo, hi = stats.tukey_hsd(np.array([[0.1, 0.5], [0.3, 0.2]]), alpha=1e-9)
+    assert np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))
+
 def test_compare_tukey_effect_is_the_anova_standardized_difference(tmp_path):
     import json
     import subprocess
