@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
 from irscore import batch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _cpu import describe  # noqa: E402
 
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
 
@@ -70,6 +74,7 @@ def main():
     ap.add_argument("--candidates", type=int, default=1_000)
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()} on {os.cpu_count()} cores")
+    print(describe())
     nq, nc = args.queries, args.candidates
     scores, labels = data(nq, nc, args.dtype)
     print(f"dense {nq} x {nc}, scores {args.dtype}, labels int64 0..4 (60% zeros); measures {MEASURES}")

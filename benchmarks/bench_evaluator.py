@@ -34,12 +34,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
 
 from irscore import _batch, batch
 from irscore.batch import engine
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _cpu import describe  # noqa: E402
 
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
 
@@ -77,6 +81,7 @@ def main():
     names = {v: k for k, v in _batch.SIMD_LEVELS.items()}
     level, top = _batch._simd_level()
     print(f"vector level: {names[level]} (this CPU: {names[top]})")
+    print(describe())
     n, rounds = args.calls, args.rounds
     print(f"load average before: {os.getloadavg()}")
     s, lab = data(32, 100, args.dtype)

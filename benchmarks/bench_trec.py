@@ -45,6 +45,9 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _cpu import describe  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
 
@@ -284,6 +287,7 @@ def main(argv: Optional[List[str]] = None) -> None:
                     help="only the breakdown of the files path and its peak memory")
     args = ap.parse_args(argv)
     if args.only_new_measures:
+        print(describe())
         new_measures_report(*make_workload(args.queries, args.docs), args.new_repeat, n_jobs=args.n_jobs)
         return
 
@@ -295,6 +299,7 @@ def main(argv: Optional[List[str]] = None) -> None:
           f"{rpath.stat().st_size / 1e6:.0f} MB, qrels {qpath.stat().st_size / 1e6:.1f} MB")
     print(f"measures: {', '.join(te_names)}; best of {args.repeat}; {os.cpu_count()} cores; "
           f"load average {os.getloadavg()[0]:.2f}")
+    print(describe())
     te = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
     te_cmd = [te, "-m", "map", "-m", "ndcg_cut.10", "-m", "P.10", "-m", "recip_rank", str(qpath), str(rpath)] \
         if te else None

@@ -4,8 +4,9 @@ Bytes -> a small batch: a header (rows, columns, score and label dtypes, tie
 rule, measure set, vector level) and then the cells, each score drawn from a
 pool that makes ties, near ties (doubles sharing their high 32 bits), -0.0,
 infinities and NaN padding likely, each label from a small range with negative
-and large grades.  Invariants: ``batch.evaluate`` and ``batch.Evaluator`` give
-exactly (``==``, NaN equal to NaN) the values of the general paths
+and large grades and int64 labels beyond 2**53.  Invariants: ``batch.evaluate``
+and ``batch.Evaluator`` give exactly (``==``, NaN equal to NaN) the values of
+the general paths
 (``_set_fast_paths(False)``: no counting, no vector loader, every row sorted) at
 every vector level this CPU has (``_set_simd_level``), or all raise a clean
 error; nothing crashes.
@@ -57,6 +58,8 @@ def _batch_from(data: bytes):
     distinct = (np.arange(cells) * 0.37 + (h[4] % 7)) % 11.0
     s = np.where(sb < 160, POOL[sb % POOL.size], distinct + (sb % 3) * 1e-9)
     lab = (lb % 7) - (lb >= 240) * 2 + (lb == 239) * 300
+    # int64 labels a double cannot hold (the vector loaders convert them themselves)
+    lab = np.where(lb == 238, 2 ** 53 + 1, np.where(lb == 237, -(2 ** 62) - 3, lab))
     with np.errstate(over="ignore"):           # -1e300 as float32 is -inf, meant
         return (s.reshape(nq, ncol).astype(sdt), lab.reshape(nq, ncol).astype(ldt), names, ties)
 

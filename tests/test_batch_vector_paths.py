@@ -2,12 +2,13 @@
 
 Three parts of the kernel use the CPU's vector unit, chosen at run time
 (``irscore._batch._simd_level()``): ranking a row by counting, for each
-candidate that can count, the keys below its own (AVX-512: 8 keys a compare,
-AVX2: 4, else one; up to 96, 24 or 8 such candidates a row); with VP2INTERSECT
+candidate that can count, the keys below its own (AVX-512: 8 keys a compare;
+AVX2: the 32-bit score codes of 8 candidates a compare, ties ordered by
+position; else one; up to 96, 96 or 8 such candidates a row); with VP2INTERSECT
 too, counting 16 score codes a compare when no two candidates of the row share
 one (checked on every pair of 16-code blocks); and loading a row of
-float32/float64 scores with int32/int64 labels eight candidates at a time
-(AVX-512 only; a row with a NaN score is loaded by the scalar loop).
+float32/float64 scores with int32/int64 labels eight (AVX-512) or four (AVX2)
+candidates at a time (a row with a NaN score is loaded by the scalar loop).
 ``_set_simd_level`` lowers the level; here every level this CPU has is compared
 with the scalar level and with the general paths (``_set_fast_paths(False)``:
 no counting, no vector loader, every row sorted), with ``==``, on random rows
@@ -167,6 +168,64 @@ def test_a_single_tie_anywhere_in_the_row(seed):
                 for name, level in LEVELS.items():
                     if 0 < level <= MAX_LEVEL:
                         _same(_at_level(level, ev), want, MEASURES, f"{name}, {ncol} columns, {ties}")
+
+
+@pytest.mark.filterwarnings("ignore:labels. negative labels")
+def test_int64_labels_beyond_a_doubles_precision_are_converted_alike_at_every_level():
+    # the vector loaders convert int64 labels to double themselves (AVX2 has no
+    # such instruction): rounded once, as the scalar loop's conversion rounds,
+    # up to the extremes of int64; nDCG and DCG read the labels' values
+    big = np.array([2 ** 53 + 1, 2 ** 53 + 3, 2 ** 62 + 2 ** 9 + 1, 2 ** 63 - 1, -(2 ** 63), -(2 ** 53) - 1,
+                    2 ** 60 + 12345, 2 ** 52 + 1, 2 ** 48 - 1, -(2 ** 48) + 1, 0, 1, 3], dtype=np.int64)
+    rng = np.random.default_rng(9200)
+    names = ["nDCG", "DCG@5", "nDCG@10", "AP", "RR"]
+    for ncol in (1, 3, 4, 5, 8, 37, 100):
+        lab = rng.choice(big, size=(7, ncol))
+        s = rng.standard_normal((7, ncol))
+        for sdt in (np.float32, np.float64):
+            sc = s.astype(sdt)
+
+            def ev():
+                return batch.evaluate(sc, lab, names)
+            want = _at_level(LEVELS["scalar"], ev)
+            _same(_general(ev), want, names, "general paths")
+            for name, level in LEVELS.items():
+                if 0 < level <= MAX_LEVEL:
+                    _same(_at_level(level, ev), want, names, f"{name}, {ncol} columns")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_of_up_to_all_countable_candidates_at_every_level(seed):
+    # how many of a row's candidates can count decides between counting and
+    # sorting (96 at most with AVX-512 and AVX2) and, with AVX2, how many
+    # sweeps of 48 the counting takes and which span each vector of 8 covers:
+    # each number of them from 0 to the whole row, with distinct, tied and NaN
+    # (padding) scores, both tie rules
+    rng = np.random.default_rng(9300 + seed)
+    for ncol in (9, 47, 49, 100, 130):
+        counts = sorted({c for c in (0, 1, 7, 8, 9, 16, 17, 40, 47, 48, 49, 56, 95, 96, 97, ncol - 1, ncol)
+                         if 0 <= c <= ncol})
+        nq = len(counts)
+        lab = np.zeros((nq, ncol), dtype=np.int64)
+        for q, c in enumerate(counts):
+            lab[q, rng.choice(ncol, size=c, replace=False)] = rng.integers(1, 5, size=c)
+        for kind in ("distinct", "tied", "nan"):
+            if kind == "tied":
+                s = rng.integers(-3, 4, size=(nq, ncol)).astype(np.float64)
+            else:
+                s = rng.standard_normal((nq, ncol))
+            if kind == "nan":
+                s[rng.random((nq, ncol)) < 0.1] = np.nan
+            for sdt in (np.float32, np.float64):
+                sc = s.astype(sdt)
+                for ties in ("trec", "input"):
+                    def ev():
+                        return batch.evaluate(sc, lab, MEASURES, ties=ties, nan_scores="padding")
+                    want = _at_level(LEVELS["scalar"], ev)
+                    _same(_general(ev), want, MEASURES, "general paths")
+                    for name, level in LEVELS.items():
+                        if 0 < level <= MAX_LEVEL:
+                            _same(_at_level(level, ev), want, MEASURES, f"{name}, {ncol} columns, {kind}, {ties}")
 
 
 def test_the_level_chosen_for_each_kind_of_cpu():

@@ -4,8 +4,9 @@
  *
  * bc_count_lt(keys, n, x, m): x[u] <- #{j < n : keys[j] < x[u]} for u < m
  * (in place: x holds the query keys on entry, the counts on return).  This is
- * O(m n) comparisons, which a vector unit does 8 at a time (AVX-512) or 4 at a
- * time (AVX2): a row of 100 candidates of which 40 can count is ranked in a
+ * O(m n) comparisons, which a vector unit does 8 at a time (AVX-512; with
+ * AVX2, bc_count_lt_pos compares 8 of the row's own keys by their 32-bit
+ * codes): a row of 100 candidates of which 40 can count is ranked in a
  * fraction of the time its sort takes.  Every level gives the same integers
  * (plain unsigned comparisons, counted exactly); tests compare them.
  *
@@ -230,13 +231,31 @@ static void bc_fill_avx512(double *a, int64_t n, double v)
 }
 #endif
 
+#if BC_X86
+__attribute__((target("avx2")))
+static void bc_fill_avx2(double *a, int64_t n, double v)
+{
+    int64_t j;
+    const __m256d x = _mm256_set1_pd(v);
+    for (j = 0; j + 4 <= n; j += 4)
+        _mm256_storeu_pd(a + j, x);
+    for (; j < n; j++)
+        a[j] = v;
+}
+#endif
+
 /* a[0..n) = v */
 static inline void bc_fill(double *a, int64_t n, double v)
 {
     int64_t j;
 #if BC_X86
-    if (bc_get_level() >= BC_AVX512) {
+    int lv = bc_get_level();
+    if (lv >= BC_AVX512) {
         bc_fill_avx512(a, n, v);
+        return;
+    }
+    if (lv == BC_AVX2) {
+        bc_fill_avx2(a, n, v);
         return;
     }
 #endif
@@ -264,6 +283,38 @@ static int64_t bc_positions_avx512(const double *a, int64_t n, double thr, int g
 }
 #endif
 
+#if BC_X86
+/* for a 4-bit lane mask: the 32-bit lanes that gather its 64-bit lanes
+   first, the rest 0 (AVX2 has no compress: _mm256_permutevar8x32_epi32) */
+static const int32_t bc_cq[16][8] = {
+    {0, 0, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0, 0, 0}, {2, 3, 0, 0, 0, 0, 0, 0}, {0, 1, 2, 3, 0, 0, 0, 0},
+    {4, 5, 0, 0, 0, 0, 0, 0}, {0, 1, 4, 5, 0, 0, 0, 0}, {2, 3, 4, 5, 0, 0, 0, 0}, {0, 1, 2, 3, 4, 5, 0, 0},
+    {6, 7, 0, 0, 0, 0, 0, 0}, {0, 1, 6, 7, 0, 0, 0, 0}, {2, 3, 6, 7, 0, 0, 0, 0}, {0, 1, 2, 3, 6, 7, 0, 0},
+    {4, 5, 6, 7, 0, 0, 0, 0}, {0, 1, 4, 5, 6, 7, 0, 0}, {2, 3, 4, 5, 6, 7, 0, 0}, {0, 1, 2, 3, 4, 5, 6, 7}};
+
+__attribute__((target("avx2,popcnt")))
+static int64_t bc_positions_avx2(const double *a, int64_t n, double thr, int gt, int64_t *pos)
+{
+    int64_t j, c = 0;
+    const __m256d t = _mm256_set1_pd(thr);
+    const __m256i iota = _mm256_setr_epi64x(0, 1, 2, 3);
+    for (j = 0; j + 4 <= n; j += 4) {
+        __m256d v = _mm256_loadu_pd(a + j);
+        int k = _mm256_movemask_pd(gt ? _mm256_cmp_pd(v, t, _CMP_GT_OQ) : _mm256_cmp_pd(v, t, _CMP_GE_OQ));
+        /* gathered in a register, stored whole: pos needs 8 slots of slack */
+        _mm256_storeu_si256((__m256i *)(pos + c),
+                            _mm256_permutevar8x32_epi32(_mm256_add_epi64(_mm256_set1_epi64x((long long)j), iota),
+                                                        _mm256_loadu_si256((const __m256i *)bc_cq[k])));
+        c += __builtin_popcount((unsigned)k);
+    }
+    for (; j < n; j++) {
+        pos[c] = j;
+        c += gt ? a[j] > thr : a[j] >= thr;
+    }
+    return c;
+}
+#endif
+
 /* the positions i < n with a[i] > thr (gt) or a[i] >= thr (else) into pos,
    ascending; returns their number.  pos: n + 8 slots (the vector path stores
    8 at a time past the last position it keeps). */
@@ -271,8 +322,11 @@ static inline int64_t bc_positions(const double *a, int64_t n, double thr, int g
 {
     int64_t i, c = 0;
 #if BC_X86
-    if (bc_get_level() >= BC_AVX512)
+    int lv = bc_get_level();
+    if (lv >= BC_AVX512)
         return bc_positions_avx512(a, n, thr, gt, pos);
+    if (lv == BC_AVX2)
+        return bc_positions_avx2(a, n, thr, gt, pos);
 #endif
     if (gt) {
         for (i = 0; i < n; i++) {       /* branch-free */
@@ -439,16 +493,182 @@ static inline int bc_count_lt_codes(const uint32_t *c, int64_t n, uint64_t *x, i
     return 0;
 }
 
+/* ---- ranks of a row's own keys from their 32-bit codes (AVX2) ----
+ *
+ * The keys of a row of the batch kernel are code << 32 | tie, the tie code a
+ * function of the key's position j alone (trec: BK_TIE_MAX - j, input: j), so
+ * two keys of equal codes are ordered by position: a key at j < p is below the
+ * query key at p when its code is <= the query's (input order) or < it (trec
+ * order), and the other way round at j > p.  So the 64-bit order is counted
+ * exactly with 32-bit compares, 8 queries to a vector, whether or not codes
+ * repeat (the VP2INTERSECT path needs them distinct): the row's codes are
+ * broadcast in turn against up to 6 vectors of query thresholds (no
+ * reductions; more queries take more sweeps).  With the queries in ascending
+ * position, the 8 of a vector lie in one span of the row: before it, all 8
+ * thresholds are "<=" (input; trec "<"), after it the other one, and only
+ * inside it is each lane's threshold chosen by comparing j with its
+ * position.  Spans do not overlap, so the per-lane choice costs about two
+ * operations per key of the row, and the sweep's branches depend only on
+ * the 2 NV + 1 span bounds (a branch per query, taken at random positions,
+ * was measured mispredicted into costing more than the compares); a single
+ * vector of queries takes the per-lane choice at every key (no bounds). */
+#if BC_X86
+/* one key of the row (its code, the high half, sign-flipped for the signed
+   compare, broadcast by one load) against the NV threshold vectors; vector
+   VQ (-1: none) inside its span: lanes whose position is above j (input;
+   trec: below j) take <= */
+#define BC_POS_STEP(NV, VQ, TREC)                                                              \
+    do {                                                                                       \
+        __m256i c_ = _mm256_xor_si256(_mm256_castps_si256(_mm256_broadcast_ss(                 \
+            (const float *)((const char *)(keys + j) + 4))), sg);                              \
+        __m256i j_ = _mm256_set1_epi32((int)j);                                                \
+        _Pragma("GCC unroll 8")                                                                \
+        for (v = 0; v < NV; v++) {                                                             \
+            __m256i th_ = thr[v];                                                              \
+            if (v == (VQ))                                                                     \
+                th_ = _mm256_sub_epi32(th_, (TREC) ? _mm256_cmpgt_epi32(j_, P[v])              \
+                                                   : _mm256_cmpgt_epi32(P[v], j_));            \
+            acc[v] = _mm256_sub_epi32(acc[v], _mm256_cmpgt_epi32(th_, c_));                    \
+        }                                                                                      \
+    } while (0)
+
+/* m <= 8 NV queries x[0..m) at positions pos[0..m), ascending; pos NULL:
+   queries whose low half is 0 (x[u] <- how many codes are below x[u] >> 32) */
+#define BC_POS(NV, TREC)                                                                       \
+__attribute__((target("avx2"))) static void bc_count_pos_avx2_##NV##_##TREC(                   \
+    const uint64_t *keys, int64_t n, const int32_t *pos, uint64_t *x, int64_t m)               \
+{                                                                                              \
+    __m256i thr[NV], acc[NV], P[NV];                                                           \
+    int32_t t[8], p[8];                                                                        \
+    int64_t j = 0, u, a, b;                                                                    \
+    int v, vq;                                                                                 \
+    const __m256i sg = _mm256_set1_epi32((int)0x80000000u);                                    \
+    const __m256i one = _mm256_set1_epi32(1);                                                  \
+    /* the thresholds before the spans: input <=, trec < */                                   \
+    const __m256i first = _mm256_set1_epi32((pos == NULL || (TREC)) ? 0 : 1);                  \
+    const __m256i hix = _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7);                             \
+    _Pragma("GCC unroll 8")                                                                    \
+    for (v = 0; v < NV; v++) {                                                                 \
+        __m256i h_, p_ = _mm256_setzero_si256();                                               \
+        if (8 * v + 8 <= m) {                                                                  \
+            /* the high halves of 8 keys: two loads, two lane permutations */                 \
+            __m256i lo_ = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(x + 8 * v)), hix); \
+            __m256i hi_ = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(x + 8 * v + 4)), hix); \
+            h_ = _mm256_permute2x128_si256(lo_, hi_, 0x20);                                    \
+            if (pos != NULL)                                                                   \
+                p_ = _mm256_loadu_si256((const __m256i *)(pos + 8 * v));                       \
+        } else {                                                                               \
+            /* the last, partial vector (no loads past m) */                                  \
+            for (u = 0; u < 8; u++) {                                                          \
+                t[u] = 8 * v + u < m ? (int32_t)(uint32_t)(x[8 * v + u] >> 32) : 0;            \
+                p[u] = (8 * v + u < m && pos != NULL) ? pos[8 * v + u] : 0;                    \
+            }                                                                                  \
+            h_ = _mm256_loadu_si256((const __m256i *)t);                                       \
+            p_ = _mm256_loadu_si256((const __m256i *)p);                                       \
+        }                                                                                      \
+        thr[v] = _mm256_xor_si256(_mm256_add_epi32(h_, first), sg);                            \
+        P[v] = p_;                                                                             \
+        acc[v] = _mm256_setzero_si256();                                                       \
+    }                                                                                          \
+    if (pos != NULL && NV == 1) {                                                              \
+        /* one vector: the per-lane choice at every key, no bounds */                         \
+        if (!(TREC))                                                                           \
+            thr[0] = _mm256_sub_epi32(thr[0], one);                                            \
+        for (j = 0; j < n; j++)                                                                \
+            BC_POS_STEP(NV, 0, TREC);                                                          \
+    } else if (pos != NULL) {                                                                  \
+        _Pragma("GCC unroll 8")                                                                \
+        for (vq = 0; vq < NV; vq++) {                                                          \
+            a = pos[8 * vq];                                                                   \
+            b = pos[8 * vq + 7 < m ? 8 * vq + 7 : m - 1];                                      \
+            for (; j < a; j++)                                                                 \
+                BC_POS_STEP(NV, -1, TREC);                                                     \
+            if (!(TREC))                                                                       \
+                thr[vq] = _mm256_sub_epi32(thr[vq], one);                                      \
+            for (; j <= b; j++)                                                                \
+                BC_POS_STEP(NV, vq, TREC);                                                     \
+            if (TREC)                                                                          \
+                thr[vq] = _mm256_add_epi32(thr[vq], one);                                      \
+        }                                                                                      \
+    }                                                                                          \
+    for (; j < n; j++)                                                                         \
+        BC_POS_STEP(NV, -1, TREC);                                                             \
+    _Pragma("GCC unroll 8")                                                                    \
+    for (v = 0; v < NV; v++) {                                                                 \
+        if (8 * v + 8 <= m) {                                                                  \
+            _mm256_storeu_si256((__m256i *)(x + 8 * v),                                        \
+                                _mm256_cvtepu32_epi64(_mm256_castsi256_si128(acc[v])));        \
+            _mm256_storeu_si256((__m256i *)(x + 8 * v + 4),                                    \
+                                _mm256_cvtepu32_epi64(_mm256_extracti128_si256(acc[v], 1)));   \
+        } else {                                                                               \
+            _mm256_storeu_si256((__m256i *)t, acc[v]);                                         \
+            for (u = 8 * v; u < m; u++)                                                        \
+                x[u] = (uint64_t)(uint32_t)t[u - 8 * v];                                       \
+        }                                                                                      \
+    }                                                                                          \
+}
+#define BC_POS_BOTH(NV) BC_POS(NV, 0) BC_POS(NV, 1)
+BC_POS_BOTH(1)
+BC_POS_BOTH(2)
+BC_POS_BOTH(3)
+BC_POS_BOTH(4)
+BC_POS_BOTH(5)
+BC_POS_BOTH(6)
+#endif
+
+/* bc_count_lt(keys, n, x, m) for the keys of a row of the batch kernel
+ * (keys[j] = code << 32 | tie, the tie BK_TIE_MAX - j with trec, else j, so
+ * all distinct) and queries that are keys of the row: x[u] = keys[pos[u]],
+ * pos ascending; or, pos NULL, for queries whose low half is 0 (then the
+ * count is how many codes are below x[u] >> 32, whatever the ties).  Returns
+ * 1, x holding the counts, where the level in use has this path (AVX2), else
+ * 0 (x untouched): bc_count_lt then. */
+static inline int bc_count_lt_pos(const uint64_t *keys, int64_t n, const int32_t *pos, uint64_t *x, int64_t m,
+                                  int trec)
+{
+#if BC_X86
+    int64_t u, r;
+    const int32_t *p;
+    if (bc_get_level() != BC_AVX2 || n <= 0 || n >= 0x7FFFFFFF)
+        return 0;
+    trec = (trec != 0 && pos != NULL);
+    for (u = 0; u < m; u += 48) {
+        r = m - u < 48 ? m - u : 48;
+        p = pos == NULL ? NULL : pos + u;
+        switch (((r + 7) >> 3) * 2 + trec) {
+        case 2: bc_count_pos_avx2_1_0(keys, n, p, x + u, r); break;
+        case 3: bc_count_pos_avx2_1_1(keys, n, p, x + u, r); break;
+        case 4: bc_count_pos_avx2_2_0(keys, n, p, x + u, r); break;
+        case 5: bc_count_pos_avx2_2_1(keys, n, p, x + u, r); break;
+        case 6: bc_count_pos_avx2_3_0(keys, n, p, x + u, r); break;
+        case 7: bc_count_pos_avx2_3_1(keys, n, p, x + u, r); break;
+        case 8: bc_count_pos_avx2_4_0(keys, n, p, x + u, r); break;
+        case 9: bc_count_pos_avx2_4_1(keys, n, p, x + u, r); break;
+        case 10: bc_count_pos_avx2_5_0(keys, n, p, x + u, r); break;
+        case 11: bc_count_pos_avx2_5_1(keys, n, p, x + u, r); break;
+        case 12: bc_count_pos_avx2_6_0(keys, n, p, x + u, r); break;
+        default: bc_count_pos_avx2_6_1(keys, n, p, x + u, r);
+        }
+    }
+    return 1;
+#else
+    (void)keys; (void)n; (void)pos; (void)x; (void)m; (void)trec;
+    return 0;
+#endif
+}
+
 /* How many candidates that can count a row may have for bc_count_lt to rank
  * it rather than sort it, at the level in use: its m n comparisons against
  * the sort's few ns per candidate.  Measured with AVX-512 (the four measures,
  * rows of 100 and of 1,000): counting 40 of 100 took about 0.036 ns per key
  * pair (145 ns a row), so it stays cheaper than sorting up to m ~ 110 (rows of
- * 100) to ~150 (rows of 1,000). */
+ * 100) to ~150 (rows of 1,000).  With AVX2 (bc_count_lt_pos, 8 queries a
+ * compare) counting 40 of 100 took 199 ns, 96 of 100 483 ns, where the
+ * sort of a row of 100 takes about 1 us. */
 static inline int64_t bc_count_max(void)
 {
     int lv = bc_get_level();
-    return lv >= BC_AVX512 ? 96 : (lv == BC_AVX2 ? 24 : 8);
+    return lv >= BC_AVX2 ? 96 : 8;
 }
 
 #endif

@@ -7,10 +7,11 @@ from that order: each candidate is one integer key (``batch_sort.h``: score
 code and tie code), sorted by a bucket pass over the score range, exact inside
 buckets, or only its top k when every requested measure is a small cutoff.  A
 query with few candidates that an op can count (label > 0 or at an op's
-level: up to 96 of them where the CPU has AVX-512, 24 with AVX2, else 8) is
+level: up to 96 of them where the CPU has AVX-512 or AVX2, else 8) is
 not sorted: each of them is placed by counting the keys before its own, a
-vector of keys at a time (``batch_count.h``, chosen at run time; with
-VP2INTERSECT, 16 score codes at a time when no two candidates share one).  With the
+vector of keys at a time (``batch_count.h``, chosen at run time; with AVX2,
+the 32-bit score codes of 8 such candidates at a time, the ties by position;
+with VP2INTERSECT, 16 score codes at a time when no two candidates share one).  With the
 labels in rank order, the positions of the relevant candidates are listed too (AP, P@k, RR, ... read only those).  The same order
 can be written out (``order``) for the measures computed elsewhere, so a query
 is never sorted twice.
@@ -71,6 +72,7 @@ cdef extern from "batch_count.h" nogil:
     int BC_AVX512_VP2I
     int BC_HAVE_VP2I
     int bc_count_lt_codes(const uint32_t *c, int64_t n, uint64_t *x, int64_t m)
+    int bc_count_lt_pos(const uint64_t *keys, int64_t n, const int32_t *pos, uint64_t *x, int64_t m, int trec)
     int bc_get_level()
     int bc_level_for(int avx512f, int avx512dq, int avx512vl, int avx512cd, int avx512vp2intersect,
                      int avx2, int popcnt)
@@ -829,7 +831,7 @@ cdef int64_t load_any(Work *w, Row *r, const void *sc, int sk, const void *lb, i
 cdef int64_t load_fast(Work *w, Row *r, const void *sc, int sk, const void *lb, int lk, int64_t st, int64_t n,
                        int want_hist, int want_max, int want_col, double sthr) noexcept nogil:
     """load_any by the vector loader (batch_load.h: float32 or float64 scores,
-    int32 or int64 labels, AVX-512), which also lists the candidates that can
+    int32 or int64 labels, AVX-512 or AVX2), which also lists the candidates that can
     count (label > 0 or >= sthr: columns into w.bk, keys into w.ktmp); returns
     their number, or -1 (nothing valid written: load_any must load the row)
     when there is no such loader or a score is NaN.  The grade counters count
@@ -959,8 +961,9 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
                        int64_t *nrp) noexcept nogil:
     """rl without a sort, for a row with at most bc_count_max() candidates that
     an op can count (label > 0, or >= sthr): each one's position is the number
-    of keys before its own (batch_count.h: n comparisons each, 8 or 4 at a time
-    where the CPU has AVX-512 or AVX2; double scores' coarse keys are counted
+    of keys before its own (batch_count.h: n comparisons each, 8 at a time
+    where the CPU has AVX-512 or AVX2 (8 candidates' 32-bit codes at once, ties
+    by position: bc_count_lt_pos); double scores' coarse keys are counted
     by code, and compared exactly where another candidate shares the code), and
     every other position holds -inf, which no op counts.  O(m n).  Returns 0,
     having written only scratch, when the row has more such candidates, or
@@ -1009,8 +1012,8 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
         if pre < 0:
             for u in range(m):
                 xq[u] = keys[si[u]]
-            bc_count_lt(keys, n, xq, m)
-        elif not bc_count_lt_codes(w.hc, n, xq, m):
+        if ((pre < 0 or not bc_count_lt_codes(w.hc, n, xq, m))
+                and not bc_count_lt_pos(keys, n, si, xq, m, r.trec)):
             bc_count_lt(keys, n, xq, m)
         for u in range(m):
             rl[xq[u]] = vl[si[u]]
@@ -1030,8 +1033,10 @@ cdef int rank_by_count(Work *w, const Row *r, int64_t n, double sthr, int64_t pr
         hx = keys[si[u]] >> 32
         xq[u] = hx << 32
         xe[u] = (hx + 1) << 32
-    bc_count_lt(keys, n, xq, m)
-    bc_count_lt(keys, n, xe, m)
+    if not bc_count_lt_pos(keys, n, NULL, xq, m, 0):
+        bc_count_lt(keys, n, xq, m)
+    if not bc_count_lt_pos(keys, n, NULL, xe, m, 0):
+        bc_count_lt(keys, n, xe, m)
     for u in range(m):
         t = si[u]
         x = keys[t]
