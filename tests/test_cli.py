@@ -257,3 +257,35 @@ def test_format_csv_other_judgment_formats(tmp_path):
     assert p.returncode == 0, p.stderr
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
     assert rows and {r["measure"] for r in rows} == {"prefs_simp"} and rows[-1]["query_id"] == "all"
+
+
+_BLAS_PROBE = """
+import json, os, sys
+from irscore.cli import main
+code = main(['eval', '-m', 'map', sys.argv[1], sys.argv[2]])
+from threadpoolctl import threadpool_info
+blas = sorted({i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'})
+print(json.dumps([code, blas, os.environ.get('OPENBLAS_NUM_THREADS')]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "cpu_count") or (__import__("os").cpu_count() or 1) < 2,
+                    reason="one core: OpenBLAS starts no worker thread anyway")
+def test_eval_loads_numpys_blas_with_one_thread_and_leaves_the_environment(files):
+    # irscore eval calls no BLAS routine; OpenBLAS' worker threads would only spin
+    # on the reader's cores.  A user's own OPENBLAS_NUM_THREADS is kept.
+    pytest.importorskip("threadpoolctl")
+    import json
+    import os
+    q, r = files
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    p = subprocess.run([sys.executable, "-c", _BLAS_PROBE, str(q), str(r)], env=env, capture_output=True, text=True)
+    code, blas, var = json.loads(p.stdout.splitlines()[-1])
+    assert code == 0 and var is None
+    if not blas:
+        pytest.skip("numpy's BLAS is not one threadpoolctl knows")
+    assert blas == [1]
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    p = subprocess.run([sys.executable, "-c", _BLAS_PROBE, str(q), str(r)], env=env, capture_output=True, text=True)
+    code, blas, var = json.loads(p.stdout.splitlines()[-1])
+    assert code == 0 and var == "2" and blas == [2]
