@@ -289,3 +289,16 @@ def test_eval_loads_numpys_blas_with_one_thread_and_leaves_the_environment(files
     p = subprocess.run([sys.executable, "-c", _BLAS_PROBE, str(q), str(r)], env=env, capture_output=True, text=True)
     code, blas, var = json.loads(p.stdout.splitlines()[-1])
     assert code == 0 and var == "2" and blas == [2]
+
+
+def test_eval_imports_no_other_subcommands_family(files):
+    # `irscore compare` names the statistics' tests in its options: building
+    # every subcommand's parser imported irscore.stats for `irscore eval` too
+    q, r = files
+    probe = ("import sys\nfrom irscore.cli import main\ncode = main(['eval', '-m', 'map', sys.argv[1], sys.argv[2]])\n"
+             "print(code, 'irscore.stats' in sys.modules, 'irscore.xml' in sys.modules)")
+    p = subprocess.run([sys.executable, "-c", probe, str(q), str(r)], capture_output=True, text=True)
+    assert p.stdout.splitlines()[-1] == "0 False False"
+    # an unknown subcommand still lists them all
+    p = subprocess.run([sys.executable, "-m", "irscore", "evl"], capture_output=True, text=True)
+    assert p.returncode == 2 and "eval" in p.stderr and "compare" in p.stderr
