@@ -148,9 +148,9 @@ def test_bca_levels_do_not_depend_on_the_scale():
     rng = np.random.default_rng(5)
     d = rng.normal(0.1, 1, 25)
     means = rng.normal(d.mean(), 0.2, 1000)
-    ref = paired._bca_levels(d, means, 0.05)
+    ref = paired.bca_levels(d, means, 0.05)
     for scale in (1e150, 1e200, 1e-150):
-        got = paired._bca_levels(d * scale, means * scale, 0.05)
+        got = paired.bca_levels(d * scale, means * scale, 0.05)
         assert got == pytest.approx(ref, rel=1e-12)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import irscore
 from irscore import stats
-from irscore.stats import intervals
+from irscore.stats import intervals, paired
 
 ss = pytest.importorskip("scipy.stats")
 
@@ -161,7 +161,7 @@ def test_bca_counts_resample_means_that_equal_the_mean_up_to_rounding():
     exact = np.array([rng.choice(x, x.size).sum() / x.size for _ in range(2000)])
     nudged = exact * (1.0 + rng.choice([-4, -2, -1, 0, 1, 2, 4], exact.size) * np.finfo(float).eps)
     assert np.count_nonzero(nudged == x.mean()) < np.count_nonzero(exact == x.mean())
-    assert intervals.bca_levels(x, nudged, 0.05) == intervals.bca_levels(x, exact, 0.05)
+    assert paired.bca_levels(x, nudged, 0.05) == paired.bca_levels(x, exact, 0.05)
 
 
 def test_bca_of_tied_scores_within_monte_carlo_error_of_scipy():
@@ -179,7 +179,17 @@ def test_bca_of_huge_values_is_the_scaled_interval():
     x = np.array([10.0, 0.0, 3.0, 5.0, 0.2, 7.0, 1.0, 2.5])
     rng = np.random.default_rng(44)
     means = np.array([rng.choice(x, x.size).mean() for _ in range(2000)])
-    levels = intervals.bca_levels(x, means, 0.05)
-    assert intervals.bca_levels(x * 1e119, means * 1e119, 0.05) == pytest.approx(levels, rel=1e-12)
+    levels = paired.bca_levels(x, means, 0.05)
+    assert paired.bca_levels(x * 1e119, means * 1e119, 0.05) == pytest.approx(levels, rel=1e-12)
     lo, hi = stats.mean_ci(x * 1e119, "bca", seed=3)
     assert 0.0 <= lo < x.mean() * 1e119 < hi <= 10e119
+
+
+def test_bootstrap_resamples_are_bounded_as_stored_values():
+    # every resampled mean is kept for the quantiles: at most MAX_STORED_RESAMPLES,
+    # a clear ValueError beyond (a 10**9 request was a 16 GB allocation)
+    x = np.array([0.1, 0.4, 0.3])
+    for method in ("percentile", "bca"):
+        with pytest.raises(ValueError, match="n_resamples must be an integer in 1 .. 10,000,000"):
+            stats.mean_ci(x, method, n_resamples=paired.MAX_STORED_RESAMPLES + 1, seed=1)
+    assert stats.mean_ci(x, "t", n_resamples=10**9) == stats.mean_ci(x, "t")   # t ignores it

@@ -50,35 +50,6 @@ def check_values(values: Any, name: str = "values") -> np.ndarray:
     return a
 
 
-def bca_levels(values: np.ndarray, boot_means: np.ndarray, alpha: float) -> Tuple[float, float]:
-    """The two quantile levels of the BCa interval of the mean of ``values`` from
-    the bootstrap means: z0 = Φ⁻¹((#{θ* < θ} + #{θ* <= θ}) / 2B) (θ* within
-    4 n ε max|x| of θ counted as equal to it), acceleration
-    a = Σ U³ / (6 (Σ U²)^{3/2}) with the jackknife U_i = (n - 1)(θ̄_(·) - θ_(i))."""
-    theta = float(values.mean())
-    B = boot_means.size
-    n = values.size
-    # a resample mean equal to theta in real arithmetic (tied scores) comes out of
-    # the kernel a few ulps off it, on either side: within this it is a tie
-    tol = 4.0 * n * np.finfo(float).eps * float(np.abs(values).max())
-    prop = (np.count_nonzero(boot_means < theta - tol) + np.count_nonzero(boot_means <= theta + tol)) / (2.0 * B)
-    z0 = D.normal_ppf(prop)
-    jack = (values.sum() - values) / (n - 1)
-    u = (n - 1) * (jack.mean() - jack)
-    top = float(np.abs(u).max())
-    u = u / top if top > 0 else u           # a is scale-free; u**3 overflows beyond ~1e102
-    den = float(np.sum(u ** 2))
-    a = float(np.sum(u ** 3)) / (6.0 * den ** 1.5) if den > 0 else 0.0
-    out = []
-    for za in (D.normal_ppf(alpha / 2.0), D.normal_ppf(1.0 - alpha / 2.0)):
-        if not math.isfinite(z0):
-            out.append(math.nan)
-            continue
-        num = z0 + za
-        out.append(D.normal_cdf(z0 + num / (1.0 - a * num)))
-    return out[0], out[1]
-
-
 def _t_interval(a: np.ndarray, alpha: float) -> Tuple[float, float]:
     n = a.size
     m = float(a.mean())
@@ -104,7 +75,7 @@ def mean_intervals(samples: Sequence[np.ndarray], method: str = "t", alpha: floa
             if a.size >= 2:
                 out[i] = _t_interval(a, alpha)
         return out
-    B = paired.check_resamples(n_resamples)
+    B = paired.check_resamples(n_resamples, stored=True)
     values, offsets = paired.csr(arrays)
     means = np.empty((len(arrays), B))
     tstar = np.empty((len(arrays), B))
@@ -117,7 +88,7 @@ def mean_intervals(samples: Sequence[np.ndarray], method: str = "t", alpha: floa
             continue
         q_lo, q_hi = alpha / 2.0, 1.0 - alpha / 2.0
         if method == "bca":
-            q_lo, q_hi = bca_levels(a, means[i], alpha)
+            q_lo, q_hi = paired.bca_levels(a, means[i], alpha)
         if not (math.isnan(q_lo) or math.isnan(q_hi)):
             out[i] = np.quantile(means[i], [q_lo, q_hi])
     return out
@@ -138,7 +109,7 @@ def mean_ci(values: Any, method: str = "t", alpha: float = 0.05, n_resamples: in
     a = check_values(values)
     alpha = paired.check_alpha(alpha)
     if method != "t":
-        paired.check_resamples(n_resamples)
+        paired.check_resamples(n_resamples, stored=True)
         paired.resolve_seed(seed)      # TypeError for a seed that is not an int
     lo, hi = mean_intervals([a], method, alpha, n_resamples, seed)[0]
     return float(lo), float(hi)
