@@ -26,6 +26,7 @@ import numpy as np
 
 from irscore.stats import distributions as D
 from irscore.stats import studentized_range
+from irscore.stats.arrays import real_array
 
 
 def check_alpha(alpha: Any) -> float:
@@ -38,21 +39,9 @@ def check_alpha(alpha: Any) -> float:
 def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
     """``scores`` as a C-contiguous float64 (topics x systems) array with at least
     two topics and two systems and only finite values; ValueError otherwise."""
-    if isinstance(scores, (str, bytes)):
-        raise TypeError(f"{name} must be a 2-D array of numbers (topics x systems), got a string")
-    try:
-        a = np.array(scores, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 2-D array of numbers (topics x systems): {exc}") from None
-    if a.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (topics x systems), got shape {a.shape}")
+    a = real_array(scores, name, 2, " (topics x systems)", 1e150, "; drop undefined topics first")
     if a.shape[0] < 2 or a.shape[1] < 2:
         raise ValueError(f"{name} needs at least 2 topics (rows) and 2 systems (columns), got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        t, s = np.argwhere(~np.isfinite(a))[0]
-        raise ValueError(f"{name}[{t}, {s}] is not finite ({a[t, s]}); drop undefined topics first")
-    if float(np.abs(a).max()) > 1e150:
-        raise ValueError(f"{name} holds values too large to square (|x| > 1e150)")
     return np.ascontiguousarray(a)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from irscore import _stats
 from irscore.stats import distributions as D
 from irscore.stats import paired
+from irscore.stats.arrays import real_array
 
 METHODS = ("t", "percentile", "bca")
 BOOTSTRAP = ("percentile", "bca")
@@ -34,19 +35,9 @@ def check_method(method: Any) -> str:
 
 
 def check_values(values: Any, name: str = "values") -> np.ndarray:
-    if isinstance(values, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D array of numbers, got a string")
-    try:
-        a = np.array(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 1-D array of numbers: {exc}") from None
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array (one value per topic), got shape {a.shape}")
+    a = real_array(values, name, 1, " (one value per topic)", 1e300, "; drop undefined topics first")
     if a.size < 2:
         raise ValueError(f"{name} needs at least 2 values for an interval, got {a.size}")
-    if not np.all(np.isfinite(a)) or float(np.abs(a).max()) > 1e300:
-        i = int(np.argmax(~np.isfinite(a) | (np.abs(a) > 1e300)))
-        raise ValueError(f"{name}[{i}] is not finite (or too large to sum): {a[i]}; drop undefined topics first")
     return a
 
 

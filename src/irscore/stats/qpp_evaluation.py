@@ -30,6 +30,7 @@ import numpy as np
 
 from irscore.stats import distributions as D
 from irscore.stats import meta
+from irscore.stats.arrays import real_array
 
 METHODS = ("pearson", "spearman", "kendall")
 
@@ -73,18 +74,8 @@ class CorrelationDifference:
 
 
 def _vector(x: Any, name: str) -> np.ndarray:
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D array of numbers, got a string")
-    try:
-        a = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 1-D array of numbers: {exc}") from None
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array (one value per query), got shape {a.shape}")
-    if a.size and (not np.all(np.isfinite(a)) or float(np.abs(a).max()) > 1e150):
-        i = int(np.argmax(~np.isfinite(a) | (np.abs(a) > 1e150)))
-        raise ValueError(f"{name}[{i}] is not finite (or too large): {a[i]}")
-    return a
+    # correlations square the values: |x| up to 1e150
+    return real_array(x, name, 1, " (one value per query)", 1e150)
 
 
 def _pair(predicted: Any, actual: Any, least: int = 3) -> Tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ from typing import Any, Tuple, Union
 import numpy as np
 
 from irscore.stats import distributions as D
+from irscore.stats.arrays import real_array
 
 
 def check_risk_alpha(alpha: Any) -> float:
@@ -42,18 +43,7 @@ def check_risk_alpha(alpha: Any) -> float:
 
 
 def _vector(x: Any, name: str) -> np.ndarray:
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be a 1-D array of numbers, got a string")
-    try:
-        a = np.array(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a 1-D array of numbers: {exc}") from None
-    if a.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array (one value per topic), got shape {a.shape}")
-    if a.size and (not np.all(np.isfinite(a)) or float(np.abs(a).max()) > 1e300):
-        i = int(np.argmax(~np.isfinite(a) | (np.abs(a) > 1e300)))
-        raise ValueError(f"{name}[{i}] is not finite (or too large): {a[i]}; drop undefined topics first")
-    return a
+    return real_array(x, name, 1, " (one value per topic)", 1e300, "; drop undefined topics first")
 
 
 def _pair(scores: Any, baseline: Any) -> np.ndarray:
