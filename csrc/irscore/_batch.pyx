@@ -49,13 +49,7 @@ BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
 GAIN_KINDS = {"linear": GAIN_LINEAR, "exp": GAIN_EXP}
 DISCOUNT_KINDS = {"log2": DISCOUNT_LOG2, "jarvelin": DISCOUNT_JARVELIN}
 
-cdef extern from "irs_interrupt.h" nogil:
-    unsigned long irs_intr_begin()
-    void irs_intr_end()
-    int irs_intr_pending(unsigned long since)
-
-cdef extern from "irs_interrupt.h":
-    int irs_intr_raise() except -1
+from irscore._interrupt cimport irs_intr_begin, irs_intr_end, irs_intr_pending, irs_intr_raise
 
 cdef enum:
     E_INTERRUPTED = 100         # SIGINT during run_rows (irs_interrupt.h); raised, never returned

@@ -33,12 +33,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 from libc.math cimport fabs, sqrt, NAN, INFINITY
 
-cdef extern from "irs_interrupt.h" nogil:
-    unsigned long irs_intr_begin()
-    void irs_intr_end()
-    int irs_intr_pending(unsigned long since)
-cdef extern from "irs_interrupt.h":
-    int irs_intr_raise() except -1
+from irscore._interrupt cimport irs_intr_begin, irs_intr_end, irs_intr_pending, irs_intr_raise
 
 cdef extern from *:
     """

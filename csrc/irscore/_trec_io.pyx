@@ -807,13 +807,7 @@ cdef extern from "irs_busguard.h" nogil:
     int irs_bus_call(irs_bus_fn fn, void *arg, const char *lo, const char *hi)
     int IRS_BUS_FAULT
 
-cdef extern from "irs_interrupt.h" nogil:
-    unsigned long irs_intr_begin()
-    void irs_intr_end()
-    int irs_intr_pending(unsigned long since)
-
-cdef extern from "irs_interrupt.h":
-    int irs_intr_raise() except -1
+from irscore._interrupt cimport irs_intr_begin, irs_intr_end, irs_intr_pending, irs_intr_raise
 
 cdef enum:
     RELEASE_EVERY = 1 << 23     # bytes parsed between two releases of a mapping's pages
