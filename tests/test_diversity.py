@@ -323,7 +323,7 @@ def test_more_than_64_intents_agree_with_pyndeval():
 
 _HUGE_CUTOFFS = r'''
 import sys
-sys.path.insert(0, "tests")
+sys.path.insert(0, sys.argv[1])  # this test file's folder
 import numpy as np
 from irscore import diversity
 from test_diversity import random_case
@@ -360,9 +360,10 @@ def test_huge_cutoffs_cost_no_more_than_the_input():
     never ended).  alpha-DCG and ERR-IA normalise by the ideal-ideal sums to
     k, which stop changing in double precision (with alpha = 0.5 after about
     55 ranks): their values at 2**63 - 1 equal those at 4,000."""
+    import os
     import subprocess
     import sys
-    proc = subprocess.run([sys.executable, "-c", _HUGE_CUTOFFS], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", _HUGE_CUTOFFS, os.path.dirname(os.path.abspath(__file__))], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
 
 

@@ -353,7 +353,7 @@ def test_cwl_huge_parameters():
 
 _DEEP_MODELS = r'''
 import sys, time
-sys.path.insert(0, "tests")
+sys.path.insert(0, sys.argv[1])  # this test file's folder
 import numpy as np
 import irscore
 from test_usermodel import random_case
@@ -372,7 +372,8 @@ def test_cwl_depth_past_the_converged_sums_costs_nothing():
     NERR10): the loop ends there with the value it would reach at ``depth``,
     so NERR10(depth=10**7) on 200 queries takes what depth 1000 takes (it ran
     10**7 positions per query)."""
+    import os
     import subprocess
     import sys
-    proc = subprocess.run([sys.executable, "-c", _DEEP_MODELS], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", _DEEP_MODELS, os.path.dirname(os.path.abspath(__file__))], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("ok"), proc.stderr[-2000:]
