@@ -24,6 +24,7 @@ from libc.math cimport floor, rint, isnan, fabs, NAN
 import numpy as np
 
 from irscore._common cimport fenwick_add, fenwick_prefix
+from irscore._checks cimport check_csr, check_min_shape2, check_min_len, check_all_positive
 
 cdef extern from "xml_sort.h" nogil:
     void xml_sort_i64(int64_t *a, Py_ssize_t n)
@@ -40,17 +41,9 @@ cdef enum:
 
 
 cdef Py_ssize_t _csr(const int64_t[::1] off, Py_ssize_t n, str fn, str name, Py_ssize_t ntop=-1) except -2:
-    """``off``: ntop + 1 entries (any ntop >= 0 when -1), from >= 0, non-decreasing,
-    ending at most at n.  Returns the number of topics."""
-    cdef Py_ssize_t t, nt = off.shape[0] - 1
-    if nt < 0 or (ntop >= 0 and nt != ntop):
-        raise ValueError(f"{fn}: {name} must have n_topics + 1 entries")
-    if off[0] < 0 or off[nt] > n:
-        raise ValueError(f"{fn}: {name} out of range (0..{n})")
-    for t in range(nt):
-        if off[t + 1] < off[t]:
-            raise ValueError(f"{fn}: {name} not increasing")
-    return nt
+    """``off``: CSR offsets over n entries (``_checks.check_csr``; ntop + 1 entries,
+    any ntop >= 0 when -1).  Returns the number of topics."""
+    return check_csr(off, n, ntop, fn, name)
 
 
 cdef Py_ssize_t _spans(const int64_t[::1] off, const int64_t[::1] doc, const int64_t[::1] start,
@@ -160,9 +153,7 @@ cdef Py_ssize_t _max_ranked(const int64_t[::1] run_off) noexcept:
 
 
 cdef int _out2(double[:, ::1] out, Py_ssize_t rows, Py_ssize_t cols, str fn, str name) except -1:
-    if out.shape[0] < rows or out.shape[1] < cols:
-        raise ValueError(f"{fn}: {name} must have shape at least ({rows}, {cols})")
-    return 0
+    return check_min_shape2(out.shape[0], out.shape[1], rows, cols, fn, name)
 
 
 # ---------------------------------------------------------------------------
@@ -1451,23 +1442,15 @@ def pairwise_sum(const double[::1] a):
 
 
 cdef int _check_cutoffs(const int64_t[::1] cutoffs, str fn) except -1:
-    cdef Py_ssize_t c
-    for c in range(cutoffs.shape[0]):
-        if cutoffs[c] < 1:
-            raise ValueError(f"{fn}: cutoffs must be positive, got {cutoffs[c]}")
-    return 0
+    return check_all_positive(cutoffs, fn, "cutoffs")
 
 
 cdef int _out1(const int64_t[::1] out, Py_ssize_t n, str fn, str name) except -1:
-    if out.shape[0] < n:
-        raise ValueError(f"{fn}: {name} needs one entry per topic ({n})")
-    return 0
+    return check_min_len(out.shape[0], n, fn, name)
 
 
 cdef int _out1d(double[::1] out, Py_ssize_t n, str fn, str name) except -1:
-    if out.shape[0] < n:
-        raise ValueError(f"{fn}: {name} needs one entry per topic ({n})")
-    return 0
+    return check_min_len(out.shape[0], n, fn, name)
 
 
 # -- ep/gr at cutoffs -------------------------------------------------------
