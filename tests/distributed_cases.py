@@ -1,4 +1,4 @@
-"""Shared data and measure lists of tests/test_spark.py and tests/test_dask.py."""
+"""Shared data and measure lists of tests/distributed/test_spark.py and tests/distributed/test_dask.py."""
 from typing import Dict, List, Tuple
 
 import numpy as np

@@ -1,5 +1,5 @@
 """A small user program over irscore's public API, written the way a typed client
-would write it. tests/test_typing.py checks it with ``mypy --strict`` against the
+would write it. tests/project/test_typing.py checks it with ``mypy --strict`` against the
 installed package (its hints and .pyi stubs) and runs it."""
 from __future__ import annotations
 

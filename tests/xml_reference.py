@@ -1,7 +1,7 @@
 """Reference implementations of the XML families now computed by native kernels:
 the per-topic Python loops irscore used before (inex_eval/Precall,
 inex_eval_ng, gP/MAgP, GR/EPRUM, T2I, and XCG's ep@k/gr@k), kept verbatim so
-the differential tests (tests/test_xml_native.py) can check that the kernels
+the differential tests (tests/xml/test_xml_native.py) can check that the kernels
 give the same numbers to the last bit.  Not part of the package."""
 from __future__ import annotations
 

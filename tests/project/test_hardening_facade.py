@@ -15,7 +15,7 @@ import irscore.xml as X
 from irscore.cli import main
 from irscore.xml import inex2008
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 QRELS = b"1 0 a 1\n1 0 b 0\n2 0 c 1\n"
 RUN = b"1 Q0 a 1 2.0 sys\n1 Q0 b 2 1.0 sys\n2 Q0 c 1 1.0 sys\n"

@@ -1,7 +1,7 @@
 """trec_eval 10's preference judgments (``-R prefs``, ``-R qrels_prefs``) and its
 ``prefs_*`` measures: trec_eval's own expected outputs (tests/data/trec_eval)
 reproduced line for line, a hand-worked example, the Python API, bad input.
-(tests/test_trec_eval_prefs_binary.py compares with the binary on random cases.)"""
+(tests/classic/test_trec_eval_prefs_binary.py compares with the binary on random cases.)"""
 import os
 import subprocess
 import sys

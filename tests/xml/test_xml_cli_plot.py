@@ -10,7 +10,7 @@ import pytest
 from irscore import xml as X
 from irscore.cli import main
 
-DATA = Path(__file__).parent / "data" / "xml"
+DATA = Path(__file__).resolve().parents[1] / "data" / "xml"
 
 
 def test_cli_output(capsys):
@@ -71,7 +71,7 @@ def test_cli_element_assessments(capsys):
                str(DATA / "elements.tsv"), str(DATA / "elements.fol")])
     assert rc == 0
     rows = {tuple(x.strip() for x in ln.split("\t")) for ln in capsys.readouterr().out.splitlines()}
-    # hand-worked (tests/test_xml.py::test_xcg_hand_worked_nested): gains .5, 0, .1, 0
+    # hand-worked (tests/xml/test_xml.py::test_xcg_hand_worked_nested): gains .5, 0, .1, 0
     assert ("XCG@3", "1", "0.6000") in rows
     assert ("nxCG@3", "1", "%.4f" % (0.6 / 2.5)) in rows
     assert ("MAep", "1", "%.4f" % ((1 + 1 / 3) / 3)) in rows

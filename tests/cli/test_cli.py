@@ -170,7 +170,7 @@ def test_cutoff_before_parameters_gets_a_suggestion(files):
 
 # ----------------------------------------------------------------- --format
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SPECS = ["map", "P.5,10", "nDCG@10", "num_rel", "num_q", "runid"]
 
 
@@ -251,7 +251,7 @@ def test_format_csv_other_judgment_formats(tmp_path):
     import csv
     import io
 
-    data = Path(__file__).resolve().parent / "data" / "trec_eval"
+    data = Path(__file__).resolve().parents[1] / "data" / "trec_eval"
     p = _run("--format", "csv", "-q", "-R", "prefs", "-m", "prefs_simp", data / "prefs.test",
              data / "prefs.results.test")
     assert p.returncode == 0, p.stderr

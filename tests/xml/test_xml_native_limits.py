@@ -100,7 +100,7 @@ def test_focused_pass_and_hixeval_at_check_their_parameters():
 def test_hixeval_of_crossing_runs_against_the_pairwise_sum():
     """A run whose results cross takes the 2-D structure (Box2) for the sum of
     the earlier results inside each result (it compared every pair); the values
-    equal the brute-force rval of tests/test_xml.py, character by character."""
+    equal the brute-force rval of tests/xml/test_xml.py, character by character."""
     import random
 
     from test_xml import brute_hixeval

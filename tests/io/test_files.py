@@ -10,7 +10,7 @@ import irscore
 from irscore import xml as X
 from irscore.core.files import open_text
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _gzip_as(src: Path, dst: Path) -> Path:

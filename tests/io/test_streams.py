@@ -103,7 +103,7 @@ def test_cli_standard_input_named_twice_is_one_line_error(tmp_path, args):
 
 def test_cli_rs_and_xml_read_standard_input():
     from pathlib import Path
-    data = Path(__file__).parent / "data"
+    data = Path(__file__).resolve().parents[1] / "data"
     gold = data / "organization" / "table9_gold.tsv"
     want = _cli(["rs", gold, gold]).stdout
     got = _cli(["rs", gold, "-"], input=gold.read_bytes())
@@ -211,7 +211,7 @@ def test_text_starting_like_bzip2_is_still_text(tmp_path):
 # every command and reader that takes a path: a named FIFO, "-" and process
 # substitution give what the regular file gives
 # ---------------------------------------------------------------------------
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 ORG, XMLD, TE = DATA / "organization", DATA / "xml", DATA / "trec_eval"
 
 SUBMISSION = """<?xml version="1.0" encoding="UTF-8"?>

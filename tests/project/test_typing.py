@@ -13,7 +13,7 @@ import pytest
 import irscore
 
 PKG = Path(irscore.__file__).resolve().parent
-CLIENT = Path(__file__).resolve().parent / "typing_client.py"
+CLIENT = Path(__file__).resolve().parents[1] / "typing_client.py"
 
 
 def test_every_compiled_module_has_a_stub():

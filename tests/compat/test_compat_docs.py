@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "switching.md"
 SNIPPETS = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
 PEERS = {"pytrec_eval", "ir_measures", "ranx", "sklearn", "torch", "torchmetrics", "lightgbm", "xgboost", "pandas"}

@@ -781,7 +781,7 @@ import time
 import warnings
 from pathlib import Path
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 class _ClearsDict:
@@ -1079,7 +1079,7 @@ def test_rocchio_rounding_is_put_back_on_the_bound():
 
 
 def _ref_priority_mp(X, G, w_n):
-    """The quadratic reference of tests/test_organization.py in 50-digit arithmetic."""
+    """The quadratic reference of tests/organization/test_organization.py in 50-digit arithmetic."""
     mp = pytest.importorskip("mpmath")
     import test_organization as T
     with mp.workdps(50):
@@ -1089,7 +1089,7 @@ def _ref_priority_mp(X, G, w_n):
 @pytest.mark.parametrize("w_n", [1e-9, 1e-5, 0.999999, 1 - 1e-12])
 def test_rs_extreme_w_n_is_accurate_and_bounded(w_n):
     import irscore
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "organization"))
     gold = [[["d1"], ["d0"]], [["d2"]]]
     system = [[["d0"]], [["d2"]], [["d1"]]]
     r = irscore.reliability_sensitivity(gold, system, w_n=w_n)

@@ -14,7 +14,7 @@ import irscore
 from irscore.organization import align as org_align
 from irscore.organization import Organization, position_weights
 
-DATA = Path(__file__).resolve().parent / "data" / "organization"
+DATA = Path(__file__).resolve().parents[1] / "data" / "organization"
 
 RS = irscore.reliability_sensitivity
 

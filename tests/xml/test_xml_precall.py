@@ -101,7 +101,7 @@ def test_cli_compat_reprec(capsys):
 
     from irscore.cli import main
 
-    data = Path(__file__).parent / "data" / "xml"
+    data = Path(__file__).resolve().parents[1] / "data" / "xml"
     q = X.read_element_tsv(data / "elements.tsv", exh_max=2)
     run = X.read_fol_run(data / "elements.fol", q)
     want = X.evaluate(q, run, ["inex_eval"], compat="reprec", collection_size=1000)["inex_eval"]

@@ -10,7 +10,7 @@ import pytest
 
 import irscore
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_version_option():

@@ -9,7 +9,7 @@ from irscore import xml as X
 
 plt = pytest.importorskip("matplotlib.pyplot")
 
-XML = Path(__file__).parent / "data" / "xml"
+XML = Path(__file__).resolve().parents[1] / "data" / "xml"
 QRELS = {"q1": {"d1": 1, "d2": 0, "d3": 2, "d4": 0}, "q2": {"d1": 0, "d2": 1, "d3": 1, "d4": 0},
          "q3": {"d1": 1, "d2": 1, "d3": 0, "d4": 0}}
 ODD = r"a$\q$"          # mathtext that does not parse

@@ -11,7 +11,7 @@ import pytest
 
 from irscore import xml as X
 
-DATA = Path(__file__).parent / "data" / "xml"
+DATA = Path(__file__).resolve().parents[1] / "data" / "xml"
 
 
 # ---------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 PAGES = ["index", "classic", "names", "conventions", "batch", "rocchio", "crp", "web_diversity", "user_models",
          "reliability_sensitivity", "xml", "cli", "development", "api", "performance"]
@@ -48,7 +48,7 @@ def _registry(attr: str, *modules: str) -> Any:
             continue
         if hasattr(mod, attr):
             return getattr(mod, attr)
-    pytest.fail(f"no module among {modules} defines {attr}; update tests/test_docs.py")
+    pytest.fail(f"no module among {modules} defines {attr}; update tests/project/test_docs.py")
 
 
 _MEASURE_MODULES = ("irscore.measures", "irscore.core.measures", "irscore.core.names",
@@ -461,7 +461,7 @@ def _run_python(code: str, where: str) -> List[str]:
 
 
 # docs/switching.md's snippets import the peers (ranx, torchmetrics, xgboost ...) and
-# register irscore as an ir_measures provider: tests/test_compat_docs.py runs them,
+# register irscore as an ir_measures provider: tests/compat/test_compat_docs.py runs them,
 # each skipped when its peer is absent, and undoes the registration.
 _OWN_RUNNER = {"switching.md"}
 
