@@ -27,7 +27,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from irscore._ranking import OpKind
 from irscore.core.checks import MAX_LEVEL, parse_bool
 from irscore.core.names import atol as _atol
 from irscore.core.names import canon_floats as _canon_floats
@@ -38,28 +37,7 @@ from irscore.core.names import (check_cutoff, format_gain_map, gain_map_pairs, i
 from irscore.core.names import number as _number
 from irscore.core.names import parse_pairs as _parse_pairs
 from irscore.core.registry import EXTERNAL
-
-# trec_eval family -> op kind of irscore._ranking.compute (the codes are the
-# kernel's own: the cpdef enum OpKind of csrc/irscore/_ranking.pxd)
-K: Dict[str, int] = {
-    "num_q": OpKind.K_NUM_Q, "num_ret": OpKind.K_NUM_RET, "num_rel": OpKind.K_NUM_REL,
-    "num_rel_ret": OpKind.K_NUM_REL_RET, "map": OpKind.K_MAP, "gm_map": OpKind.K_GM_MAP,
-    "Rprec": OpKind.K_RPREC, "bpref": OpKind.K_BPREF, "recip_rank": OpKind.K_RECIP_RANK,
-    "iprec_at_recall": OpKind.K_IPREC, "P": OpKind.K_P, "recall": OpKind.K_RECALL, "infAP": OpKind.K_INFAP,
-    "gm_bpref": OpKind.K_GM_BPREF, "Rprec_mult": OpKind.K_RPREC_MULT, "utility": OpKind.K_UTILITY,
-    "11pt_avg": OpKind.K_11PT, "binG": OpKind.K_BING, "G": OpKind.K_G, "ndcg": OpKind.K_NDCG,
-    "ndcg_rel": OpKind.K_NDCG_REL, "Rndcg": OpKind.K_RNDCG, "ndcg_cut": OpKind.K_NDCG_CUT,
-    "map_cut": OpKind.K_MAP_CUT, "relative_P": OpKind.K_REL_P, "success": OpKind.K_SUCCESS,
-    "set_P": OpKind.K_SET_P, "set_relative_P": OpKind.K_SET_REL_P, "set_recall": OpKind.K_SET_RECALL,
-    "set_map": OpKind.K_SET_MAP, "set_F": OpKind.K_SET_F, "num_nonrel_judged_ret": OpKind.K_NUM_NONREL_JUDGED_RET,
-    "rbp": OpKind.K_RBP, "rbp_resid": OpKind.K_RBP_RESID, "unj": OpKind.K_UNJ, "dcg": OpKind.K_DCG,
-    "ideal_dcg": OpKind.K_IDEAL_DCG, "dcg_cut": OpKind.K_DCG_CUT, "judged": OpKind.K_JUDGED,
-    "yaap": OpKind.K_YAAP,
-    "Judged": OpKind.K_JUDGED_RATE, "hits": OpKind.K_HITS, "f1": OpKind.K_F1,
-    "map_cut_min": OpKind.K_AP_MIN_K_R, "rbp_grade": OpKind.K_RBP_GRADE,
-}
-K = {name: int(kind) for name, kind in K.items()}
-
+from irscore.core.specs import BY_NAME, SPECS, Spec, op_code
 
 @dataclass(frozen=True)
 class Family:
@@ -77,61 +55,15 @@ class Family:
     opt_cutoff: bool = False    # takes an optional @k (ptype none): RR@10, Judged@10, hits@10
 
 
-_C = (5.0, 10.0, 15.0, 20.0, 30.0, 100.0, 200.0, 500.0, 1000.0)
-_R = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-
-# In trec_eval's te_trec_measures order (the order measures are printed in).
-FAMILIES: Dict[str, Family] = {f.name: f for f in [
-    Family("runid", -1, "none", agg="none", per_query=False),
-    Family("num_q", K["num_q"], "none", agg="num_q", integer=True, per_query=False, level=False),
-    Family("num_ret", K["num_ret"], "none", agg="sum", integer=True, level=False),
-    Family("num_rel", K["num_rel"], "none", agg="num_rel", integer=True),
-    Family("num_rel_ret", K["num_rel_ret"], "none", agg="sum", integer=True),
-    Family("map", K["map"], "none"),
-    Family("gm_map", K["gm_map"], "none", agg="gm", per_query=False),
-    Family("Rprec", K["Rprec"], "none"),
-    Family("bpref", K["bpref"], "none"),
-    Family("recip_rank", K["recip_rank"], "none", opt_cutoff=True),
-    Family("iprec_at_recall", K["iprec_at_recall"], "float_cuts", _R),
-    Family("P", K["P"], "long_cuts", _C),
-    Family("relstring", -1, "float_params", (10.0,), agg="none", summary=False),
-    Family("recall", K["recall"], "long_cuts", _C),
-    Family("infAP", K["infAP"], "none"),
-    Family("gm_bpref", K["gm_bpref"], "none", agg="gm", per_query=False),
-    Family("Rprec_mult", K["Rprec_mult"], "float_cuts", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
-    Family("utility", K["utility"], "float_params", (1.0, -1.0, 0.0, 0.0)),
-    Family("11pt_avg", K["11pt_avg"], "float_params", _R),
-    Family("binG", K["binG"], "none"),
-    Family("G", K["G"], "pairs", level=False),
-    Family("dcg", K["dcg"], "pairs", level=False),
-    Family("ideal_dcg", K["ideal_dcg"], "pairs", level=False),
-    Family("ndcg", K["ndcg"], "pairs", level=False),
-    Family("ndcg_rel", K["ndcg_rel"], "pairs", level=False),
-    Family("Rndcg", K["Rndcg"], "pairs"),
-    Family("ndcg_cut", K["ndcg_cut"], "long_cuts", _C, level=False),
-    Family("map_cut", K["map_cut"], "long_cuts", _C),
-    Family("relative_P", K["relative_P"], "long_cuts", _C),
-    Family("success", K["success"], "long_cuts", (1.0, 5.0, 10.0)),
-    Family("set_P", K["set_P"], "none"),
-    Family("set_relative_P", K["set_relative_P"], "none"),
-    Family("set_recall", K["set_recall"], "none"),
-    Family("set_map", K["set_map"], "none"),
-    Family("set_F", K["set_F"], "float_params", (1.0,)),
-    Family("num_nonrel_judged_ret", K["num_nonrel_judged_ret"], "none", agg="sum", integer=True),
-    Family("yaap", K["yaap"], "none"),
-    Family("rbp", K["rbp"], "pairs", level=False),  # rel= makes it binary (ir_measures' RBP(rel=2))
-    Family("rbp_resid", K["rbp_resid"], "pairs", level=False),
-    Family("unj", K["unj"], "long_cuts", (5.0, 10.0, 20.0), level=False),
-    # irscore extensions (not trec_eval families)
-    Family("dcg_cut", K["dcg_cut"], "long_cuts", _C, level=False),
-    Family("judged", K["judged"], "long_cuts", (10.0,), level=False),
-    Family("Judged", K["Judged"], "none", level=False, opt_cutoff=True),    # ir_measures' Judged
-    Family("hits", K["hits"], "none", opt_cutoff=True),                     # ranx's hits
-    Family("f1", K["f1"], "none", opt_cutoff=True),                         # ranx's f1
-    Family("map_cut_min", K["map_cut_min"], "long_cuts", _C),               # AP(denominator=min_k_R)@k
-    Family("rbp_grade", K["rbp_grade"], "pairs"),                           # ranx's rbp.95
-]}
-EXTENSIONS = frozenset({"dcg_cut", "judged", "Judged", "hits", "f1", "map_cut_min", "rbp_grade"})
+# In trec_eval's te_trec_measures order (the order measures are printed in),
+# derived from the declarations of irscore.core.specs.
+FAMILIES: Dict[str, Family] = {
+    s.name: Family(s.name, op_code(s.op), s.ptype, s.default, agg=s.agg, integer=s.integer,
+                   per_query=s.per_query, summary=s.summary, level=s.level, opt_cutoff=s.cutoff == "optional")
+    for s in SPECS}
+# trec_eval family -> op kind of irscore._ranking.compute
+K: Dict[str, int] = {name: f.kind for name, f in FAMILIES.items() if f.kind >= 0}
+EXTENSIONS = frozenset(s.name for s in SPECS if s.extension)
 
 ORDER = {name: i for i, name in enumerate(FAMILIES)}
 
@@ -155,32 +87,17 @@ MEASURE_SETS: Dict[str, List[str]] = {
 # -R prefs / qrels_prefs: irscore.prefs)
 NOT_IMPLEMENTED: List[str] = []
 
-# ir_measures-style aliases -> trec_eval family
-ALIASES: Dict[str, str] = {
-    "AP": "map", "MAP": "map", "GMAP": "gm_map", "RR": "recip_rank", "MRR": "recip_rank",
-    "P": "P", "R": "recall", "Recall": "recall", "nDCG": "ndcg", "NDCG": "ndcg",
-    "DCG": "dcg", "Rprec": "Rprec", "RPrec": "Rprec", "R-prec": "Rprec", "Bpref": "bpref",
-    "BPref": "bpref", "infAP": "infAP", "InfAP": "infAP", "NumRet": "num_ret",
-    "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "NumQ": "num_q",
-    "NumNonRelJudgedRet": "num_nonrel_judged_ret", "Success": "success",
-    "IPrec": "iprec_at_recall", "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
-    "SetAP": "set_map", "SetRelP": "set_relative_P", "Judged": "Judged", "RBP": "rbp",
-    "Rprec_mult": "Rprec_mult", "binG": "binG", "G": "G", "Rndcg": "Rndcg",
-    "ndcg_rel": "ndcg_rel", "relative_P": "relative_P", "11pt_avg": "11pt_avg",
-    "utility": "utility", "unj": "unj", "rbp_resid": "rbp_resid",
-    # ranx's metric names
-    "precision": "P", "recall": "recall", "mrr": "recip_rank", "hit_rate": "success",
-    "hits": "hits", "r-precision": "Rprec", "r_precision": "Rprec",
-}
-# every family is also reachable by its trec_eval name in the general syntax
-ALIASES.update({name: name for name, f in FAMILIES.items() if f.kind >= 0 and name not in ALIASES})
-
-CANONICAL_ALIAS = {"map": "AP", "recip_rank": "RR", "recall": "R", "ndcg": "nDCG",
-                   "Rprec": "Rprec", "bpref": "Bpref", "num_ret": "NumRet", "num_rel": "NumRel",
-                   "num_rel_ret": "NumRelRet", "num_q": "NumQ", "success": "Success",
-                   "iprec_at_recall": "IPrec", "set_P": "SetP", "set_recall": "SetR",
-                   "set_F": "SetF", "set_map": "SetAP", "Judged": "Judged", "P": "P",
-                   "infAP": "infAP", "gm_map": "GMAP", "dcg": "DCG"}
+# ir_measures-style (and ranx) names -> trec_eval family; every family is also
+# reachable by its trec_eval name in the general syntax
+# (the first declaration of a name wins: nDCG is ndcg, and nDCG@k reads as ndcg_cut by ndcg's at_k)
+ALIASES: Dict[str, str] = {}
+for _s in SPECS:
+    for _name in (_s.irm, *_s.aliases) if _s.op is not None else ():
+        if _name is not None:
+            ALIASES.setdefault(_name, _s.name)
+ALIASES.update({s.name: s.name for s in SPECS if s.op is not None})
+# trec_eval family -> the ir_measures-style name str(Measure) prints
+CANONICAL_ALIAS: Dict[str, str] = {s.name: s.irm or s.name for s in SPECS if s.op is not None}
 
 
 @dataclass(frozen=True)
@@ -228,49 +145,75 @@ class Measure:
             kv = ",".join(f"{k}={v}" for k, v in self.extra)
             text = self.family + (f"({kv})" if kv else "")
             return text + ("@" + _fmt_num(self.cutoff) if self.cutoff is not None else "")
-        base = CANONICAL_ALIAS.get(self.family, self.family)
-        if self.family == "ndcg_cut":
-            base = "nDCG"
-        elif self.family == "dcg_cut":
-            base = "nDCG" if dict(self.extra).get("normalize") == "1" else "DCG"
-        elif self.family in ("map_cut", "map_cut_min"):
-            base = "AP"
-        rbp_p = self.family in ("rbp", "rbp_resid") and self.params is not None and \
-            self.params.startswith("p=") and "," not in self.params
-        if self.family == "rbp" and rbp_p:
-            base = "RBP"            # ir_measures' name: p=0.8 unless given
-        gain_map = self.family in ("ndcg", "ndcg_cut") and self.params is not None and is_gain_map(self.params)
-        args: List[str] = []
-        if self.rel is not None:
-            args.append(f"rel={self.rel}")
-        if self.gain != "linear":
-            args.append(f"gain={self.gain}")
-        if self.discount != "log2":
-            args.append(f"discount={self.discount}")
-        if self.judged_only:
-            args.append("judged_only=True")
-        if self.family == "map_cut_min":
-            args.append("denominator=min_k_R")
-        elif self.family == "rbp_grade":    # ranx's spelling: rbp.95, rbp.95-l2
-            p = self.params[2:] if self.params else ""
-            if p.startswith("0.") and p[2:].isdigit() and not self.judged_only:
-                return f"rbp.{p[2:]}" + (f"-l{self.rel}" if self.rel is not None and self.rel >= 0 else "")
-            rbp_p = self.params is not None
-        if self.params is not None and not rbp_p and not args and self.cutoff is None:
+        ranx = _ranx_rbp(self)
+        if ranx is not None:
+            return ranx
+        args = _keyword_args(self)
+        param, p_style = _param_arg(self)
+        if self.params is not None and not p_style and not args and self.cutoff is None:
             return f"{self.family}.{self.params}"  # trec_eval's -m spelling: utility.2,-1,0,0
-        if rbp_p:
-            assert self.params is not None
-            if self.params != "p=0.8" or self.family == "rbp_grade":
-                args.append(self.params)
-        elif gain_map:
-            assert self.params is not None
-            args.append(f"gains={format_gain_map(self.params)}")
-        elif self.params is not None:
-            args.append(f"params={self.params}")
-        s = base + (f"({','.join(args)})" if args else "")
+        if param is not None:
+            args.append(param)
+        s = _base_name(self, p_style) + (f"({','.join(args)})" if args else "")
         if self.cutoff is not None:
             s += "@" + _fmt_num(self.cutoff)
         return s
+
+
+def _p_style(m: Measure) -> bool:
+    """Whether ``m``'s parameters are RBP's persistence alone, written ``p=0.5``."""
+    if m.family == "rbp_grade":
+        return m.params is not None
+    return m.family in ("rbp", "rbp_resid") and m.params is not None and m.params.startswith("p=") \
+        and "," not in m.params
+
+
+def _ranx_rbp(m: Measure) -> Optional[str]:
+    """ranx's spelling of ``rbp_grade`` (``rbp.95``, ``rbp.95-l2``) when it has one."""
+    if m.family != "rbp_grade" or m.judged_only:
+        return None
+    p = m.params[2:] if m.params else ""
+    if not (p.startswith("0.") and p[2:].isdigit()):
+        return None
+    return f"rbp.{p[2:]}" + (f"-l{m.rel}" if m.rel is not None and m.rel >= 0 else "")
+
+
+def _keyword_args(m: Measure) -> List[str]:
+    """The keyword arguments of ``str(m)`` other than its parameter string."""
+    args: List[str] = []
+    if m.rel is not None:
+        args.append(f"rel={m.rel}")
+    if m.gain != "linear":
+        args.append(f"gain={m.gain}")
+    if m.discount != "log2":
+        args.append(f"discount={m.discount}")
+    if m.judged_only:
+        args.append("judged_only=True")
+    if m.family == "map_cut_min":
+        args.append("denominator=min_k_R")
+    return args
+
+
+def _param_arg(m: Measure) -> Tuple[Optional[str], bool]:
+    """(the argument spelling ``m.params``, or None; whether it is RBP's ``p=``)."""
+    if _p_style(m):
+        keep = m.params != "p=0.8" or m.family == "rbp_grade"   # ir_measures' RBP: p=0.8 unless given
+        return (m.params if keep else None), True
+    if m.params is None:
+        return None, False
+    if "gains" in BY_NAME[m.family].keywords or m.family == "ndcg_cut":
+        if is_gain_map(m.params):
+            return f"gains={format_gain_map(m.params)}", False
+    return f"params={m.params}", False
+
+
+def _base_name(m: Measure, p_style: bool) -> str:
+    """The ir_measures-style name of ``m``'s family (``nDCG`` for a normalised dcg_cut, ``RBP`` for rbp(p=...))."""
+    if m.family == "dcg_cut":
+        return "nDCG" if dict(m.extra).get("normalize") == "1" else "DCG"
+    if m.family == "rbp" and p_style:
+        return "RBP"
+    return CANONICAL_ALIAS.get(m.family, m.family)
 
 
 _IRM = re.compile(r"^(?P<base>[A-Za-z_][A-Za-z0-9_\-]*?)(?:\((?P<args>[^()]*)\))?(?:@(?P<cut>[0-9.eE+\-]+))?$")
@@ -355,131 +298,200 @@ def parse_measure(name: str) -> Measure:
     return _parse_irm(name, m.group("base"), m.group("args"), m.group("cut"))
 
 
-def _parse_irm(name: str, base: str, args: Optional[str], cut_tok: Optional[str]) -> Measure:
-    """An ir_measures/ranx-style name: ``base(key=value,...)@cutoff``."""
-    fam = ALIASES[base]
-    kw: Dict[str, str] = {}
-    if args:
-        try:
-            parts = split_args(args)
-        except ValueError as e:
-            raise ValueError(f"measure {name!r}: {e}") from None
-        for part in parts:
-            if "=" not in part:
-                raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
-            k, v = part.split("=", 1)
-            kw[k.strip()] = v.strip()
+@dataclass
+class _Name:
+    """An ir_measures-style name while it is read: its keywords are taken one by one."""
+
+    name: str
+    base: str
+    fam: str
+    kw: Dict[str, str]
     cut: Optional[float] = None
-    if cut_tok is not None:
-        try:
-            cut = _number(cut_tok)
-        except ValueError:
-            raise ValueError(f"measure {name!r}: bad cutoff {cut_tok!r}") from None
-    if "cutoff" in kw:
-        tok = kw.pop("cutoff")
-        try:
-            cut = _number(tok)
-        except ValueError:
-            raise ValueError(f"measure {name!r}: bad cutoff {tok!r}") from None
     rel: Optional[int] = None
-    if "rel" in kw:
-        tok = kw.pop("rel")
-        if not re.match(r"^[+-]?[0-9]+$", tok):
-            raise ValueError(f"measure {name!r}: rel must be an integer, got {tok!r}")
-        rel = int(tok)
-        if abs(rel) > MAX_LEVEL:
-            raise ValueError(f"measure {name!r}: rel={tok} is out of range (|rel| <= 2**62)")
-        if fam == "num_ret":
-            fam = "num_rel_ret"     # ir_measures: NumRet(rel=1) is NumRelRet
-        elif not FAMILIES[fam].level and fam != "rbp":
-            raise ValueError(f"measure {name!r}: {base} takes no rel= (it reads no relevance level)")
-    judged_only = False
-    if "judged_only" in kw:
-        judged_only = parse_bool(kw.pop("judged_only"), f"measure {name!r}: judged_only")
+    judged_only: bool = False
     gains: Optional[Dict[int, float]] = None
+    gain: str = "linear"
+    discount: str = "log2"
+    params: Optional[str] = None
+
+    def error(self, text: str) -> ValueError:
+        return ValueError(f"measure {self.name!r}{text}")
+
+    @property
+    def spec(self) -> Spec:
+        return BY_NAME[self.fam]
+
+
+# AP's denominator= values: the family each reads as (None: AP itself)
+_DENOMINATORS = {"R": None, "min_k_R": "map_cut_min"}
+
+
+def _parse_irm(name: str, base: str, args: Optional[str], cut_tok: Optional[str]) -> Measure:
+    """An ir_measures/ranx-style name: ``base(key=value,...)@cutoff``; the keywords
+    each family takes, its cutoff rule and the families a keyword or a cutoff
+    turns it into are read from its declaration (`irscore.core.specs`)."""
+    st = _Name(name, base, ALIASES[base], _keywords(name, args))
+    if cut_tok is not None:
+        st.cut = _cutoff_token(st, cut_tok)
+    if "cutoff" in st.kw:
+        st.cut = _cutoff_token(st, st.kw.pop("cutoff"))
+    for take in (_take_rel, _take_judged_only, _take_gains, _take_gain, _take_denominator, _take_p, _take_params):
+        take(st)
+    if st.kw:
+        raise st.error(f": unknown parameter(s) {sorted(st.kw)}")
+    _check_gain(st)
+    return _measure_of(st)
+
+
+def _keywords(name: str, args: Optional[str]) -> Dict[str, str]:
+    kw: Dict[str, str] = {}
+    if not args:
+        return kw
+    try:
+        parts = split_args(args)
+    except ValueError as e:
+        raise ValueError(f"measure {name!r}: {e}") from None
+    for part in parts:
+        if "=" not in part:
+            raise ValueError(f"measure {name!r}: parameter {part!r} is not key=value")
+        k, v = part.split("=", 1)
+        kw[k.strip()] = v.strip()
+    return kw
+
+
+def _cutoff_token(st: _Name, tok: str) -> float:
+    try:
+        return _number(tok)
+    except ValueError:
+        raise st.error(f": bad cutoff {tok!r}") from None
+
+
+def _take_rel(st: _Name) -> None:
+    tok = st.kw.pop("rel", None)
+    if tok is None:
+        return
+    if not re.match(r"^[+-]?[0-9]+$", tok):
+        raise st.error(f": rel must be an integer, got {tok!r}")
+    st.rel = int(tok)
+    if abs(st.rel) > MAX_LEVEL:
+        raise st.error(f": rel={tok} is out of range (|rel| <= 2**62)")
+    if st.spec.rel_variant is not None:
+        st.fam = st.spec.rel_variant     # ir_measures: NumRet(rel=1) is NumRelRet
+    elif "rel" not in st.spec.keywords:
+        raise st.error(f": {st.base} takes no rel= (it reads no relevance level)")
+
+
+def _take_judged_only(st: _Name) -> None:
+    if "judged_only" in st.kw:
+        st.judged_only = parse_bool(st.kw.pop("judged_only"), f"measure {st.name!r}: judged_only")
+
+
+def _take_gains(st: _Name) -> None:
+    kw = st.kw
     if "gains" in kw or kw.get("gain", "").startswith("{"):
         if "gains" in kw and "gain" in kw:
-            raise ValueError(f"measure {name!r}: give gains= or gain=, not both")
-        gains = parse_gain_map(kw.pop("gains") if "gains" in kw else kw.pop("gain"), name)
-        if fam != "ndcg":
-            raise ValueError(f"measure {name!r}: a gain map (gains={{...}}) applies to nDCG only")
-    gain = kw.pop("gain", "linear")
-    if "dcg" in kw:  # ir_measures' spelling: nDCG(dcg='exp-log2')@10
-        dcg = kw.pop("dcg").strip("'\"")
+            raise st.error(": give gains= or gain=, not both")
+        st.gains = parse_gain_map(kw.pop("gains") if "gains" in kw else kw.pop("gain"), st.name)
+        if "gains" not in st.spec.keywords:
+            raise st.error(": a gain map (gains={...}) applies to nDCG only")
+
+
+def _take_gain(st: _Name) -> None:
+    st.gain = st.kw.pop("gain", "linear")
+    if "dcg" in st.kw:  # ir_measures' spelling: nDCG(dcg='exp-log2')@10
+        dcg = st.kw.pop("dcg").strip("'\"")
         if dcg not in ("log2", "exp-log2"):
-            raise ValueError(f"measure {name!r}: dcg must be 'log2' or 'exp-log2', got {dcg!r}")
-        gain = "exp" if dcg == "exp-log2" else gain
-    discount = kw.pop("discount", "log2")
-    params = kw.pop("params", None)
-    if "denominator" in kw:         # AP(denominator=min_k_R)@k: sentence-transformers' MAP@k
-        den = kw.pop("denominator")
-        if fam != "map" or den not in ("R", "min_k_R"):
-            raise ValueError(f"measure {name!r}: denominator= is AP's, 'R' (trec_eval) or 'min_k_R'; got {den!r}")
-        fam = "map_cut_min" if den == "min_k_R" else fam
-    if fam in ("rbp", "rbp_resid", "rbp_grade"):
-        p = kw.pop("p", None)
-        if p is None and base == "RBP" and not (params and "p=" in params):
-            p = "0.8"               # ir_measures' RBP: p=0.8 (trec_eval's rbp: 0.9)
-        if p is not None:
-            if params and "p=" in params:
-                raise ValueError(f"measure {name!r}: p is given twice")
-            params = f"p={p}" + (f",{params}" if params else "")
-    if params is not None:
-        ptype = FAMILIES[fam].ptype
-        if ptype == "pairs":
-            params = _canon_pairs(params, name, fam)
-        elif ptype == "float_params":
-            params = _canon_floats(params, name)
-        else:
-            raise ValueError(f"measure {name!r}: {base} takes no params")
-    if kw:
-        raise ValueError(f"measure {name!r}: unknown parameter(s) {sorted(kw)}")
-    if gain not in ("linear", "exp"):
-        raise ValueError(f"measure {name!r}: gain must be 'linear' or 'exp', got {gain!r}")
-    if discount not in ("log2", "jarvelin"):
-        raise ValueError(f"measure {name!r}: discount must be 'log2' or 'jarvelin', got {discount!r}")
-    if fam == "rbp" and rel is not None and params is not None and \
-            any(k != "p" for k, _ in _parse_pairs(params, name, fam)):
-        raise ValueError(f"measure {name!r}: rel= makes RBP binary; it takes no gain pairs")
-    if gains is not None:
-        if gain != "linear" or discount != "log2" or params is not None:
-            raise ValueError(f"measure {name!r}: a gain map takes the log2 discount only "
-                             "(no gain=exp, dcg=, discount= or params=)")
-        params = gain_map_pairs(gains) or None
-    # cutoff variants of families
-    if fam == "map" and cut is not None:
-        fam = "map_cut"
-    if fam in ("ndcg", "dcg"):
-        if gain != "linear" or discount != "log2" or (fam == "dcg" and cut is not None):
-            fam, fam_norm = "dcg_cut", fam == "ndcg"
-            extra = (("normalize", "1" if fam_norm else "0"),)
-            if cut is not None:
-                cut = _check_cutoff(FAMILIES["dcg_cut"], cut, name)
-            return Measure("dcg_cut", cutoff=cut, rel=rel, gain=gain, discount=discount, extra=extra,
-                           judged_only=judged_only)
-        if cut is not None:
-            fam = "ndcg_cut"
-    if gain != "linear" or discount != "log2":
-        raise ValueError(f"measure {name!r}: gain/discount apply to nDCG and DCG only")
-    f = FAMILIES[fam]
-    if f.ptype in ("long_cuts", "float_cuts"):
+            raise st.error(f": dcg must be 'log2' or 'exp-log2', got {dcg!r}")
+        st.gain = "exp" if dcg == "exp-log2" else st.gain
+    st.discount = st.kw.pop("discount", "log2")
+    st.params = st.kw.pop("params", None)
+
+
+def _take_denominator(st: _Name) -> None:
+    if "denominator" not in st.kw:     # AP(denominator=min_k_R)@k: sentence-transformers' MAP@k
+        return
+    den = st.kw.pop("denominator")
+    if "denominator" not in st.spec.keywords or den not in _DENOMINATORS:
+        raise st.error(f": denominator= is AP's, 'R' (trec_eval) or 'min_k_R'; got {den!r}")
+    st.fam = _DENOMINATORS[den] or st.fam
+
+
+def _take_p(st: _Name) -> None:
+    if "p" not in st.spec.keywords:
+        return
+    params = st.params
+    p = st.kw.pop("p", None)
+    if p is None and st.base == "RBP" and not (params and "p=" in params):
+        p = "0.8"               # ir_measures' RBP: p=0.8 (trec_eval's rbp: 0.9)
+    if p is not None:
+        if params and "p=" in params:
+            raise st.error(": p is given twice")
+        st.params = f"p={p}" + (f",{params}" if params else "")
+
+
+def _take_params(st: _Name) -> None:
+    if st.params is None:
+        return
+    ptype = st.spec.ptype
+    if ptype == "pairs":
+        st.params = _canon_pairs(st.params, st.name, st.fam)
+    elif ptype == "float_params":
+        st.params = _canon_floats(st.params, st.name)
+    else:
+        raise st.error(f": {st.base} takes no params")
+
+
+def _check_gain(st: _Name) -> None:
+    if st.gain not in ("linear", "exp"):
+        raise st.error(f": gain must be 'linear' or 'exp', got {st.gain!r}")
+    if st.discount not in ("log2", "jarvelin"):
+        raise st.error(f": discount must be 'log2' or 'jarvelin', got {st.discount!r}")
+    if st.fam == "rbp" and st.rel is not None and st.params is not None and \
+            any(k != "p" for k, _ in _parse_pairs(st.params, st.name, st.fam)):
+        raise st.error(": rel= makes RBP binary; it takes no gain pairs")
+    if st.gains is not None:
+        if st.gain != "linear" or st.discount != "log2" or st.params is not None:
+            raise st.error(": a gain map takes the log2 discount only (no gain=exp, dcg=, discount= or params=)")
+        st.params = gain_map_pairs(st.gains) or None
+
+
+def _measure_of(st: _Name) -> Measure:
+    """The Measure of a name whose keywords are read: its cutoff variant and cutoff rule."""
+    if "gain" in st.spec.keywords:
+        m = _dcg_variant(st)
+        if m is not None:
+            return m
+    elif st.gain != "linear" or st.discount != "log2":
+        raise st.error(": gain/discount apply to nDCG and DCG only")
+    if st.cut is not None and st.spec.at_k is not None:
+        st.fam = st.spec.at_k           # AP@k is map_cut, nDCG@k ndcg_cut
+    spec, cut = st.spec, st.cut
+    f = FAMILIES[st.fam]
+    if spec.cutoff == "required":
         if cut is None:
-            if fam == "P":
-                raise ValueError(f"measure {name!r} needs a cutoff (P@10); for the whole ranking use SetP")
-            if fam == "recall":
-                raise ValueError(f"measure {name!r} needs a cutoff (R@100); for the whole ranking use SetR")
-            if len(f.default) == 1:
-                cut = f.default[0]
-            else:
-                raise ValueError(f"measure {name!r} needs a cutoff ({base}@k)")
-        cut = _check_cutoff(f, cut, name)
-    elif cut is not None and f.opt_cutoff:
-        cut = _check_cutoff(f, cut, name)
+            if spec.whole is not None:
+                raise st.error(f" needs a cutoff ({spec.whole[0]}); for the whole ranking use {spec.whole[1]}")
+            if len(f.default) != 1:
+                raise st.error(f" needs a cutoff ({st.base}@k)")
+            cut = f.default[0]
+        cut = _check_cutoff(f, cut, st.name)
+    elif cut is not None and spec.cutoff == "optional":
+        cut = _check_cutoff(f, cut, st.name)
     elif cut is not None:
-        raise ValueError(f"measure {name!r} takes no cutoff")
+        raise st.error(" takes no cutoff")
     # dcg_cut@k (the family's own name) is DCG@k: the same Measure as DCG@k
-    dcg_extra: Tuple[Tuple[str, str], ...] = (("normalize", "0"),) if fam == "dcg_cut" else ()
-    return Measure(fam, cutoff=cut, rel=rel, params=params, extra=dcg_extra, judged_only=judged_only)
+    dcg_extra: Tuple[Tuple[str, str], ...] = (("normalize", "0"),) if st.fam == "dcg_cut" else ()
+    return Measure(st.fam, cutoff=cut, rel=st.rel, params=st.params, extra=dcg_extra, judged_only=st.judged_only)
+
+
+def _dcg_variant(st: _Name) -> Optional[Measure]:
+    """nDCG and DCG with gain=, discount= (and DCG@k) are dcg_cut, normalised for nDCG."""
+    if st.gain == "linear" and st.discount == "log2" and not (st.fam == "dcg" and st.cut is not None):
+        return None
+    extra = (("normalize", "1" if st.fam == "ndcg" else "0"),)
+    cut = _check_cutoff(FAMILIES["dcg_cut"], st.cut, st.name) if st.cut is not None else None
+    return Measure("dcg_cut", cutoff=cut, rel=st.rel, gain=st.gain, discount=st.discount, extra=extra,
+                   judged_only=st.judged_only)
 
 
 def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
