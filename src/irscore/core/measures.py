@@ -87,12 +87,13 @@ MEASURE_SETS: Dict[str, List[str]] = {
 # -R prefs / qrels_prefs: irscore.prefs)
 NOT_IMPLEMENTED: List[str] = []
 
-# ir_measures-style (and ranx) names -> trec_eval family; every family is also
-# reachable by its trec_eval name in the general syntax
+# ir_measures-style and ranx names -> trec_eval family; every family is also
+# reachable by its trec_eval name in the general syntax (which wins: ranx's rbp is rbp_grade
+# in ranx's spelling rbp.95 only)
 # (the first declaration of a name wins: nDCG is ndcg, and nDCG@k reads as ndcg_cut by ndcg's at_k)
 ALIASES: Dict[str, str] = {}
 for _s in SPECS:
-    for _name in (_s.irm, *_s.aliases) if _s.op is not None else ():
+    for _name in (_s.irm, *_s.aliases, *_s.ranx) if _s.op is not None else ():
         if _name is not None:
             ALIASES.setdefault(_name, _s.name)
 ALIASES.update({s.name: s.name for s in SPECS if s.op is not None})
@@ -492,6 +493,29 @@ def _dcg_variant(st: _Name) -> Optional[Measure]:
     cut = _check_cutoff(FAMILIES["dcg_cut"], st.cut, st.name) if st.cut is not None else None
     return Measure("dcg_cut", cutoff=cut, rel=st.rel, gain=st.gain, discount=st.discount, extra=extra,
                    judged_only=st.judged_only)
+
+
+def batch_op(m: Measure) -> Optional[str]:
+    """The op enum member (`irscore.core.specs.op_code`) with which the batch
+    kernel computes ``m``, None when the batch path does not (its spec has no
+    ``batch`` op, a parameter string, or ``judged_only``)."""
+    spec = BY_NAME.get(m.family)
+    if spec is None or spec.batch is None or m.judged_only:
+        return None
+    if m.family == "dcg_cut":       # DCG@k and nDCG@k with any gain and discount
+        return "K_NDCG" if dict(m.extra).get("normalize", "1") == "1" else "K_DCG"
+    return spec.batch if m.params is None else None
+
+
+def empty_kind(m: Measure) -> Optional[str]:
+    """"rel", "gain" or None: how a query without relevant documents makes ``m``
+    0/0 (its spec's ``empty``; a normalised dcg_cut divides by the ideal DCG)."""
+    spec = BY_NAME.get(m.family)
+    if spec is None:
+        return None
+    if m.family == "dcg_cut":
+        return "gain" if dict(m.extra).get("normalize", "1") == "1" else None
+    return spec.empty
 
 
 def expand_spec(spec: str) -> List[Tuple[str, Measure]]:

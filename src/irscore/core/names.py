@@ -12,6 +12,7 @@ import re
 from typing import Callable, Dict, List, Optional, Tuple
 
 from irscore.core.checks import MAX_CUTOFF
+from irscore.core.specs import SPECS
 
 __all__ = ["fmt_num", "number", "atol", "check_cutoff", "output_name", "split_args", "parse_pairs",
            "canon_pairs", "canon_floats", "parse_gain_map", "gain_map_pairs", "format_gain_map", "is_gain_map",
@@ -202,11 +203,11 @@ def reordered(name: str, parse: Callable[[str], object]) -> Optional[str]:
 
 
 # ranx's metric names and irscore's names of the same measures
-_RANX = {"hits": "hits", "hit_rate": "Success", "precision": "P", "recall": "R", "f1": "f1",
-         "r-precision": "Rprec", "r_precision": "Rprec", "mrr": "RR", "map": "AP", "ndcg": "nDCG",
-         "dcg": "DCG", "ndcg_burges": "nDCG", "dcg_burges": "DCG", "rbp": "rbp_grade"}
+# (each measure's ``ranx`` names in irscore.core.specs; NAME_burges: the exponential gain)
+_RANX = {r + suffix: s.irm or s.name for s in SPECS for r in s.ranx
+         for suffix in (("", "_burges") if "gain" in s.keywords else ("",))}
 _RANX_NAME = re.compile(r"^(?P<m>[a-z][a-z0-9_]*|r-precision)(?:(?P<sep>[.@])(?P<k>[0-9]+))?(?:-l(?P<l>[0-9]+))?$")
-_GAINS = ("ndcg", "dcg", "ndcg_burges", "dcg_burges")
+_GAINS = tuple(r + suffix for s in SPECS if "gain" in s.keywords for r in s.ranx for suffix in ("", "_burges"))
 
 
 def ranx_spelling(name: str) -> Optional[str]:

@@ -5,8 +5,9 @@ extensions of them):
 
 - its **names**: ``name`` (the trec_eval family, ``-m name``), ``irm`` (the
   ir_measures-style name ``str(Measure)`` prints), ``aliases`` (other
-  ir_measures-style and ranx names the parser reads as this family), ``ranx``
-  (ranx's spellings that need translating, see
+  ir_measures-style names the parser reads as this family), ``ranx`` (ranx's
+  names of it: read as this family, with ranx's ``-lN`` level suffix, and
+  ``NAME_burges`` for the families with a ``gain`` keyword, see
   [`ranx_spelling`][irscore.core.names.ranx_spelling]);
 - its **parameters**: ``ptype`` (what ``-m name.PARAMETERS`` takes: ``none``,
   ``long_cuts`` cutoffs, ``float_cuts`` points, ``float_params`` numbers,
@@ -133,22 +134,20 @@ SPECS: Tuple[Spec, ...] = (
     Spec("num_rel_ret", "K_NUM_REL_RET", "relevant documents retrieved", irm="NumRelRet", agg="sum", integer=True,
          batch="K_NUM_REL_RET"),
     Spec("map", "K_MAP", "average precision: the precisions at the relevant documents retrieved, summed, over R",
-         at_k="map_cut", irm="AP", aliases=("MAP",), keywords=_ALL + ("denominator",), empty="rel", batch="K_AP"),
+         at_k="map_cut", irm="AP", aliases=("MAP",), ranx=("map",), keywords=_ALL + ("denominator",), empty="rel", batch="K_MAP"),
     Spec("gm_map", "K_GM_MAP", "geometric mean of AP over the queries", irm="GMAP", agg="gm", per_query=False),
-    Spec("Rprec", "K_RPREC", "precision after R documents", aliases=("RPrec", "R-prec", "r-precision", "r_precision"),
-         ranx=("r-precision", "r_precision"), empty="rel", batch="K_RPREC"),
+    Spec("Rprec", "K_RPREC", "precision after R documents", aliases=("RPrec", "R-prec"), ranx=("r-precision", "r_precision"), empty="rel", batch="K_RPREC"),
     Spec("bpref", "K_BPREF", "binary preference: relevant documents ranked above judged non-relevant ones",
          irm="Bpref", aliases=("BPref",), empty="rel"),
     Spec("recip_rank", "K_RECIP_RANK", "reciprocal rank of the first relevant document (in the top k with @k)",
-         cutoff="optional", irm="RR", aliases=("MRR", "mrr"), ranx=("mrr",), empty="rel", batch="K_RR"),
+         cutoff="optional", irm="RR", aliases=("MRR",), ranx=("mrr",), empty="rel", batch="K_RECIP_RANK"),
     Spec("iprec_at_recall", "K_IPREC", "interpolated precision at recall level x", ptype="float_cuts", default=_R,
          cutoff="required", irm="IPrec", empty="rel"),
-    _cuts("P", "K_P", "precision at k: relevant documents in the top k, over k", aliases=("precision",),
-          ranx=("precision",), whole=("P@10", "SetP"), batch="K_P"),
+    _cuts("P", "K_P", "precision at k: relevant documents in the top k, over k", ranx=("precision",), whole=("P@10", "SetP"), batch="K_P"),
     Spec("relstring", None, "the grades of the first documents as characters (per query, not a number)",
          ptype="float_params", default=(10.0,), agg="none", summary=False),
     _cuts("recall", "K_RECALL", "recall at k: relevant documents in the top k, over R", irm="R",
-          aliases=("Recall",), ranx=("recall",), whole=("R@100", "SetR"), empty="rel", batch="K_R"),
+          aliases=("Recall",), ranx=("recall",), whole=("R@100", "SetR"), empty="rel", batch="K_RECALL"),
     Spec("infAP", "K_INFAP", "inferred AP (Yilmaz and Aslam) for sampled judgments", aliases=("InfAP",),
          empty="rel"),
     Spec("gm_bpref", "K_GM_BPREF", "geometric mean of bpref over the queries", agg="gm", per_query=False),
@@ -162,10 +161,10 @@ SPECS: Tuple[Spec, ...] = (
     Spec("G", "K_G", "gain: the grades (or trec_eval's gain pairs) summed, normalised", ptype="pairs",
          keywords=_NOREL, level=False),
     Spec("dcg", "K_DCG", "discounted cumulative gain of the whole ranking (DCG@k: dcg_cut)", ptype="pairs",
-         at_k="dcg_cut", irm="DCG", ranx=("dcg", "dcg_burges"), keywords=_DCG_KEYS, level=False, batch="K_DCG"),
+         at_k="dcg_cut", irm="DCG", ranx=("dcg",), keywords=_DCG_KEYS, level=False, batch="K_DCG"),
     Spec("ideal_dcg", "K_IDEAL_DCG", "DCG of the ideal ranking", ptype="pairs", keywords=_NOREL, level=False),
     Spec("ndcg", "K_NDCG", "normalised DCG: DCG over the ideal ranking's DCG", ptype="pairs", at_k="ndcg_cut",
-         irm="nDCG", aliases=("NDCG",), ranx=("ndcg", "ndcg_burges"), keywords=_DCG_KEYS + ("gains",),
+         irm="nDCG", aliases=("NDCG",), ranx=("ndcg",), keywords=_DCG_KEYS + ("gains",),
          level=False, empty="gain", batch="K_NDCG"),
     Spec("ndcg_rel", "K_NDCG_REL", "nDCG with the ideal ranking cut at R", ptype="pairs", keywords=_NOREL,
          level=False, empty="gain"),
@@ -173,10 +172,10 @@ SPECS: Tuple[Spec, ...] = (
     _cuts("ndcg_cut", "K_NDCG_CUT", "nDCG at k", irm="nDCG", keywords=_NOREL, level=False, empty="gain",
           batch="K_NDCG"),
     _cuts("map_cut", "K_MAP_CUT", "AP at k: the precisions at the relevant documents of the top k, over R", irm="AP",
-          empty="rel", batch="K_AP"),
+          empty="rel", batch="K_MAP"),
     _cuts("relative_P", "K_REL_P", "relevant documents in the top k, over min(R, k)", empty="rel"),
     _cuts("success", "K_SUCCESS", "1 when a relevant document is in the top k, else 0", default=(1.0, 5.0, 10.0),
-          irm="Success", aliases=("hit_rate",), ranx=("hit_rate",), batch="K_SUCCESS"),
+          irm="Success", ranx=("hit_rate",), batch="K_SUCCESS"),
     Spec("set_P", "K_SET_P", "set precision: relevant retrieved over retrieved", irm="SetP"),
     Spec("set_relative_P", "K_SET_REL_P", "relevant retrieved over min(retrieved, R)", aliases=("SetRelP",),
          empty="rel"),
@@ -215,8 +214,9 @@ BY_NAME: Dict[str, Spec] = {s.name: s for s in SPECS}
 def op_code(member: Optional[str]) -> int:
     """The kernel's code of the op enum member ``member`` (``"K_NDCG_CUT"``); -1 for None.
 
-    The one place that names the kernel's enum: the op codes of every spec are
-    looked up here."""
+    The one place that names the kernel's enum (the one op enum of the native
+    measure library, which ``irscore._ranking`` and ``irscore._batch`` share): the
+    op codes of every spec, ``op`` and ``batch`` alike, are looked up here."""
     if member is None:
         return -1
     from irscore._ranking import OpKind
