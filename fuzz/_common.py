@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import random
 import re
 import sys
 import tempfile
@@ -92,7 +93,7 @@ def _cleanup() -> None:
     shutil.rmtree(_TMP, ignore_errors=True)
 
 
-def _mutate(rng: "random.Random", data: bytes, pool: List[bytes], tokens: List[bytes], max_len: int) -> bytes:
+def _mutate(rng: random.Random, data: bytes, pool: List[bytes], tokens: List[bytes], max_len: int) -> bytes:
     b = bytearray(data)
     for _ in range(rng.randint(1, 4)):
         op = rng.randrange(7)
@@ -126,7 +127,6 @@ def _mutation_loop(test_one_input: Callable[[bytes], None], argv: List[str]) -> 
     mutate an empty input only.  Same command line as libFuzzer (corpus
     directories, ``-runs=``, ``-max_total_time=``, ``-dict=``, ``-seed=``,
     ``-artifact_prefix=``); prints libFuzzer's final ``stat::`` lines."""
-    import random
     import time
     import traceback
 

@@ -23,9 +23,8 @@ import sys
 import atheris
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import check, check_unit, guarded, main  # noqa: E402
-
 import numpy as np  # noqa: E402
+from _common import check, check_unit, guarded, main  # noqa: E402
 
 try:
     import scipy.stats as ss

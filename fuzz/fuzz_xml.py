@@ -18,8 +18,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import check, check_unit, guarded, main, temp_file  # noqa: E402
 
 with atheris.instrument_imports(include=["irscore"]):
-    import numpy as np
-
     from irscore import xml as X
     from irscore.xml.readers import norm_path
 

@@ -67,6 +67,11 @@ def test_the_pytrec_eval_drop_in(qrels, run, measures):
         assert isinstance(ours, Exception)
     if not _well_formed(qrels, run) or isinstance(ours, Exception):
         return
+    if not all(any(g >= 0 for g in docs.values()) for docs in qrels.values() if docs):
+        # a query judged with negative grades only: pytrec_eval (trec_eval 9.0.8)
+        # computes it from an earlier call's relevance levels, and can loop for
+        # minutes (fuzz/fuzz_compat.py); the drop-in gives a query without relevant documents
+        return
     theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     assert list(ours) == list(theirs)
     for q, row in theirs.items():
