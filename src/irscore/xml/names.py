@@ -1,29 +1,18 @@
-"""XML measure names: the name grammar and the family of each name."""
+"""XML measure names: the name grammar (declared in `irscore.core.specs.XML_FORMS`) and the family of each name."""
 from __future__ import annotations
 
 import re
+
+from irscore.core.specs import XML_FORMS
 
 
 # ---------------------------------------------------------------------------
 # measure names and the shared computation
 # ---------------------------------------------------------------------------
 
-_RX = {
-    "xcg": re.compile(r"^(XCG|nxCG|MAnxCG)@(\d+)$"),
-    "epgr": re.compile(r"^(ep|gr)@(\d+)$"),
-    "iep": re.compile(r"^iep\[([0-9.]+)\]$"),
-    "maep": re.compile(r"^MAep$"),
-    "hix": re.compile(r"^hix([PRF])@(\d+)$"),
-    "ip": re.compile(r"^iP\[([0-9.]+)\]$"),
-    "aip": re.compile(r"^M?AiP$"),
-    "ng": re.compile(r"^ng([PR])_([os])@(\d+)$"),
-    "precall": re.compile(r"^Precall\[([0-9.]+)\]$"),
-    "inex_eval": re.compile(r"^inex_eval$"),
-    "gp": re.compile(r"^(gP|MAgP)_(RiC|BiC)(?:@(\d+))?$"),
-    "gr_model": re.compile(r"^GR@(\d+)$"),
-    "eprum": re.compile(r"^EPRUM\[([0-9.]+)\]$"),
-    "t2i": re.compile(r"^T2I([PR])@(\d+)$"),
-}
+# family -> the regular expression of its names: declared in irscore.core.specs.XML_FORMS
+_RX = {form.family: re.compile(form.pattern) for form in XML_FORMS}
+_FORMS = " ".join(name for form in XML_FORMS for name in form.forms)
 
 DEFAULT_MEASURES = ["iP[0.00]", "iP[0.01]", "iP[0.05]", "iP[0.10]", "MAiP",
                     "nxCG@5", "nxCG@10", "nxCG@25", "nxCG@50", "MAep",
@@ -58,11 +47,7 @@ def measure_family(name: str) -> str:
     for fam, rx in _RX.items():
         if rx.match(name):
             return fam
-    raise ValueError(
-        f"unknown XML measure {name!r}; known forms: XCG@k nxCG@k MAnxCG@k ep@k gr@k iep[x] MAep "
-        "hixP@k hixR@k hixF@k iP[x] AiP MAiP ngP_o@k ngR_o@k ngP_s@k ngR_s@k Precall[x] inex_eval "
-        "gP_RiC@k MAgP_RiC gP_BiC@k MAgP_BiC GR@k EPRUM[x] T2IP@k T2IR@k"
-    )
+    raise ValueError(f"unknown XML measure {name!r}; known forms: {_FORMS}")
 
 
 def level_name(k: int, points: int) -> str:
