@@ -1,0 +1,124 @@
+"""The XML retrieval kernels check their arguments: each precondition of each
+entry point, violated on its own, is a ValueError (valid arguments recorded
+from façade calls, tests/kernel_calls.py)."""
+import numpy as np
+import pytest
+from kernel_calls import ENTRY_POINTS, _call, _with, recorded
+
+i32, i64, u64, f64, u8 = np.int32, np.int64, np.uint64, np.float64, np.uint8
+
+# (entry point, {argument: bad value}) -> ValueError
+VIOLATIONS = [
+    # _xml
+    ("_xml.focused_pass", dict(ndocs=0)),
+    ("_xml.focused_pass", dict(ndocs=-1)),
+    ("_xml.focused_pass", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.focused_pass", dict(run_end=np.zeros(0, i64))),
+    ("_xml.focused_pass", dict(el_q=np.zeros(0))),
+    ("_xml.focused_pass", dict(out_rval=np.zeros(0))),
+    ("_xml.focused_pass", dict(out_ideal=np.zeros(0, i64))),
+    ("_xml.xcg_cap", dict(ideal_of=np.array([99, 99, 99, 99], i64))),
+    ("_xml.xcg_cap", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(run_doc=np.array([0, 0, 0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.xcg_passage_cap", dict(ideal_gain=np.zeros(0))),
+    ("_xml.xcg_passage_cap", dict(gain=np.zeros(0))),
+    ("_xml.xcg_passage_cap", dict(out_first=np.zeros(0, i64))),
+    ("_xml.xcg_passage_cap", dict(ndocs=-1)),
+    ("_xml.xcg_passage_cap", dict(id_start=np.array([0, 300, 0], i64))),
+    ("_xml.xcg_measures", dict(count_rank=np.zeros(1, i64))),
+    ("_xml.xcg_measures", dict(cutoffs=np.array([-1], i64))),
+    ("_xml.xcg_measures", dict(npoints=-1)),
+    ("_xml.xcg_measures", dict(out_iep=np.zeros((1, 1)))),
+    ("_xml.xcg_measures", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.hixeval_at", dict(trel=np.zeros(0))),
+    ("_xml.hixeval_at", dict(out_p=np.zeros((1, 0)))),
+    ("_xml.hixeval_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.interpolated_precision", dict(npoints=1000)),
+    ("_xml.interpolated_precision", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.interpolated_precision", dict(trel=np.zeros(0, i64))),
+    ("_xml.check_nesting", dict(off=np.array([0, 99], i64))),
+    ("_xml.check_nesting", dict(end=np.zeros(0, i64))),
+    ("_xml.ideal_elements", dict(out_keep=np.zeros(0, i64))),
+    ("_xml.ideal_elements", dict(q=np.zeros(0))),
+    ("_xml.ideal_elements", dict(off=np.array([3, 2], i64))),
+    ("_xml.epgr_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.epgr_at", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.epgr_at", dict(cutoffs=np.array([0], i64))),
+    ("_xml.epgr_at", dict(out_gr=np.zeros((1, 0)))),
+    ("_xml.eprum_measures", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.eprum_measures", dict(run_end=np.zeros(0, i64))),
+    ("_xml.eprum_measures", dict(run_doc=np.array([0, -1, 0, 0, 0], i64))),
+    ("_xml.eprum_measures", dict(id_off=np.array([0, 99], i64))),
+    ("_xml.eprum_measures", dict(id_doc=np.full(2, 99, i64), id_start=np.zeros(2, i64), id_end=np.ones(2, i64),
+                                 ideal_gain=np.ones(2), id_off=np.array([0, 2], i64))),
+    ("_xml.eprum_measures", dict(ideal_gain=np.zeros(0))),
+    ("_xml.eprum_measures", dict(ndocs=-1)),
+    ("_xml.eprum_measures", dict(p_sibling=1.5)),
+    ("_xml.eprum_measures", dict(pair_off=np.array([0, 1, 1, 1, 1, 99], i64))),
+    ("_xml.eprum_measures", dict(pair_off=np.zeros(3, i64))),
+    ("_xml.eprum_measures", dict(pair_off=np.zeros(6, i64), pair_p=np.zeros(0))),
+    ("_xml.eprum_measures", dict(levels=np.array([0.0]))),
+    ("_xml.eprum_measures", dict(out_ep=np.zeros((1, 0)))),
+    ("_xml.eprum_measures", dict(out_valid=np.zeros(0, i64))),
+    ("_xml.gp_measures", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.gp_measures", dict(novel=np.zeros(0))),
+    ("_xml.gp_measures", dict(run_doc=np.array([0, 0, 99, 0, 0], i64))),
+    ("_xml.gp_measures", dict(hl_off=np.array([0, 99], i64))),
+    ("_xml.gp_measures", dict(bep_off=np.array([0, 99], i64))),
+    ("_xml.gp_measures", dict(bep_doc=np.array([99], i64))),
+    ("_xml.gp_measures", dict(bep_pos=np.zeros(0, i64))),
+    ("_xml.gp_measures", dict(task=2)),
+    ("_xml.gp_measures", dict(bep_distance=0)),
+    ("_xml.gp_measures", dict(out_gp=np.zeros((0, 0)))),
+    ("_xml.gp_measures", dict(out_magp=np.zeros(0))),
+    ("_xml.precall_published", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.precall_published", dict(score=np.zeros(0))),
+    ("_xml.precall_published", dict(total=np.zeros(0))),
+    ("_xml.precall_published", dict(npoints=0)),
+    ("_xml.precall_published", dict(out_pre=np.zeros((1, 1)))),
+    ("_xml.precall_published", dict(out_mean=np.zeros(0))),
+    ("_xml.ng_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.ng_at", dict(w=np.zeros(0))),
+    ("_xml.ng_at", dict(tot_exh=np.zeros(0))),
+    ("_xml.ng_at", dict(out_r=np.zeros((1, 0)))),
+    ("_xml.t2i_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.t2i_at", dict(run_doc=np.array([0, 0, 99, 0, 0], i64))),
+    ("_xml.t2i_at", dict(hl_end=np.zeros(0, i64))),
+    ("_xml.t2i_at", dict(tolerance=0)),
+    ("_xml.t2i_at", dict(ndocs=-1)),
+    ("_xml.t2i_at", dict(out_valid=np.zeros(0, i64))),
+    ("_xml.segment_sums", dict(off=np.array([0, 99], i64))),
+    ("_xml.segment_sums", dict(out=np.zeros(0))),
+    ("_xml.precall_reprec_at", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.precall_reprec_at", dict(score=np.zeros(0))),
+    ("_xml.precall_reprec_at", dict(total=np.zeros(0))),
+    ("_xml.precall_reprec_at", dict(npoints=0)),
+    ("_xml.precall_reprec_at", dict(out_pre=np.zeros((1, 1)))),
+    ("_xml.precall_reprec_at", dict(q=np.full(5, 1e300), total=np.ones(1))),
+    ("_xml.row_means", dict(out=np.zeros(0))),
+    ("_xml.gp_inex2008", dict(run_off=np.array([0, 99], i64))),
+    ("_xml.gp_inex2008", dict(size=np.zeros(0, i64))),
+    ("_xml.gp_inex2008", dict(run_doc=np.array([0, 0, 99, 0, 0], i64))),
+    ("_xml.gp_inex2008", dict(rel_off=np.array([0, 99], i64))),
+    ("_xml.gp_inex2008", dict(rel_doc=np.array([99], i64), rel_size=np.ones(1, i64), rel_off=np.array([0, 1], i64))),
+    ("_xml.gp_inex2008", dict(bep_off=np.array([0, 99], i64))),
+    ("_xml.gp_inex2008", dict(bep_pos=np.zeros(0, i64))),
+    ("_xml.gp_inex2008", dict(task=5)),
+    ("_xml.gp_inex2008", dict(out_warn=np.zeros(1, i64))),
+    ("_xml.gp_inex2008", dict(out_gp=np.zeros((0, 0)))),
+    ("_xml.row_means", dict(a=np.zeros((1, 0)))),
+]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in ENTRY_POINTS if n.startswith("_xml.")))
+def test_entry_point_valid_call(name):
+    _call(name, recorded(name))
+
+
+@pytest.mark.parametrize("name,changes", VIOLATIONS,
+                         ids=[f"{n}-{'-'.join(c)}-{i}" for i, (n, c) in enumerate(VIOLATIONS)])
+def test_entry_point_rejects(name, changes):
+    with pytest.raises(ValueError):
+        _call(name, _with(name, **changes))
