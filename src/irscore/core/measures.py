@@ -438,6 +438,10 @@ def _take_params(st: _Name) -> None:
         st.params = _canon_pairs(st.params, st.name, st.fam)
     elif ptype == "float_params":
         st.params = _canon_floats(st.params, st.name)
+        n = st.spec.n_params
+        if n is not None and len(st.params.split(",")) != n:   # utility(params=2) would fail in the kernel
+            raise st.error(f": {st.fam} takes {n} coefficients"
+                           f" (as a -m spec: {st.fam}.{','.join(_fmt_num(v) for v in st.spec.default)})")
     else:
         raise st.error(f": {st.base} takes no params")
 
@@ -552,8 +556,9 @@ def expand_spec(spec: str) -> List[Tuple[str, Measure]]:
     if f.ptype == "float_params":
         if has_params:
             canon = _canon_floats(params, spec)
-            if f.name == "utility" and len(params.split(",")) != 4:
-                raise ValueError(f"measure spec {spec!r}: utility takes 4 coefficients")
+            n = BY_NAME[f.name].n_params
+            if n is not None and len(params.split(",")) != n:
+                raise ValueError(f"measure spec {spec!r}: {f.name} takes {n} coefficients")
             return [(f"{f.name}_{params}", Measure(f.name, params=canon))]
         return [(f.name, Measure(f.name))]
     # pairs

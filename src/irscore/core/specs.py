@@ -50,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-__all__ = ["Spec", "Keyword", "KEYWORDS", "SPECS", "BY_NAME", "op_code", "XmlForm", "XML_FORMS",
+__all__ = ["Spec", "Keyword", "KEYWORDS", "SPECS", "BY_NAME", "op_code", "names_table", "XmlForm", "XML_FORMS",
            "DiversitySpec", "DIVERSITY"]
 
 
@@ -69,7 +69,7 @@ KEYWORDS: Dict[str, Keyword] = {k.name: k for k in [
     Keyword("rel", "int", "the evaluation's level", "INT, |rel| <= 2**62",
             "the relevance level of this measure (grades >= rel are relevant)"),
     Keyword("judged_only", "bool", "False", "True|False", "measure the ranking without its unjudged documents"),
-    Keyword("gain", "choice", "linear", "linear|exp", "gain of a grade g: g, or 2**g - 1"),
+    Keyword("gain", "choice", "linear", "linear|exp", "gain of a grade g: g, or 2^g - 1"),
     Keyword("discount", "choice", "log2", "log2|jarvelin", "discount of rank i: log2(i + 1), or Jarvelin's max(1, log2 i)"),
     Keyword("gains", "map", "{}", "{GRADE:GAIN,...}, grades and gains >= 0", "the gain of each listed grade"),
     Keyword("p", "float", "0.8 (RBP), 0.9 (rbp)", "FLOAT", "persistence: the chance of reading on"),
@@ -91,6 +91,7 @@ class Spec:
     doc: str
     ptype: str = "none"
     default: Tuple[float, ...] = ()
+    n_params: Optional[int] = None  # how many numbers a float_params string must hold (utility: 4)
     cutoff: str = "none"            # none | required | optional
     at_k: Optional[str] = None      # the family NAME@k reads as (map -> map_cut)
     irm: Optional[str] = None       # ir_measures-style name printed by str(Measure); None: the name
@@ -151,10 +152,10 @@ SPECS: Tuple[Spec, ...] = (
     Spec("infAP", "K_INFAP", "inferred AP (Yilmaz and Aslam) for sampled judgments", aliases=("InfAP",),
          empty="rel"),
     Spec("gm_bpref", "K_GM_BPREF", "geometric mean of bpref over the queries", agg="gm", per_query=False),
-    Spec("Rprec_mult", "K_RPREC_MULT", "precision after x * R documents", ptype="float_cuts",
+    Spec("Rprec_mult", "K_RPREC_MULT", "precision after x times R documents", ptype="float_cuts",
          default=(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), cutoff="required", empty="rel"),
     Spec("utility", "K_UTILITY", "set utility a rr + b (n - rr) + c (R - rr) + d (N + rr - n - R)",
-         ptype="float_params", default=(1.0, -1.0, 0.0, 0.0)),
+         ptype="float_params", default=(1.0, -1.0, 0.0, 0.0), n_params=4),
     Spec("11pt_avg", "K_11PT", "interpolated precision averaged over the recall points 0, 0.1, ..., 1",
          ptype="float_params", default=_R, empty="rel"),
     Spec("binG", "K_BING", "binary gain: relevant documents discounted by log2 of their rank, normalised"),
@@ -186,7 +187,7 @@ SPECS: Tuple[Spec, ...] = (
     Spec("num_nonrel_judged_ret", "K_NUM_NONREL_JUDGED_RET", "judged non-relevant documents retrieved",
          aliases=("NumNonRelJudgedRet",), agg="sum", integer=True),
     Spec("yaap", "K_YAAP", "yet another AP (Robertson's)"),
-    Spec("rbp", "K_RBP", "rank-biased precision: (1 - p) sum of gain(i) p**(i - 1)", ptype="pairs",
+    Spec("rbp", "K_RBP", "rank-biased precision: (1 - p) sum of gain(i) p^(i - 1)", ptype="pairs",
          aliases=("RBP",), keywords=("rel",) + _RBP_KEYS, level=False),
     Spec("rbp_resid", "K_RBP_RESID", "RBP's residual: what the unjudged documents could add", ptype="pairs",
          keywords=_RBP_KEYS, level=False),
@@ -204,7 +205,7 @@ SPECS: Tuple[Spec, ...] = (
     Spec("f1", "K_F1", "ranx's f1: 2 P R / (P + R) at k", cutoff="optional", ranx=("f1",), extension=True),
     _cuts("map_cut_min", "K_AP_MIN_K_R", "AP at k over min(k, R) (sentence-transformers' MAP@k)", irm="AP",
           extension=True),
-    Spec("rbp_grade", "K_RBP_GRADE", "ranx's RBP: (1 - p) sum of grade(i) p**(i - 1)", ptype="pairs",
+    Spec("rbp_grade", "K_RBP_GRADE", "ranx's RBP: (1 - p) sum of grade(i) p^(i - 1)", ptype="pairs",
          ranx=("rbp",), keywords=_ALL + ("p",), extension=True),
 )
 
@@ -222,6 +223,48 @@ def op_code(member: Optional[str]) -> int:
     from irscore._ranking import OpKind
 
     return int(getattr(OpKind, member))
+
+
+_CUTOFF_TEXT = {"none": "—", "required": "required", "optional": "optional"}
+_EMPTY_TEXT = {"rel": "0 (0/0, R = 0; batch: `empty=`)", "gain": "0 (0/0, ideal DCG 0; batch: `empty=`)",
+               None: "its definition"}
+
+
+def _names_cell(s: Spec) -> str:
+    from irscore.core.measures import Measure   # (measures reads this module: imported when the table is made)
+
+    point = {"long_cuts": (10.0, "@k"), "float_cuts": (0.5, "@x")}.get(s.ptype) if s.cutoff == "required" else None
+    canonical = str(Measure(s.name, cutoff=point[0] if point else None))
+    if point:
+        canonical = canonical.replace("@" + format(point[0], "g"), point[1])
+    bare = () if point else (s.irm or s.name,)      # a required cutoff: the name alone is not a measure
+    names = [f"`{n}`" for n in dict.fromkeys((canonical, *bare, *s.aliases))]
+    names += [f"ranx `{r}`" for r in s.ranx]
+    return ", ".join(names)
+
+
+def _cutoff_cell(s: Spec) -> str:
+    text = _CUTOFF_TEXT[s.cutoff]
+    if s.cutoff == "required" and s.default:
+        text += " (`-m`: " + ",".join(f"{v:g}" for v in s.default) + ")"
+    if s.at_k:
+        text = f"`@k`: `{s.at_k}`"
+    return text
+
+
+def names_table() -> str:
+    """The Markdown table of every declared measure (``docs/names.md`` holds it;
+    ``tests/classic/test_specs.py`` checks the two agree)."""
+    rows = ["| `-m` | ir_measures-style and other names | keywords | cutoff | no relevant document | "
+            "aggregate | batch | definition |",
+            "|---|---|---|---|---|---|---|---|"]
+    for s in SPECS:
+        if s.op is None:
+            continue
+        keys = ", ".join(f"`{k}`" for k in s.params)
+        rows.append(f"| `{s.name}` | {_names_cell(s)} | {keys} | {_cutoff_cell(s)} | {_EMPTY_TEXT[s.empty]} | "
+                    f"{s.agg} | {'yes' if s.batch else '—'} | {s.doc} |")
+    return "\n".join(rows) + "\n"
 
 
 # ------------------------------------------------------------------ other grammars
