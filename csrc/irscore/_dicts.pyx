@@ -20,7 +20,6 @@ size changed before it was reached or while it was read gives a clean
 ``RuntimeError``; never a read of
 freed memory or a write out of the preallocated columns).
 """
-cimport cython
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy
@@ -303,5 +302,3 @@ cdef void *_data(object arr) except? NULL:
     if arr.size == 0:
         return NULL
     return <void *> <size_t> arr.__array_interface__["data"][0]
-
-

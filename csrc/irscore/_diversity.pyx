@@ -213,7 +213,7 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
     which only a tiny alpha allows)."""
     cdef Py_ssize_t nq, q, i, ci
     cdef Py_ssize_t ncut = cutoffs.shape[0]
-    cdef int64_t nrows_all, nints_all, r0, nrows, M, Ma, lo, n, row, a, j, k, p, pend, depth, nrbp_depth
+    cdef int64_t nrows_all, r0, nrows, M, Ma, lo, n, row, a, j, k, p, pend, depth, nrbp_depth
     cdef int64_t maxM = 1, maxR = 1, bad = -1, bad_intent = -1, pairs, covered
     cdef double s, dcg, err, decay, nrbp, ideal_nrbp, norm, disc
     cdef int64_t kmax
@@ -423,4 +423,3 @@ def diversity(const int64_t[::1] offsets, const int64_t[::1] judged_off, const i
                          f"0..n_intents - 1")
     if bad >= 0:
         raise ValueError(f"row {judged_row[bad]} (judged entry {bad}) beyond its query's judged documents")
-

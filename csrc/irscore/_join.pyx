@@ -592,7 +592,8 @@ cdef class Join:
         self.levels_a = zeros2(ne, self.G, np.int64)
         self.exact_a = np.ones(ne, dtype=np.uint8)
         self.exact = self.exact_a
-        self.cnt, self.ndup, self.rel, self.sc, self.levels = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a, self.levels_a
+        self.cnt, self.ndup, self.rel, self.sc = self.cnt_a, self.ndup_a, self.rel_a, self.sc_a
+        self.levels = self.levels_a
         if total > 0:
             self.p_rel = &self.rel[0]
         if self.has_tag:

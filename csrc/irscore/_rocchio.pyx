@@ -246,7 +246,8 @@ def rocchio(const int32_t[::1] rel, const double[::1] scores, const int64_t[::1]
                         d = <double> (N - 2 * base[g] - nlev)
                         if d > 0.0:
                             err_max += <double> nlev * d
-                            err_ln_max += (lgamma(<double> (N - base[g] + 1)) - lgamma(<double> (N - base[g] - nlev + 1))
+                            err_ln_max += (lgamma(<double> (N - base[g] + 1))
+                                           - lgamma(<double> (N - base[g] - nlev + 1))
                                            - lgamma(<double> (base[g] + nlev + 1)) + lgamma(<double> (base[g] + 1)))
                 out[q, C_ERR] = err
                 out[q, C_ERR_LN] = err_ln

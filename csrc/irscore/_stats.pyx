@@ -184,7 +184,7 @@ cdef double mc_flip(const double *d, int64_t n, double obs, double tol, int64_t 
     """(count + 1) / (B + 1) over B random sign vectors; table: ceil(n/8) * 256 doubles.
     Sets ``*stop`` and returns early when a SIGINT is pending."""
     cdef int64_t nb = (n + 7) // 8
-    cdef int64_t blk, j, m, idx, it, w
+    cdef int64_t blk, j, m, idx, _it
     cdef double x, neg, s
     cdef double lim = fabs(obs) - tol
     cdef uint64_t word = 0
@@ -199,7 +199,7 @@ cdef double mc_flip(const double *d, int64_t n, double obs, double tol, int64_t 
             idx = 8 * blk + j
             x = d[idx] if idx < n else 0.0
             table[blk * 256 + m] = table[blk * 256 + (m & (m - 1))] + x
-    for it in range(B):
+    for _it in range(B):
         neg = 0.0
         avail = 0
         for blk in range(nb):

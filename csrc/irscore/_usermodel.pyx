@@ -84,7 +84,7 @@ def err(const int32_t[::1] rel, const int64_t[::1] offsets, const int64_t[:, ::1
     cdef Py_ssize_t nq = offsets.shape[0] - 1 if offsets.shape[0] > 0 else 0
     cdef Py_ssize_t G = levels.shape[1]
     cdef Py_ssize_t q, i, lo, hi, pos
-    cdef int64_t g, c, k
+    cdef int64_t g, c
     cdef double scale, r, decay, s, ideal
     check_lists(rel, offsets, levels, out_err.shape[0], cutoff)
     if out_nerr.shape[0] != nq:

@@ -2,10 +2,12 @@ from typing import Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import disjoint_base
 
 _Sorted = Tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int32], NDArray[np.uint64], NDArray[np.float64]]
 _Joined = Tuple[NDArray[np.int32], NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], int]
 
+@disjoint_base
 class GroupSort:
     nq: int
     n: int
@@ -33,6 +35,7 @@ def dedup_sorted(
     doc_buf: NDArray[np.uint8], keep_out: Optional[NDArray[np.bool_]] = ..., lo: int = ..., hi: int = ...,
 ) -> NDArray[np.bool_]: ...
 
+@disjoint_base
 class Join:
     ne: int
     def __init__(

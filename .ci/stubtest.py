@@ -1,0 +1,51 @@
+"""mypy's stubtest over every compiled module of the installed irscore package.
+
+Every extension module found beside irscore/__init__.py (irscore._<name>.so) must
+have a .pyi stub, and the stub must match what the module holds at run time; the
+entries of .ci/stubtest-allowlist.txt are the Cython artefacts stubs do not declare.
+Run from the repository root: python .ci/stubtest.py (CI's lint step, pre-commit).
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import pathlib
+import pkgutil
+import subprocess
+import sys
+
+import irscore
+
+ALLOWLIST = pathlib.Path(__file__).with_name("stubtest-allowlist.txt")
+
+
+def compiled_modules() -> dict[str, pathlib.Path]:
+    """name -> file of every extension module directly in the irscore package."""
+    found = {}
+    for info in pkgutil.iter_modules(irscore.__path__):
+        spec = importlib.util.find_spec("irscore." + info.name)
+        origin = spec.origin if spec is not None else None
+        if origin and origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+            found[info.name] = pathlib.Path(origin)
+    return dict(sorted(found.items()))
+
+
+def main() -> int:
+    modules = compiled_modules()
+    if not modules:
+        print("stubtest: no compiled module found in", irscore.__path__, file=sys.stderr)
+        return 2
+    names = list(modules)
+    stubs = [pathlib.Path(p) for p in irscore.__path__]
+    missing = [n for n in names if not any((d / (n + ".pyi")).is_file() for d in stubs)]
+    if missing:
+        print("stubtest: compiled modules without a .pyi stub:", ", ".join(missing), file=sys.stderr)
+        return 1
+    print(f"stubtest: {len(names)} compiled modules: {' '.join(names)}")
+    cmd = [sys.executable, "-m", "mypy.stubtest", "--concise", "--allowlist", str(ALLOWLIST),
+           *("irscore." + n for n in names)]
+    return subprocess.call(cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
