@@ -289,7 +289,7 @@ def bench_local(paths: Tuple[str, str]) -> Dict[str, Timing]:
     from irscore.core.frames import qrels_from_columns, run_from_columns
 
     qrels_pd, run_pd = load_pandas(paths[0]), load_pandas(paths[1])
-    out = {"evaluate(pandas frames)": timed(lambda: irscore.evaluate(qrels_pd, run_pd, MEASURES))}
+    out = {"evaluate(pandas frames)": timed(lambda q=qrels_pd, r=run_pd: irscore.evaluate(q, r, MEASURES))}
     show("single process, evaluate(pandas frames)", out["evaluate(pandas frames)"])
     del qrels_pd, run_pd
     qt, rt = pq.read_table(paths[0]), pq.read_table(paths[1])

@@ -243,14 +243,14 @@ def breakdown(qpath: Path, rpath: Path, names: List[str], repeat: int) -> Dict[s
         with open(rpath, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             mv = memoryview(mm)
             sp = _trec_io.SplitParser("run", str(rpath), mv, parts, release=True)
-            _parallel.run(lambda k, _: sp.count(k), spans)
+            _parallel.run(lambda k, _, sp=sp: sp.count(k), spans)
             t = stage(f"run: count pass ({parts} parts: lines, query ids)", t)
             sp.layout()
             t = stage("run: layout (query order, rows, allocation)", t)
-            _parallel.run(lambda k, _: sp.parse(k), spans)
+            _parallel.run(lambda k, _, sp=sp: sp.parse(k), spans)
             t = stage("run: tokenize + check + write at final rows", t)
             sp.close_gaps()
-            _parallel.run(lambda k, _: sp.shift_starts(k, parts), spans)
+            _parallel.run(lambda k, _, sp=sp: sp.shift_starts(k, parts), spans)
             parsed = sp.finish()
             t = stage("run: finish (close gaps between parts)", t)
             del sp

@@ -53,7 +53,7 @@ import numpy as np
 from irscore import _rocchio
 from irscore.core.deprecation import keyword_only, renamed
 from irscore.core.checks import check_level, check_ranked, parse_bool, parse_int
-from irscore.core.joined import TIES, Joined, ResultCache, judged_counts, ranked_lists, sort_arrays
+from irscore.core.joined import Joined, ResultCache, judged_counts, ranked_lists, sort_arrays
 from irscore.core.registry import ROCCHIO_MEASURES
 
 __all__ = ["MEASURES", "from_arrays", "from_ranked", "VARIANTS"]

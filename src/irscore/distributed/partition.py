@@ -31,7 +31,7 @@ import numpy as np
 from irscore.classic import evaluate as evaluate_local
 from irscore.classic import run_plan
 from irscore.core.aggregate import summarize
-from irscore.core.data import Qrels, Run
+from irscore.core.data import Qrels
 from irscore.core.frames import empty_run, qrels_from_columns, run_from_columns
 from irscore.core.measures import Measure, resolve
 from irscore.core.plan import Output, compile_plan

@@ -9,7 +9,7 @@ freed with the ``Axes``).  matplotlib is imported inside the functions.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
 import numpy as np
 
