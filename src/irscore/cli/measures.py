@@ -1,8 +1,10 @@
 """``irscore measures [--family NAME]``: the measure names and their parameters.
 
-The listing is built from the declarations of the core (``FAMILIES``,
-``MEASURE_SETS`` and ``ALIASES`` of `irscore.core.measures`, the
-registered families and their typed parameters of `irscore.core.registry`)
+The listing is built from the declarations of the core (each measure's
+`irscore.core.specs` entry: definition, cutoff rule, keywords; ``FAMILIES``,
+``MEASURE_SETS`` and ``ALIASES`` of `irscore.core.measures` derived from them; the
+registered families and their typed parameters of `irscore.core.registry`; the
+XML forms of ``irscore.core.specs.XML_FORMS``)
 and the judgment formats' own tables, never from a list written here; which
 keywords and cutoffs an ir_measures-style name takes is asked of the parser
 itself ([`parse_measure`][irscore.core.measures.parse_measure]), so the listing says what
@@ -16,6 +18,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from irscore.core.registry import Param
+from irscore.core.specs import BY_NAME
 
 HELP = "list the measure names and their parameters (trec_eval and ir_measures styles)"
 
@@ -109,8 +112,9 @@ def _trec_block(name: str) -> List[str]:
     if f.default:
         ptype += " (default " + ",".join(f"{v:g}" for v in f.default) + ")"
     outputs = [k for k, _ in expand_spec(name)]
-    aliases = sorted({a for a, fam in ALIASES.items() if fam == name}, key=str.lower)
-    lines = [f"{name}", f"    -m {name}" + (f", -m {name}.PARAMETERS: {ptype}" if f.ptype != "none" else ""),
+    aliases = sorted({a for a, fam in ALIASES.items() if fam == name}, key=lambda a: (a.lower(), a != name, a))
+    lines = [f"{name}", f"    {BY_NAME[name].doc}",
+             f"    -m {name}" + (f", -m {name}.PARAMETERS: {ptype}" if f.ptype != "none" else ""),
              f"    outputs: {' '.join(outputs)}"]
     if aliases:
         lines.append("    names: " + _names_line(name, aliases))
@@ -119,6 +123,30 @@ def _trec_block(name: str) -> List[str]:
     if notes:
         lines.append("    " + "; ".join(notes))
     return lines
+
+
+def _spec_details(name: str) -> List[str]:
+    """What ``--family`` adds to a family's block: its declaration in `irscore.core.specs`."""
+    from irscore.core.specs import BY_NAME, KEYWORDS
+
+    s = BY_NAME[name]
+    if s.op is None:
+        return []
+    empty = {"rel": "0 (0/0: no relevant document, R = 0)", "gain": "0 (0/0: the ideal DCG is 0)"}
+    cutoff = {"none": "none", "optional": "optional (@k)", "required": "required (@k; -m: one output per cutoff)"}
+    lines = [f"    cutoff: {cutoff[s.cutoff]}" + (f"; NAME@k is {s.at_k}" if s.at_k else ""),
+             "    a query without relevant documents: " + empty.get(s.empty or "", "as defined"),
+             f"    aggregate: {s.agg}; native op: {s.op}; batch path: " + (s.batch or "no"),
+             "    keywords:"]
+    lines += [f"      {k}={KEYWORDS[k].allowed} (default {KEYWORDS[k].default or 'none'}): {KEYWORDS[k].doc}"
+              for k in s.params]
+    return lines
+
+
+def _xml_block() -> List[str]:
+    from irscore.core.specs import XML_FORMS
+
+    return [f"    {' '.join(form.forms)}: {form.doc}" for form in XML_FORMS]
 
 
 def _param_text(p: Param) -> str:
@@ -199,7 +227,7 @@ def listing(family: Optional[str] = None) -> str:
     if family is not None:
         kind, key = _resolve_family(family)
         if kind == "trec":
-            block = _trec_block(key)
+            block = _trec_block(key) + _spec_details(key)
         elif kind == "external":
             block = _external_block(key)
         else:
@@ -216,5 +244,6 @@ def listing(family: Optional[str] = None) -> str:
     out += ["", "Registered families (ir_measures-style names only):"]
     for name in EXTERNAL:
         out += _external_block(name)
+    out += ["", "XML (INEX) measures (irscore xml -m; k a rank, x a recall level):"] + _xml_block()
     out += [""] + _judgment_formats()
     return "\n".join(out) + "\n"
