@@ -10,8 +10,16 @@ from hypothesis import strategies as st
 
 from irscore._ranking import OpKind
 from irscore.core import specs as S
-from irscore.core.measures import (ALIASES, CANONICAL_ALIAS, FAMILIES, K, batch_op, empty_kind, expand_spec,
-                                   parse_measure)
+from irscore.core.measures import (
+    ALIASES,
+    CANONICAL_ALIAS,
+    FAMILIES,
+    K,
+    batch_op,
+    empty_kind,
+    expand_spec,
+    parse_measure,
+)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 CLASSIC = [s for s in S.SPECS if s.op is not None]

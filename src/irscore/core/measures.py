@@ -31,13 +31,23 @@ from irscore.core.checks import MAX_LEVEL, parse_bool
 from irscore.core.names import atol as _atol
 from irscore.core.names import canon_floats as _canon_floats
 from irscore.core.names import canon_pairs as _canon_pairs
+from irscore.core.names import (
+    check_cutoff,
+    format_gain_map,
+    gain_map_pairs,
+    is_gain_map,
+    output_name,
+    parse_gain_map,
+    ranx_spelling,
+    reordered,
+    split_args,
+)
 from irscore.core.names import fmt_num as _fmt_num
-from irscore.core.names import (check_cutoff, format_gain_map, gain_map_pairs, is_gain_map, output_name,
-                                parse_gain_map, ranx_spelling, reordered, split_args)
 from irscore.core.names import number as _number
 from irscore.core.names import parse_pairs as _parse_pairs
 from irscore.core.registry import EXTERNAL
 from irscore.core.specs import BY_NAME, SPECS, Spec, op_code
+
 
 @dataclass(frozen=True)
 class Family:

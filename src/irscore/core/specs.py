@@ -231,7 +231,7 @@ _EMPTY_TEXT = {"rel": "0 (0/0, R = 0; batch: `empty=`)", "gain": "0 (0/0, ideal 
 
 
 def _names_cell(s: Spec) -> str:
-    from irscore.core.measures import Measure   # (measures reads this module: imported when the table is made)
+    from irscore.core.measures import Measure  # (measures reads this module: imported when the table is made)
 
     point = {"long_cuts": (10.0, "@k"), "float_cuts": (0.5, "@x")}.get(s.ptype) if s.cutoff == "required" else None
     canonical = str(Measure(s.name, cutoff=point[0] if point else None))

@@ -5,7 +5,6 @@ import re
 
 from irscore.core.specs import XML_FORMS
 
-
 # ---------------------------------------------------------------------------
 # measure names and the shared computation
 # ---------------------------------------------------------------------------
