@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run
     from irscore import usermodel as usermodel
     from irscore import webtrack as webtrack, xml as xml
     from irscore.classic import evaluate as evaluate
-    from irscore.compat.ir_measures import calc_aggregate as calc_aggregate, iter_calc as iter_calc
     from irscore.stats import meta as meta
     from irscore.stats.comparison import compare as compare
     from irscore.core.data import Qrels as Qrels, Run as Run
@@ -92,7 +91,6 @@ _EXPORTS: Dict[str, str] = {
     "plot": "irscore.plot",
     # drop-ins for pytrec_eval / ir_measures, GBDT eval metrics
     "compat": "irscore.compat", "integrations": "irscore.integrations",
-    "iter_calc": "irscore.compat.ir_measures", "calc_aggregate": "irscore.compat.ir_measures",
     # distributed engines (pyspark / dask optional, imported when called)
     "spark": "irscore.spark",
     "dask": "irscore.dask",

@@ -89,15 +89,23 @@ def test_against_ir_measures_default_providers(seed):
 
 def test_results_answer_object_and_string():
     qrels, run = random_case(3, 100)
-    res = irscore.calc_aggregate([nDCG @ 10, "AP", "P@5"], qrels, run)
+    res = compat.calc_aggregate([nDCG @ 10, "AP", "P@5"], qrels, run)
     assert res[nDCG @ 10] == res["nDCG@10"]
     assert res[AP] == res["AP"] and res[P @ 5] == res["P@5"]
     assert nDCG @ 10 in res and "nDCG@10" in res and "nDCG@20" not in res
     assert list(res) == [nDCG @ 10, AP, P @ 5]
     with pytest.raises(KeyError):
         res["nDCG@20"]
-    metrics = list(irscore.iter_calc([nDCG @ 10], qrels, run))
+    metrics = list(compat.iter_calc([nDCG @ 10], qrels, run))
     assert all(isinstance(m, ir_measures.Metric) and m.measure == nDCG @ 10 for m in metrics)
+
+
+def test_the_package_root_has_one_dialect():
+    """irscore.evaluate(qrels, run, measures) at the root; ir_measures' argument order
+    (measures first) only in irscore.compat.ir_measures."""
+    for name in ("calc_aggregate", "iter_calc", "calc"):
+        assert not hasattr(irscore, name) and name not in irscore.__all__ and name not in dir(irscore)
+        assert callable(getattr(compat, name))
 
 
 def test_input_types_give_the_same_values(tmp_path):
