@@ -29,12 +29,14 @@ where the paper is garbled are in docs/reliability_sensitivity.md; in short:
 
 Architecture
 ------------
-The package imports only `irscore.core` and the compiled kernel
-`irscore._organization`, never another family.  Layers (each imports
+The package imports only `irscore.core` and the compiled kernels
+`irscore._org_rs` (Reliability & Sensitivity), `irscore._org_bcubed` (extended
+BCubed) and `irscore._org_core` (their shared arrays type `Side` and scratch
+cache), never another family.  Layers (each imports
 only those above it):
 
 - ``model``     [`Organization`][irscore.organization.Organization], its checks, the result type [`RSResult`][irscore.organization.RSResult]
-- ``align``     gold/system topic alignment and the pair arrays of the kernel
+- ``align``     gold/system topic alignment and the pair arrays of the kernels
 - ``measures``  position weights, [`reliability_sensitivity`][irscore.organization.reliability_sensitivity],
                 [`filtering_rs`][irscore.organization.filtering_rs], [`bcubed`][irscore.organization.bcubed], [`extended_bcubed`][irscore.organization.extended_bcubed]
 - ``readers``   [`read_organization`][irscore.organization.read_organization] (TSV, JSON, clusters, labels)

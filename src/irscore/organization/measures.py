@@ -8,11 +8,19 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from irscore import _organization
+from irscore import _org_bcubed, _org_rs
+from irscore._org_core import Side
 from irscore.organization.align import aligned_topics, pair_arrays
 from irscore.organization.model import (
-    DEFAULT_TOPIC, DocId, Organization, OrganizationLike, RSResult, as_org, check_doc, check_label,
-    rs_result
+    DEFAULT_TOPIC,
+    DocId,
+    Organization,
+    OrganizationLike,
+    RSResult,
+    as_org,
+    check_doc,
+    check_label,
+    rs_result,
 )
 
 
@@ -129,14 +137,15 @@ def reliability_sensitivity(
     topics = aligned_topics(g, s)
     g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs = pair_arrays(g, s, topics)
     nt = len(topics)
-    k = _organization
     r_pr = np.zeros(nt)
     r_re = np.zeros(nt)
     s_pr = np.zeros(nt)
     s_re = np.zeros(nt)
     tail = foreign == "tail"
-    k.rs_side(s_ptr, s_doc, s_lev, s_cl, g_ptr, g_doc, g_lev, g_cl, n_docs, c, uniform, tail, r_pr, r_re)
-    k.rs_side(g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs, c, uniform, tail, s_pr, s_re)
+    gs = Side(g_ptr, g_doc, g_lev, g_cl)
+    ss = Side(s_ptr, s_doc, s_lev, s_cl)
+    _org_rs.rs_side(ss, gs, n_docs, r_pr, r_re, c=c, uniform=uniform, foreign_tail=tail)
+    _org_rs.rs_side(gs, ss, n_docs, s_pr, s_re, c=c, uniform=uniform, foreign_tail=tail)
     f_pr = _harmonic_arr(r_pr, s_pr)
     f_re = _harmonic_arr(r_re, s_re)
     return rs_result(
@@ -339,12 +348,13 @@ def bcubed(gold: Any, system: Any) -> RSResult:
     """
     topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
-    k = _organization
     pr = np.zeros(nt)
     P = np.zeros(nt)
     R = np.zeros(nt)
-    k.rs_side(s_ptr, s_doc, s_lev, s_cl, g_ptr, g_doc, g_lev, g_cl, n_docs, 1.0, True, True, pr, P)
-    k.rs_side(g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs, 1.0, True, True, pr, R)
+    gs = Side(g_ptr, g_doc, g_lev, g_cl)
+    ss = Side(s_ptr, s_doc, s_lev, s_cl)
+    _org_rs.rs_side(ss, gs, n_docs, pr, P, c=1.0, uniform=True, foreign_tail=True)
+    _org_rs.rs_side(gs, ss, n_docs, pr, R, c=1.0, uniform=True, foreign_tail=True)
     return rs_result(topics, {"precision": P, "recall": R, "F": _harmonic_arr(P, R)})
 
 
@@ -373,9 +383,10 @@ def extended_bcubed(gold: Any, system: Any) -> RSResult:
     """
     topics, (g_ptr, g_doc, g_lev, g_cl, s_ptr, s_doc, s_lev, s_cl, n_docs) = _clusterings(gold, system)
     nt = len(topics)
-    k = _organization
     P = np.zeros(nt)
     R = np.zeros(nt)
-    k.extended_bcubed_side(s_ptr, s_doc, s_cl, g_ptr, g_doc, g_cl, n_docs, P)
-    k.extended_bcubed_side(g_ptr, g_doc, g_cl, s_ptr, s_doc, s_cl, n_docs, R)
+    gs = Side(g_ptr, g_doc, g_lev, g_cl)
+    ss = Side(s_ptr, s_doc, s_lev, s_cl)
+    _org_bcubed.extended_bcubed_side(ss, gs, n_docs, P)
+    _org_bcubed.extended_bcubed_side(gs, ss, n_docs, R)
     return rs_result(topics, {"precision": P, "recall": R, "F": _harmonic_arr(P, R)})
