@@ -78,88 +78,134 @@ def to_irscore_name(measure: Any) -> Tuple[str, bool]:
     ir_measures' definition; ``ValueError`` when irscore has no equal measure."""
     if isinstance(measure, str):
         return measure, False
-    name = getattr(measure, "NAME", None)
-    if name is None or not hasattr(measure, "params"):
-        raise TypeError(f"measures must be ir_measures measure objects or str, got {measure!r}")
-    measure.validate_params()
-    p = lambda k: _param(measure, k)  # noqa: E731
-    judged_only = bool(p("judged_only")) if "judged_only" in measure.SUPPORTED_PARAMS else False
-    cut = p("cutoff")
-    rel = p("rel")
+    return _Translation(measure).name_and_judged_only()
 
-    def unsupported(why: str) -> ValueError:
-        return ValueError(f"measure {measure!r}: {why} (ir_measures' definition is not implemented by irscore)")
 
-    def as_named() -> Tuple[str, bool]:
+class _Translation:
+    """One ir_measures measure object read as an irscore name.  The ir_measures names
+    irscore declares (``irscore.core.specs``: ``P``, ``AP``, ``RR``, ``Rprec`` ...)
+    follow their declaration (cutoff rule, ``rel=``); `_RULES` holds the names whose
+    parameters need translating."""
+
+    def __init__(self, measure: Any) -> None:
+        name = getattr(measure, "NAME", None)
+        if name is None or not hasattr(measure, "params"):
+            raise TypeError(f"measures must be ir_measures measure objects or str, got {measure!r}")
+        measure.validate_params()
+        self.measure, self.name = measure, name
+        self.judged_only = bool(self.p("judged_only")) if "judged_only" in measure.SUPPORTED_PARAMS else False
+        self.cut = self.p("cutoff")
+        self.rel = self.p("rel")
+
+    def p(self, key: str) -> Any:
+        return _param(self.measure, key)
+
+    def unsupported(self, why: str) -> ValueError:
+        return ValueError(f"measure {self.measure!r}: {why} (ir_measures' definition is not implemented by irscore)")
+
+    def as_named(self) -> Tuple[str, bool]:
         """The ir_measures string, which irscore.evaluate reads as ir_measures
         defines it (per-measure judged_only included)."""
-        text = str(measure)
-        irscore.parse_measure(text)
+        from irscore.core.measures import parse_measure as parse
+
+        text = str(self.measure)
+        parse(text)
         return text, False
 
+    @staticmethod
     def at(base: str, args: Dict[str, Any], c: Any) -> str:
         a = ",".join(f"{k}={v}" for k, v in args.items() if v is not None)
         return base + (f"({a})" if a else "") + (f"@{c}" if c is not None else "")
 
-    def level() -> Dict[str, Any]:
+    def level(self) -> Dict[str, Any]:
+        rel = self.rel
         if rel is not None and (not isinstance(rel, int) or isinstance(rel, bool)):
-            raise unsupported("rel must be an int")
+            raise self.unsupported("rel must be an int")
         return {"rel": rel}
 
-    if name in ("P", "AP", "R", "Success"):
-        if cut is None and name != "AP":
-            raise unsupported("a cutoff is required")
-        return at(name, level(), cut), judged_only
-    if name == "RR":
-        return at("RR", level(), cut), judged_only
-    if name in _AS_NAMED:
-        return as_named()
-    if name == "ERR":
-        if cut is None:
-            raise unsupported("ERR without a cutoff")
-        return as_named()
-    if name in ("Rprec", "Bpref", "infAP", "SetAP", "SetR"):
-        return at(name, level(), None), judged_only
-    if name == "SetP":
-        return at("SetRelP" if p("relative") else "SetP", level(), None), judged_only
-    if name == "SetF":
-        beta = float(p("beta"))
-        return at("SetF", dict(level(), params=repr(beta)), None), judged_only
-    if name == "IPrec":
-        recall = p("recall")
-        if recall is None:
-            raise unsupported("a recall level is required")
-        return at("IPrec", level(), recall), judged_only
-    if name == "nDCG":
-        dcg = p("dcg")
-        gains = p("gains")
-        if gains is not None:
-            # trec_eval's gain map (ndcg.level=gain,...): unlisted grades gain
-            # their grade, as ir_measures maps them
-            if dcg != "log2" or not all(isinstance(k, int) for k in gains):
-                raise unsupported("gains= with dcg= or grades that are not integers")
-            if cut is not None:
-                return as_named()
-            pairs = ",".join(f"{int(k)}={float(v)!r}" for k, v in sorted(gains.items()))
-            return f"ndcg.{pairs}", judged_only
-        gain = {"log2": None, "exp-log2": "exp"}.get(dcg, "?")
-        if gain == "?":
-            raise unsupported(f"dcg={dcg!r}")
-        return at("nDCG", {"gain": gain}, cut), judged_only
-    if name == "NumRet":
-        return (at("NumRelRet", level(), None) if rel is not None else "NumRet"), False
-    if name == "NumRel":
-        return at("NumRel", level(), None), False
-    if name == "NumQ":
-        return "NumQ", False
-    if name == "RBP":
-        if cut is not None:
-            raise unsupported("RBP@k")
-        if rel is not None:
-            level()
-            return f"RBP(p={float(p('p'))!r},rel={rel})", False
-        return f"RBP(p={float(p('p'))!r})", False
-    raise unsupported(f"{name} is not an irscore measure")
+    def name_and_judged_only(self) -> Tuple[str, bool]:
+        rule = _RULES.get(self.name)
+        if rule is not None:
+            return rule(self)
+        if self.name in _AS_NAMED:
+            return self.as_named()
+        return self.declared()
+
+    def declared(self) -> Tuple[str, bool]:
+        """A name irscore declares, with ``rel=`` and the cutoff its declaration allows."""
+        from irscore.core.measures import ALIASES
+        from irscore.core.specs import BY_NAME
+
+        spec = BY_NAME.get(ALIASES.get(self.name, ""))
+        if spec is None or self.name not in _DECLARED:
+            raise self.unsupported(f"{self.name} is not an irscore measure")
+        if spec.cutoff == "required" and self.cut is None:
+            raise self.unsupported("a cutoff is required")
+        cut = self.cut if spec.cutoff != "none" or spec.at_k else None
+        return self.at(self.name, self.level(), cut), self.judged_only
+
+
+# ir_measures' names read through their irscore declaration (the same name, rel=, judged_only, @k)
+_DECLARED = ("P", "AP", "R", "Success", "RR", "Rprec", "Bpref", "infAP", "SetAP", "SetR")
+
+
+def _set_p(t: _Translation) -> Tuple[str, bool]:
+    return t.at("SetRelP" if t.p("relative") else "SetP", t.level(), None), t.judged_only
+
+
+def _set_f(t: _Translation) -> Tuple[str, bool]:
+    return t.at("SetF", dict(t.level(), params=repr(float(t.p("beta")))), None), t.judged_only
+
+
+def _iprec(t: _Translation) -> Tuple[str, bool]:
+    recall = t.p("recall")
+    if recall is None:
+        raise t.unsupported("a recall level is required")
+    return t.at("IPrec", t.level(), recall), t.judged_only
+
+
+def _ndcg(t: _Translation) -> Tuple[str, bool]:
+    dcg = t.p("dcg")
+    gains = t.p("gains")
+    if gains is not None:
+        # trec_eval's gain map (ndcg.level=gain,...): unlisted grades gain
+        # their grade, as ir_measures maps them
+        if dcg != "log2" or not all(isinstance(k, int) for k in gains):
+            raise t.unsupported("gains= with dcg= or grades that are not integers")
+        if t.cut is not None:
+            return t.as_named()
+        pairs = ",".join(f"{int(k)}={float(v)!r}" for k, v in sorted(gains.items()))
+        return f"ndcg.{pairs}", t.judged_only
+    gain = {"log2": None, "exp-log2": "exp"}.get(dcg, "?")
+    if gain == "?":
+        raise t.unsupported(f"dcg={dcg!r}")
+    return t.at("nDCG", {"gain": gain}, t.cut), t.judged_only
+
+
+def _num_ret(t: _Translation) -> Tuple[str, bool]:
+    return (t.at("NumRelRet", t.level(), None) if t.rel is not None else "NumRet"), False
+
+
+def _rbp(t: _Translation) -> Tuple[str, bool]:
+    if t.cut is not None:
+        raise t.unsupported("RBP@k")
+    if t.rel is not None:
+        t.level()
+        return f"RBP(p={float(t.p('p'))!r},rel={t.rel})", False
+    return f"RBP(p={float(t.p('p'))!r})", False
+
+
+def _err(t: _Translation) -> Tuple[str, bool]:
+    if t.cut is None:
+        raise t.unsupported("ERR without a cutoff")
+    return t.as_named()
+
+
+_RULES = {
+    "SetP": _set_p, "SetF": _set_f, "IPrec": _iprec, "nDCG": _ndcg, "NumRet": _num_ret, "RBP": _rbp, "ERR": _err,
+    "NumRel": lambda t: (t.at("NumRel", t.level(), None), False),
+    "NumQ": lambda t: ("NumQ", False),
+}
 
 
 def _is_sum(measure: Any) -> bool:
