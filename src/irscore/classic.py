@@ -16,7 +16,7 @@ from irscore.core.checks import MAX_CUTOFF
 from irscore.core.data import Qrels, Run, tie_mode
 from irscore.core.files import check_path, fields, read_text, text_lines
 from irscore.core.data import require_pandas
-from irscore.core.io import as_qrels, as_run
+from irscore.core.io import as_qrels, as_run, results_frame
 from irscore.core.joined import Joined, ResultCache, join
 from irscore.core.measures import Measure, expand_spec, resolve
 from irscore.core.plan import Output, compile_plan
@@ -235,11 +235,14 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
         warnings.warn(f"run: {ev.joined.n_duplicates} repeated (query, doc) entries; the best-ranked "
                       "one is kept (trec_eval 10 refuses such runs)", RuntimeWarning, stacklevel=2)
     if output != "dict":
-        return _frame(ev, per_query, tidy=output == "pandas-tidy")
+        require_pandas(f"evaluate(output={output!r})")
     if per_query:
         qids = ev.joined.query_ids
-        return {o.key: dict(zip(qids, map(float, ev.per_query(o)))) for o in ev.outputs}
-    return {o.key: ev.aggregate(o) for o in ev.outputs}
+        res = {o.key: dict(zip(qids, map(float, ev.per_query(o)))) for o in ev.outputs}
+    else:
+        res = {o.key: ev.aggregate(o) for o in ev.outputs}
+    # the frames: the dict results through the one DataFrame builder
+    return res if output == "dict" else results_frame(res, tidy=output == "pandas-tidy")
 
 
 def check_ties(ties: Any) -> None:
@@ -252,28 +255,6 @@ def check_ties(ties: Any) -> None:
 
 #: the forms of :func:`evaluate`'s results (``output=``)
 _OUTPUTS = ("dict", "pandas", "pandas-tidy")
-
-
-def _frame(ev: Evaluation, per_query: bool, tidy: bool) -> Any:
-    """The results of an evaluation as a DataFrame: wide (``query_id`` and one
-    column per measure) or tidy (``query_id, measure, value``)."""
-    pd = require_pandas(f"evaluate(output={'pandas-tidy' if tidy else 'pandas'!r})")
-
-    names = [o.key for o in ev.outputs]
-    if per_query:
-        qids = np.asarray(ev.joined.query_ids, dtype=object)
-        values = np.column_stack([ev.per_query(o) for o in ev.outputs]) if names else np.zeros((len(qids), 0))
-    else:
-        qids = np.asarray(["all"], dtype=object)
-        values = np.asarray([[ev.aggregate(o) for o in ev.outputs]], dtype=np.float64)
-    if tidy:
-        return pd.DataFrame({"query_id": np.repeat(qids, len(names)),
-                             "measure": np.tile(np.asarray(names, dtype=object), len(qids)),
-                             "value": values.ravel()})
-    frame = pd.DataFrame(values, columns=names)
-    frame.insert(0, "query_id", qids)
-    return frame
-
 
 
 # --- multiple judgment groups (trec_eval's -R qrels_jg) ----------------------------
