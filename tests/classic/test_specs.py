@@ -188,3 +188,16 @@ def test_a_parameter_string_holds_the_declared_count_of_numbers():
     with pytest.raises(ValueError, match="utility takes 4 coefficients"):
         parse_measure("utility.2,-1")
     assert str(parse_measure("utility.2,-1,0,0")) == "utility.2,-1,0,0"
+
+
+@pytest.mark.parametrize("spec", S.DIVERSITY, ids=lambda d: d.name)
+def test_diversity_names_are_read_from_their_declarations(spec):
+    from irscore.diversity.evaluation import MEASURES, parse
+
+    cut = "@20" if spec.cutoff == "required" else ""
+    for name in (spec.name, *spec.spellings):
+        base, k, params = parse(f"{name}({','.join(f'{p}=0.5' if p != 'rel' else 'rel=1' for p in spec.keywords)}){cut}")
+        assert base == spec.name and k == (20 if cut else None) and set(params) == set(spec.keywords)
+    assert MEASURES[spec.name][1] == (spec.cutoff == "required")
+    with pytest.raises(ValueError, match="is not one of " + ", ".join(spec.keywords) + "$"):
+        parse(f"{spec.name}(gamma=1){cut}")

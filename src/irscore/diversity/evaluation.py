@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Tuple, Sequence, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -11,18 +11,19 @@ from irscore.core import parallel as _parallel
 from irscore.core.checks import check_level
 from irscore.core.joined import Joined, ResultCache
 from irscore.core.registry import Param
+from irscore.core.specs import DIVERSITY
 from irscore.diversity.qrels import IntentTables, as_diversity_qrels
 
 __all__ = ["MEASURES", "evaluate", "parse", "compute_measure"]
 
-# name -> (kernel column within a cutoff's block, or -1 - whole-ranking column; cutoff needed)
-MEASURES: Dict[str, Tuple[int, bool]] = {
-    "alpha_DCG": (0, True), "alpha_nDCG": (1, True), "ERR_IA": (2, True), "nERR_IA": (3, True),
-    "P_IA": (4, True), "StRecall": (5, True), "NRBP": (-1, False), "nNRBP": (-2, False), "AP_IA": (-3, False),
-}
-ALIASES = {"α_DCG": "alpha_DCG", "α_nDCG": "alpha_nDCG", "MAP_IA": "AP_IA", "alpha-nDCG": "alpha_nDCG",
-           "alpha-DCG": "alpha_DCG", "ERR-IA": "ERR_IA", "nERR-IA": "nERR_IA", "P-IA": "P_IA",
-           "strec": "StRecall", "MAP-IA": "AP_IA"}
+# the kernel's column of each measure: within a cutoff's block, or -1 - the whole-ranking column
+_COLUMN = {"alpha_DCG": 0, "alpha_nDCG": 1, "ERR_IA": 2, "nERR_IA": 3, "P_IA": 4, "StRecall": 5,
+           "NRBP": -1, "nNRBP": -2, "AP_IA": -3}
+# name -> (kernel column, cutoff needed); names, spellings, cutoff rules and keywords are declared
+# in irscore.core.specs.DIVERSITY
+MEASURES: Dict[str, Tuple[int, bool]] = {d.name: (_COLUMN[d.name], d.cutoff == "required") for d in DIVERSITY}
+ALIASES = {spelling: d.name for d in DIVERSITY for spelling in d.spellings}
+_KEYWORDS = {d.name: d.keywords for d in DIVERSITY}
 _PER_CUTOFF = 6
 _PARAMS = {
     "alpha": Param("alpha", "float", 0.5, bounds=(-1e-300, 1.0 + 1e-12), doc="redundancy intolerance"),
@@ -47,7 +48,7 @@ def parse(name: str) -> Tuple[str, Optional[int], Dict[str, Any]]:
     if base not in MEASURES:
         raise ValueError(f"unknown diversity measure {name!r} (known: {', '.join(MEASURES)})")
     _, needs_cut = MEASURES[base]
-    allowed = ("alpha", "rel") + (("beta",) if base in ("NRBP", "nNRBP") else ())
+    allowed = _KEYWORDS[base]
     params: Dict[str, Any] = {}
     for part in (m.group("args") or "").split(","):
         if not part.strip():
