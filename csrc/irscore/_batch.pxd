@@ -1,19 +1,7 @@
 # Codes of irscore._batch.evaluate_rows, defined once here and exported to
-# Python (``irscore._batch.Op``, ``Ties``, ``Error``); irscore.batch reads them
-# from there.
-
-cpdef enum Op:
-    K_NDCG = 0        # nDCG@k (k < 0: whole ranking)
-    K_DCG = 1
-    K_AP = 2          # AP, AP@k
-    K_P = 3
-    K_R = 4
-    K_RR = 5          # RR, RR@k (k < 0: whole ranking)
-    K_RPREC = 6
-    K_SUCCESS = 7
-    K_NUM_RET = 8
-    K_NUM_REL = 9
-    K_NUM_REL_RET = 10
+# Python (``irscore._batch.Ties``, ``Error``); irscore.batch reads them from
+# there.  The op kinds are the measure library's (``_measurelib.pxd``,
+# ``irscore._batch.OpKind`` is ``irscore._measurelib.OpKind``).
 
 cpdef enum Ties:
     TIES_TREC = 0     # score descending, then column descending

@@ -7,19 +7,34 @@ list of *ops* for every query in one call; each op is one measure family with
 its relevance level, parameters (CSR ``par_off``/``params``) and the first
 output column it writes.  Every ``m_<name>`` function is the kernel of the
 trec_eval measure of that name and follows its source line by line, including
-its edge cases (documented in the README's Conventions).
+its edge cases (documented in the README's Conventions); the measures that the
+array kernel (``_batch``) computes too are the native measure library's
+(``_measurelib.pxd``), which both kernels call.
 """
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport log, log2, exp, lround, pow, NAN
+from libc.math cimport log, log2, lround, NAN
 
-import numpy as np
+import irscore._measurelib as _measurelib
 
-from irscore._common cimport (gain_of, disc_of, GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2,
-                             DISCOUNT_JARVELIN)
+from irscore._common cimport GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2, DISCOUNT_JARVELIN
+from irscore._measurelib cimport (
+    ml_rel_count, ml_first_rel, ml_dcg, ml_ideal_dcg, ml_ap, ml_p, ml_recall, ml_rel_p, ml_success,
+    ml_rprec, ml_rr, ml_ndcg,
+    K_NUM_Q, K_NUM_RET, K_NUM_REL, K_NUM_REL_RET, K_MAP, K_GM_MAP, K_RPREC, K_BPREF, K_RECIP_RANK,
+    K_IPREC, K_P, K_RECALL, K_INFAP, K_GM_BPREF, K_RPREC_MULT, K_UTILITY, K_11PT, K_BING, K_G, K_NDCG,
+    K_NDCG_REL, K_RNDCG, K_NDCG_CUT, K_MAP_CUT, K_REL_P, K_SUCCESS, K_SET_P, K_SET_REL_P, K_SET_RECALL,
+    K_SET_MAP, K_SET_F, K_NUM_NONREL_JUDGED_RET, K_RBP, K_RBP_RESID, K_UNJ, K_DCG, K_IDEAL_DCG, K_DCG_CUT,
+    K_JUDGED, K_YAAP, K_NDCG_GAINS_CUT, K_JUDGED_RATE, K_RBP_BIN, K_HITS, K_F1, K_AP_MIN_K_R, K_RBP_GRADE,
+    F_JUDGED_ONLY)
 
 cdef extern from "irs_common.h":
     int IRSCORE_BOUNDSCHECK
+
+#: the one op enum of the native measure library (``_measurelib.pxd``); ``irscore._batch.OpKind`` is
+#: the same object
+OpKind = _measurelib.OpKind
+OpFlag = _measurelib.OpFlag
 
 #: True when the kernels were built with bounds checks (IRSCORE_DEBUG=1)
 BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
@@ -28,7 +43,7 @@ BOUNDSCHECK = bool(IRSCORE_BOUNDSCHECK)
 GAIN_KINDS = {"linear": GAIN_LINEAR, "exp": GAIN_EXP}
 DISCOUNT_KINDS = {"log2": DISCOUNT_LOG2, "jarvelin": DISCOUNT_JARVELIN}
 
-# op kinds: the cpdef enum OpKind of _ranking.pxd
+# op kinds: the cpdef enum OpKind of _measurelib.pxd
 
 cdef double MIN_GEO_MEAN = 0.00001
 cdef double INFAP_EPSILON = 0.00001
@@ -73,16 +88,8 @@ cdef inline int64_t num_rel_levels(const Query *q) noexcept nogil:
     return 0
 
 
-cdef double m_map(const Query *q, int64_t level) noexcept nogil:
-    cdef int64_t i, so_far = 0
-    cdef double s = 0.0
-    for i in range(q.n):
-        if q.rel[i] >= level:
-            so_far += 1
-            s += <double> so_far / <double> (i + 1)
-    if so_far:
-        return s / <double> num_rel(q, level)
-    return 0.0
+cdef inline double m_map(const Query *q, int64_t level) noexcept nogil:
+    return ml_ap(q.rel, q.n, <double> level, num_rel(q, level), NULL, 0)
 
 
 cdef double m_yaap(const Query *q, int64_t level) noexcept nogil:
@@ -99,14 +106,7 @@ cdef double m_yaap(const Query *q, int64_t level) noexcept nogil:
 
 cdef double m_rprec(const Query *q, int64_t level) noexcept nogil:
     cdef int64_t R = num_rel(q, level)
-    cdef int64_t m = q.n if q.n < R else R
-    cdef int64_t i, so_far = 0
-    if m == 0:
-        return 0.0
-    for i in range(m):
-        if q.rel[i] >= level:
-            so_far += 1
-    return <double> so_far / <double> R
+    return ml_rprec(ml_rel_count(q.rel, q.n if q.n < R else R, <double> level, NULL, 0), R)
 
 
 cdef double m_bpref(const Query *q, int64_t level) noexcept nogil:
@@ -136,13 +136,10 @@ cdef double m_bpref(const Query *q, int64_t level) noexcept nogil:
 
 cdef double m_recip_rank(const Query *q, int64_t level, const double *par, int64_t np_) noexcept nogil:
     """recip_rank; with a parameter k (RR@k, MS MARCO's MRR@10), only the top k count."""
-    cdef int64_t i, m = q.n
+    cdef int64_t m = q.n
     if np_ >= 1 and par[0] < <double> m:
         m = <int64_t> par[0]
-    for i in range(m):
-        if q.rel[i] >= level:
-            return 1.0 / <double> (i + 1)
-    return 0.0
+    return ml_rr(ml_first_rel(q.rel, m, <double> level, NULL, 0))
 
 
 cdef void m_iprec(const Query *q, int64_t level, const double *cut, int64_t nc,
@@ -216,13 +213,13 @@ cdef void m_cut_counts(const Query *q, int64_t level, const double *cut, int64_t
 cdef inline void _cut_value(int kind, int64_t so_far, double apsum, int64_t k, int64_t R,
                             double *out) noexcept nogil:
     if kind == K_P or kind == K_UNJ or kind == K_JUDGED:
-        out[0] = <double> so_far / <double> k
+        out[0] = ml_p(so_far, k)
     elif kind == K_RECALL:
-        out[0] = <double> so_far / <double> R
+        out[0] = ml_recall(so_far, R)
     elif kind == K_REL_P:
-        out[0] = <double> so_far / <double> (R if k > R else k)
+        out[0] = ml_rel_p(so_far, k, R)
     elif kind == K_SUCCESS:
-        out[0] = 1.0 if so_far else 0.0
+        out[0] = ml_success(so_far)
     elif kind == K_MAP_CUT:
         out[0] = apsum / <double> R
 
@@ -554,26 +551,14 @@ cdef void m_dcg_cut(const Query *q, const double *par, int64_t np, double *out) 
     cdef int dk = <int> par[2]
     cdef const double *cut = par + 3
     cdef int64_t nc = np - 3
-    cdef int64_t i, c, k, g, cnt, rank
-    cdef double s, ideal
+    cdef int64_t c, k
+    cdef double s
     for c in range(nc):
         k = <int64_t> cut[c]
-        s = 0.0
-        for i in range(q.n if q.n < k else k):
-            if q.rel[i] > 0:
-                s += gain_of(<double> q.rel[i], gk) / disc_of(i + 1, dk)
+        s = ml_dcg(q.rel, q.n if q.n < k else k, gk, dk, NULL, 0, NULL, 0)
         if normalize:
-            ideal = 0.0
-            rank = 1
-            g = q.G - 1
-            while g > 0 and rank <= k:
-                cnt = q.lv[g]
-                while cnt > 0 and rank <= k:
-                    ideal += gain_of(<double> g, gk) / disc_of(rank, dk)
-                    rank += 1
-                    cnt -= 1
-                g -= 1
-            out[c] = s / ideal if ideal > 0.0 else 0.0
+            # every position exactly, as trec_eval (no closed form)
+            out[c] = ml_ndcg(s, ml_ideal_dcg(NULL, q.lv, q.G, k, gk, dk, NULL, 0, k))
         else:
             out[c] = s
 
@@ -741,7 +726,6 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
     cdef int kind
     cdef Query qq
     cdef const double *par
-    cdef double a, b, R, rr, nret
     cdef int64_t *cutoffs
     cdef Gain *gains
     cdef int32_t *jrel = NULL

@@ -3,23 +3,13 @@ from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import disjoint_base
+
+from irscore._measurelib import OpKind as OpKind
 
 BOUNDSCHECK: bool
 GAIN_KINDS: Dict[str, int]
 DISCOUNT_KINDS: Dict[str, int]
-
-class Op(enum.IntEnum):
-    K_NDCG = 0
-    K_DCG = 1
-    K_AP = 2
-    K_P = 3
-    K_R = 4
-    K_RR = 5
-    K_RPREC = 6
-    K_SUCCESS = 7
-    K_NUM_RET = 8
-    K_NUM_REL = 9
-    K_NUM_REL_RET = 10
 
 class Ties(enum.IntEnum):
     TIES_TREC = 0
@@ -57,12 +47,14 @@ def evaluate_rows(
     order_off: Optional[NDArray[np.int64]] = None, order: Optional[NDArray[np.int64]] = None,
 ) -> Tuple[int, int]: ...
 
+@disjoint_base
 class Kernel:
     def __init__(self, op_kind: NDArray[np.int32], op_k: NDArray[np.int64], op_thr: NDArray[np.float64],
                  op_gain: NDArray[np.int32], op_disc: NDArray[np.int32], tie_mode: int) -> None: ...
     def dense(self, scores: NDArray[np.float32] | NDArray[np.float64], labels: np.ndarray, default_thr: float,
               out: NDArray[np.float64]) -> Tuple[int, int, bool]: ...
 
+@disjoint_base
 class Dense:
     neg: bool
     def __init__(self, ki: Kernel, kf: Kernel, thr_i: float, thr_f: float, keys: Tuple[str, ...],

@@ -89,9 +89,20 @@ def test_single_string_measure_and_empty_rows():
 
 
 def _kernel_args(nq, nops=1):
-    return (np.zeros(nops, np.int32), np.full(nops, 5, np.int64), np.ones(nops), np.zeros(nops, np.int32),
+    return (np.full(nops, int(_batch.OpKind.K_NDCG), np.int32), np.full(nops, 5, np.int64), np.ones(nops), np.zeros(nops, np.int32),
             np.zeros(nops, np.int32), 0, 1.0, 0.0, 0, np.zeros(0, np.int64), np.zeros((0, 1), np.int64),
             np.zeros((nq, nops)))
+
+
+def test_kernel_refuses_op_kinds_it_does_not_compute():
+    """The batch kernel takes the one op enum's codes and refuses the kinds only the join-based kernel computes."""
+    s = np.zeros(6)
+    lab = np.zeros(6, np.int64)
+    args = list(_kernel_args(2))
+    for kind in (_batch.OpKind.K_NUM_Q, _batch.OpKind.K_BPREF, -1, 10**6):
+        args[0] = np.array([int(kind)], np.int32)
+        with pytest.raises(ValueError, match="op kind"):
+            _batch.evaluate_rows(s, lab, np.array([0, 3]), np.array([3, 3]), 0, 2, *args)
 
 
 def test_kernel_refuses_out_of_range_rows():

@@ -26,7 +26,7 @@ from irscore.core.measures import Measure
 
 __all__ = ["DeviceState", "evaluate"]
 
-_Op = _batch.Op
+_Op = _batch.OpKind
 _GAIN_EXP = _batch.GAIN_KINDS["exp"]
 _DISC_JARVELIN = _batch.DISCOUNT_KINDS["jarvelin"]
 _TABLES: Dict[Tuple[Any, int, int], Any] = {}
@@ -42,18 +42,18 @@ def _torch() -> Any:
 
 
 def _table(kind: str, width: int, dev: Any) -> Any:
-    """1 / discount of positions 0..width-1 (kind 'log2'/'jarvelin') or 1 / (i + 1) ('inv'),
-    computed with the C library's log2 as the kernel computes them."""
+    """The discount of positions 0..width-1 (kind 'log2'/'jarvelin') or the rank i + 1 ('rank'),
+    computed with the C library's log2 as the kernel computes them (the kernel divides by them)."""
     torch = _torch()
-    key = (str(dev), width, {"log2": 0, "jarvelin": 1, "inv": 2}[kind])
+    key = (str(dev), width, {"log2": 0, "jarvelin": 1, "rank": 2}[kind])
     t = _TABLES.get(key)
     if t is None:
-        if kind == "inv":
-            vals = [1.0 / float(i + 1) for i in range(width)]
+        if kind == "rank":
+            vals = [float(i + 1) for i in range(width)]
         elif kind == "log2":
-            vals = [1.0 / math.log2(float(i + 2)) for i in range(width)]
+            vals = [math.log2(float(i + 2)) for i in range(width)]
         else:
-            vals = [1.0 / math.log2(float(i + 1 if i + 1 > 2 else 2)) for i in range(width)]
+            vals = [math.log2(float(i + 1 if i + 1 > 2 else 2)) for i in range(width)]
         t = torch.tensor(vals, dtype=torch.float64, device=dev)
         if len(_TABLES) > 64:
             _TABLES.clear()
@@ -213,7 +213,7 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
         if width > _MAX_WIDTH:
             raise ValueError(f"device_path='torch': rows of at most {_MAX_WIDTH} positions")
         t = _table("jarvelin" if dk == _DISC_JARVELIN else "log2", width, dev)
-        contrib = gains(v, gk) * t[None, :]
+        contrib = gains(v, gk) / t[None, :]
         if 0 <= k < width:
             contrib = contrib[:, :k]
         return torch.cumsum(contrib, dim=1)[:, -1] if contrib.shape[1] else torch.zeros(
@@ -250,16 +250,16 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
                 ideal = torch.sort(torch.cat([ideal, ext], dim=1), dim=1, descending=True).values
             idcg = dcg(ideal, k, gk, dk)
             out[name] = torch.where(idcg > 0, s_ / torch.where(idcg > 0, idcg, torch.ones_like(idcg)), zero)
-        elif kind == _Op.K_AP:
+        elif kind == _Op.K_MAP:
             x = rl >= thr
             c = torch.cumsum(x.to(torch.int64), dim=1)
-            contrib = (x.to(torch.int64) * c).to(torch.float64) * _table("inv", max(width, 1), dev)[None, :width]
+            contrib = (x.to(torch.int64) * c).to(torch.float64) / _table("rank", max(width, 1), dev)[None, :width]
             if 0 <= k < width:
                 contrib = contrib[:, :k]
             s_ = torch.cumsum(contrib, dim=1)[:, -1] if contrib.shape[1] else zero
             R = total_rel(thr)
             out[name] = torch.where(R > 0, s_ / torch.where(R > 0, R, 1).to(torch.float64), zero)
-        elif kind in (_Op.K_P, _Op.K_R, _Op.K_SUCCESS):
+        elif kind in (_Op.K_P, _Op.K_RECALL, _Op.K_SUCCESS):
             c = top_count(thr, k)
             if kind == _Op.K_P:
                 out[name] = c.to(torch.float64) / float(k)
@@ -273,7 +273,7 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
             R = total_rel(thr)
             c = top_count(thr, R)
             out[name] = torch.where(R > 0, c.to(torch.float64) / torch.where(R > 0, R, 1).to(torch.float64), zero)
-        elif kind == _Op.K_RR:
+        elif kind == _Op.K_RECIP_RANK:
             x = rl >= thr
             if k > 0:
                 x = x & (col[None, :] < k)
@@ -325,7 +325,7 @@ def evaluate(scores: Any, labels: Any, measures: Sequence[Measure], keys: Sequen
 
 
 _PAD = -(1 << 63)          # the key of padding cells (float64 scores): below every candidate's
-_CUT_KINDS = {_Op.K_NDCG, _Op.K_DCG, _Op.K_AP, _Op.K_P, _Op.K_R, _Op.K_SUCCESS}
+_CUT_KINDS = {_Op.K_NDCG, _Op.K_DCG, _Op.K_MAP, _Op.K_P, _Op.K_RECALL, _Op.K_SUCCESS}
 
 
 def _top_width(plan: Any, m: int) -> int:
@@ -340,7 +340,7 @@ def _top_width(plan: Any, m: int) -> int:
             need = max(need, k)
         elif kind == _Op.K_RPREC:
             return m
-        elif kind == _Op.K_RR and k > 0:
+        elif kind == _Op.K_RECIP_RANK and k > 0:
             need = max(need, k)
     return min(m, max(need, 1))
 

@@ -19,13 +19,14 @@ from irscore.core.registry import EXTERNAL, family_values
 
 
 TIES = ("trec", "input", "average")
-# tie modes, op kinds and error codes of irscore._batch.evaluate_rows: the
-# kernel's own (cpdef enums of csrc/irscore/_batch.pxd)
+# tie modes and error codes of irscore._batch.evaluate_rows: the kernel's own
+# (cpdef enums of csrc/irscore/_batch.pxd); op kinds: the one op enum of the
+# native measure library (csrc/irscore/_measurelib.pxd), shared with _ranking
 TIE_CODES = _TIE_CODE = {"trec": int(_batch.Ties.TIES_TREC), "input": int(_batch.Ties.TIES_INPUT),
              "average": int(_batch.Ties.TIES_AVERAGE)}
-_Op = _batch.Op
+_Op = _batch.OpKind
 _NDCG, _DCG, _AP, _P, _R, _RR, _RPREC, _SUCCESS, _NUM_RET, _NUM_REL, _NUM_REL_RET = (
-    _Op.K_NDCG, _Op.K_DCG, _Op.K_AP, _Op.K_P, _Op.K_R, _Op.K_RR, _Op.K_RPREC, _Op.K_SUCCESS,
+    _Op.K_NDCG, _Op.K_DCG, _Op.K_MAP, _Op.K_P, _Op.K_RECALL, _Op.K_RECIP_RANK, _Op.K_RPREC, _Op.K_SUCCESS,
     _Op.K_NUM_RET, _Op.K_NUM_REL, _Op.K_NUM_REL_RET)
 _USES_R = {_AP, _R, _RPREC, _NUM_REL}
 
