@@ -46,7 +46,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from irscore import _crp
-from irscore.core.deprecation import keyword_only, renamed, warn_deprecated
 from irscore.core.checks import check_level, check_ranked, parse_int
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join, judged_counts, ranked_lists, sort_arrays
@@ -394,16 +393,11 @@ _ARRAYS_DOC = """
 """
 
 
-def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = None,
+def from_arrays(scores: Any, labels: Any, *, offsets: Optional[Any] = None,
                 n_relevant: Optional[Any] = None, relevance_level: int = 1, pad_to: Optional[int] = None,
-                variant: str = "default", ties: str = "trec", pool: Optional[Any] = None,
-                curves: bool = False) -> Dict[str, np.ndarray]:
+                variant: str = "default", ties: str = "trec") -> Dict[str, np.ndarray]:
     """CRP scalars from scores and grades of candidate documents (no TREC files).
-    {params}    pool : array_like, optional
-        Deprecated spelling of ``n_relevant``.
-    curves : bool, default False
-        Deprecated: use `curves_from_arrays`.
-
+    {params}
     Returns
     -------
     dict of str to ndarray
@@ -414,12 +408,6 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
     ValueError, TypeError
         Malformed arrays or a bad option.
     """
-    offsets = keyword_only(args, ["offsets"], {"offsets": offsets}, "crp.from_arrays")["offsets"]
-    n_relevant = renamed(pool, n_relevant, "crp.from_arrays(pool=)", "n_relevant=")
-    if curves:
-        warn_deprecated("crp.from_arrays(curves=True)", "crp.curves_from_arrays()")
-        return curves_from_arrays(scores, labels, offsets=offsets, n_relevant=n_relevant,  # type: ignore[return-value]
-                                  relevance_level=relevance_level, pad_to=pad_to, variant=variant, ties=ties)
     rel, _, off, _ = sort_arrays(scores, labels, offsets, ties)
     levels = judged_counts(rel, off, n_relevant)
     return from_ranked(rel, off, levels, relevance_level=relevance_level, pad_to=pad_to, variant=variant,

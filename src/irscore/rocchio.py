@@ -51,7 +51,6 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _rocchio
-from irscore.core.deprecation import keyword_only, renamed
 from irscore.core.checks import check_level, check_ranked, parse_bool, parse_int
 from irscore.core.joined import Joined, ResultCache, judged_counts, ranked_lists, sort_arrays
 from irscore.core.registry import ROCCHIO_MEASURES
@@ -173,10 +172,9 @@ def from_ranked(rel: np.ndarray, scores: np.ndarray, offsets: np.ndarray, levels
     return {name: out[:, i].copy() for i, name in enumerate(names)}
 
 
-def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = None,
+def from_arrays(scores: Any, labels: Any, *, offsets: Optional[Any] = None,
                 N: Optional[IntArrayLike] = None, n_relevant: Optional[Any] = None, relevance_level: int = 1,
-                graded: bool = False, variant: str = "default", ties: str = "trec",
-                pool: Optional[Any] = None) -> Dict[str, np.ndarray]:
+                graded: bool = False, variant: str = "default", ties: str = "trec") -> Dict[str, np.ndarray]:
     """Rocchio's indices from scores and grades of candidate documents.
 
     Parameters
@@ -205,8 +203,6 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
         ``smart1966``: Rnorm's denominator n0 (N - n0 + 1) of the SMART printouts.
     ties : {"trec", "input"}
         Only orders equal scores; the indices give them average ranks either way.
-    pool : array_like, optional
-        Deprecated spelling of ``n_relevant``.
 
     Returns
     -------
@@ -219,8 +215,6 @@ def from_arrays(scores: Any, labels: Any, *args: Any, offsets: Optional[Any] = N
         Malformed arrays, a bad option, or ``N`` smaller than a query's known
         documents.
     """
-    offsets = keyword_only(args, ["offsets"], {"offsets": offsets}, "rocchio.from_arrays")["offsets"]
-    n_relevant = renamed(pool, n_relevant, "rocchio.from_arrays(pool=)", "n_relevant=")
     rel, s, off, counts = sort_arrays(scores, labels, offsets, ties)
     levels = judged_counts(rel, off, n_relevant)
     n_docs = counts if N is None else N

@@ -212,7 +212,7 @@ def test_compat_inex2008_equals_inex_eval(task, tmp_path):
             warnings.simplefilter("ignore")
             q = X.read_passage_qrels(tmp_path / "qrels", compat="inex2008")
             r = X.read_fol_run(tmp_path / "run", q, compat="inex2008")
-            opts = {} if task == "f" else {"beta_ric": beta, "bep_distance": n}
+            opts = {} if task == "f" else {"ric_beta": beta, "bep_distance": n}
             pq = X.evaluate(q, r, list(names.values()), per_query=True, complete=complete, compat="inex2008", **opts)
             means = X.evaluate(q, r, list(names.values()), complete=complete, compat="inex2008", **opts)
         topics = sorted(t for t in tool if t != "all")

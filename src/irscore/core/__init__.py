@@ -29,7 +29,6 @@ Modules of the core (each imports only the core and the compiled kernels):
                 (ranked lists from score/label arrays), `ranked_lists`,
                 `ResultCache`
 - ``checks``    shared checks of parameter values and ranked lists
-- ``deprecation``  old spellings kept for one release (warn once)
 - ``parallel``  the thread pool and the ``n_jobs`` rule
 - ``report``    trec_eval's output line format
 

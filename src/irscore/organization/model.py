@@ -9,7 +9,6 @@ import numpy as np
 
 from irscore import _trec_io
 from irscore.core.aggregate import running_mean
-from irscore.core.deprecation import warn_deprecated
 
 
 DocId = Union[str, int]
@@ -40,8 +39,7 @@ class RSResult(Dict[str, float]):
     """Mean value of each measure over the topics (a ``dict`` name -> float).
 
     ``per_query`` maps each topic to its own ``{name: value}``; measure names are
-    also readable as attributes (``result.R_priority``).  ``per_topic`` is the
-    deprecated spelling of ``per_query``.
+    also readable as attributes (``result.R_priority``).
 
     Parameters
     ----------
@@ -61,12 +59,6 @@ class RSResult(Dict[str, float]):
     def __init__(self, means: Mapping[str, float], per_query: Dict[str, Dict[str, float]]) -> None:
         super().__init__(means)
         self.per_query = per_query
-
-    @property
-    def per_topic(self) -> Dict[str, Dict[str, float]]:
-        """Deprecated spelling of `per_query`."""
-        warn_deprecated("RSResult.per_topic", "RSResult.per_query")
-        return self.per_query
 
     def __getattr__(self, name: str) -> float:
         try:

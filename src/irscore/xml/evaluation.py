@@ -5,7 +5,6 @@ from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Union, overl
 
 
 from irscore.core.aggregate import running_mean
-from irscore.core.deprecation import warn_deprecated
 from irscore.xml import inex2008
 from irscore.xml.context import EvalContext
 from irscore.xml.focused import compute_focused
@@ -59,7 +58,7 @@ def evaluate(
     precall_points: Optional[int] = None,
     ties: Optional[bool] = None,
     compat: Optional[str] = None,
-    **deprecated: Any,
+    **unknown: Any,
 ) -> Union[Dict[str, float], Dict[str, Dict[str, float]]]:
     """Compute many XML measures in one pass.
 
@@ -127,18 +126,7 @@ def evaluate(
     TypeError
         ``qrels``/``run`` of the wrong type, an unknown option, or an option of
         a family none of ``measures`` belongs to.
-
-    Notes
-    -----
-    ``beta`` (now ``hix_beta``) and ``beta_ric`` (now ``ric_beta``) are
-    deprecated spellings, accepted for one release.
     """
-    if "beta" in deprecated:
-        warn_deprecated("xml.evaluate(beta=)", "hix_beta=")
-        hix_beta = deprecated.pop("beta")
-    if "beta_ric" in deprecated:
-        warn_deprecated("xml.evaluate(beta_ric=)", "ric_beta=")
-        ric_beta = deprecated.pop("beta_ric")
     if isinstance(measures, str):
         measures = [measures]
     names = list(measures) if measures is not None else list(DEFAULT_MEASURES)
@@ -146,7 +134,7 @@ def evaluate(
                  eprum_points=eprum_points, collection_size=collection_size, precall_points=precall_points,
                  ties=ties)
     options: Dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-    options.update(deprecated)          # unknown names: reported as unexpected options below
+    options.update(unknown)          # reported as unexpected options below
     if inex2008.check_compat(compat) == "inex2008":
         extra = options.keys() - {"ric_beta", "bep_distance"}
         if extra:

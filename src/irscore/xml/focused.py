@@ -7,7 +7,6 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from irscore import _xml
-from irscore.core.deprecation import warn_deprecated
 from irscore.xml.align import align_run, run_pass
 from irscore.xml.context import EvalContext
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
@@ -109,7 +108,7 @@ def xcg(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 10, 25, 50
 
 def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10, 25, 50), alpha: float = 1.0,
             trel: Union[str, Mapping[str, float]] = "highlighted", hix_beta: float = 1.0,
-            complete: bool = False, beta: Optional[float] = None) -> Dict[str, Dict[str, float]]:
+            complete: bool = False) -> Dict[str, Dict[str, float]]:
     """HiXEval P@k, R@k and F@k per topic (``hixP@k``, ``hixR@k``, ``hixF@k``).
 
     rval(i) = rsize if overlap 0; (1 - alpha) rsize if 1; else
@@ -126,8 +125,7 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     assessments) or a mapping topic -> Trel.  With element-only assessments
     (INEX 2005-06) rsize(e_i) = spe * size of the assessed element equal to
     e_i (0 for other spans).
-    F is the F-beta of P and R (``hix_beta=1``: harmonic mean; ``beta`` is
-    its deprecated spelling).
+    F is the F-beta of P and R (``hix_beta=1``: harmonic mean).
 
     Parameters
     ----------
@@ -146,8 +144,6 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
         The beta of the F-beta ``hixF@k``.
     complete : bool, default False
         Count every topic/query of the assessments; one without results scores 0.
-    beta : float, optional
-        Deprecated spelling (see the parameter it renames).
 
     Returns
     -------
@@ -159,9 +155,6 @@ def hixeval(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (1, 5, 10,
     ValueError, TypeError
         Bad inputs or options.
     """
-    if beta is not None:
-        warn_deprecated("hixeval(beta=)", "hix_beta=")
-        hix_beta = beta
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=alpha, quantisation="auto",
                    ideal_overlap="ancestor", normalise=False, complete=complete, use_elements=False)
     names = [f"hix{x}@{k}" for k in cutoffs for x in "PRF"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Optional, Sequence, Union
 
-from irscore.core.deprecation import warn_deprecated
 from irscore.xml.context import EvalContext
 from irscore.xml.inex_values import Navigation, compute_extra
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun
@@ -110,13 +109,13 @@ def inex_eval_ng(qrels: XmlQrels, run: XmlRun, *, cutoffs: Sequence[int] = (5, 1
 
 
 def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cutoffs: Sequence[int] = (5, 10, 25, 50),
-                          ric_beta: float = 0.25, bep_distance: int = 500, complete: bool = False,
-                          beta: Optional[float] = None) -> Dict[str, Dict[str, float]]:
+                          ric_beta: float = 0.25, bep_distance: int = 500,
+                          complete: bool = False) -> Dict[str, Dict[str, float]]:
     """Relevant-in-Context / Best-in-Context (INEX 2007+): ``gP_<task>@k`` and
     ``MAgP_<task>`` (per topic: AgP).
 
     Articles are ranked by their first result.  RiC: an article scores the
-    F-beta (``ric_beta=0.25``; ``beta`` is its deprecated spelling) of the character precision and recall of all its
+    F-beta (``ric_beta=0.25``) of the character precision and recall of all its
     retrieved text.  BiC: the entry point is the start of the article's first
     result; score = 1 - |x - bep| / n if closer than n = ``bep_distance``
     characters to the best entry point, else 0.  gP[r] = mean score of the
@@ -139,8 +138,6 @@ def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cu
         Best-in-Context distance n in characters.
     complete : bool, default False
         Count every topic/query of the assessments; one without results scores 0.
-    beta : float, optional
-        Deprecated spelling (see the parameter it renames).
 
     Returns
     -------
@@ -152,9 +149,6 @@ def generalized_precision(qrels: XmlQrels, run: XmlRun, *, task: str = "RiC", cu
     ValueError, TypeError
         Bad inputs or options.
     """
-    if beta is not None:
-        warn_deprecated("generalized_precision(beta=)", "ric_beta=")
-        ric_beta = beta
     if task not in ("RiC", "BiC"):
         raise ValueError(f"task must be 'RiC' or 'BiC', got {task!r}")
     ctx = EvalContext(qrels, run, alpha=1.0, hix_alpha=1.0, quantisation="auto", ideal_overlap="ancestor",

@@ -9,7 +9,6 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 import numpy as np
 
 from irscore import _xml
-from irscore.core.deprecation import warn_deprecated
 
 
 Span = Tuple[str, int, int]
@@ -201,20 +200,12 @@ class XmlRun:
     def __post_init__(self) -> None:
         self.topic_index: Dict[str, int] = {t: i for i, t in enumerate(self.topics)}
 
-    @property
-    def runid(self) -> str:
-        """Deprecated spelling of `run_id`."""
-        warn_deprecated("XmlRun.runid", "XmlRun.run_id")
-        return self.run_id
-
     @classmethod
     def from_spans(
         cls,
         spans: Mapping[str, Sequence[Span]],
         run_id: str = "run",
         allow_overlap: bool = True,
-        *,
-        runid: Optional[str] = None,
     ) -> "XmlRun":
         """``{topic: [(doc, start, end), ...]}`` in rank order (first = rank 1).
 
@@ -223,7 +214,7 @@ class XmlRun:
         spans : mapping
             Topic -> ranked spans ``(doc, start, end)`` (half-open character offsets).
         run_id : str, default "run"
-            The run's name (``runid`` is its deprecated spelling).
+            The run's name.
         allow_overlap : bool, default True
             False declares the run non-overlapping: overlapping spans of a
             topic are then an error.
@@ -237,9 +228,6 @@ class XmlRun:
         TypeError, ValueError
             A malformed span, or overlapping spans when ``allow_overlap=False``.
         """
-        if runid is not None:
-            warn_deprecated("XmlRun.from_spans(runid=)", "run_id=")
-            run_id = runid
         di = DocIndex()
         topics, counts, docs, starts, ends = [], [], [], [], []
         for topic, lst in spans.items():
