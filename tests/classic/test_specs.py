@@ -201,3 +201,13 @@ def test_diversity_names_are_read_from_their_declarations(spec):
     assert MEASURES[spec.name][1] == (spec.cutoff == "required")
     with pytest.raises(ValueError, match="is not one of " + ", ".join(spec.keywords) + "$"):
         parse(f"{spec.name}(gamma=1){cut}")
+
+
+@pytest.mark.parametrize("name,op", [
+    ("nDCG(gains={2:3})@10", "K_NDCG_GAINS_CUT"), ("nDCG@10", "K_NDCG_CUT"), ("RBP(rel=2)", "K_RBP_BIN"),
+    ("RBP", "K_RBP"), ("rbp_resid", "K_RBP_RESID"), ("AP(denominator=min_k_R)@5", "K_AP_MIN_K_R"),
+])
+def test_the_kernel_op_is_the_declared_one(name, op):
+    from irscore.core.plan import op_kind
+
+    assert op_kind(parse_measure(name)) == int(getattr(OpKind, op))

@@ -8,10 +8,11 @@ import re
 from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
 
-from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpFlag, OpKind
+from irscore._ranking import DISCOUNT_KINDS, GAIN_KINDS, OpFlag
 from irscore.core.checks import MAX_LEVEL
 from irscore.core.measures import EXT_PSEUDO, FAMILIES, Family, Measure
 from irscore.core.names import parse_pairs as _parse_pairs
+from irscore.core.specs import BY_NAME, op_code
 
 __all__ = ["Output", "Plan", "op_params", "op_kind", "compile_plan"]
 
@@ -79,11 +80,12 @@ def op_params(m: Measure, num_docs_in_coll: float) -> Tuple[List[float], int]:
 
 def op_kind(m: Measure) -> int:
     """The kernel op kind of one single-valued measure of a trec_eval family."""
+    spec = BY_NAME[m.family]
     kind = FAMILIES[m.family].kind
-    if m.family == "ndcg_cut" and m.params:
-        kind = int(OpKind.K_NDCG_GAINS_CUT)
-    elif m.family == "rbp" and m.rel is not None:
-        kind = int(OpKind.K_RBP_BIN)
+    if m.params and spec.op_params is not None:     # nDCG(gains={...})@k
+        kind = op_code(spec.op_params)
+    elif m.rel is not None and spec.op_rel is not None:     # RBP(rel=2): binary
+        kind = op_code(spec.op_rel)
     if m.judged_only:
         kind |= int(OpFlag.F_JUDGED_ONLY)
     return kind

@@ -24,9 +24,10 @@ extensions of them):
   ``num_rel`` or ``none``), and how it is printed (``integer``, ``per_query``,
   ``summary``);
 - which **native operation** computes it: ``op``, the NAME of the member of
-  the kernel's op enum (``K_NDCG_CUT``; looked up in one place, `op_code`),
-  and ``batch``, the NAME of the batch kernel's op when the batch path
-  computes it (None otherwise);
+  the kernel's op enum (``K_NDCG_CUT``; looked up in one place, `op_code`;
+  ``op_params``/``op_rel`` when a parameter string or ``rel=`` selects another
+  op), and ``batch``, the NAME of the op the batch kernel computes it with
+  (None when the batch path does not);
 - its one-line **definition** (``doc``) for ``irscore measures`` and the docs.
 
 Derived from this table: `irscore.core.measures` (``K``, ``FAMILIES``,
@@ -89,6 +90,8 @@ class Spec:
     name: str
     op: Optional[str]               # the kernel's op enum member, None for runid/relstring
     doc: str
+    op_params: Optional[str] = None  # the op of the measure with a parameter string (nDCG(gains=...)@k)
+    op_rel: Optional[str] = None    # the op of the measure with rel= (binary RBP)
     ptype: str = "none"
     default: Tuple[float, ...] = ()
     n_params: Optional[int] = None  # how many numbers a float_params string must hold (utility: 4)
@@ -171,7 +174,7 @@ SPECS: Tuple[Spec, ...] = (
          level=False, empty="gain"),
     Spec("Rndcg", "K_RNDCG", "nDCG at R", ptype="pairs", empty="gain"),
     _cuts("ndcg_cut", "K_NDCG_CUT", "nDCG at k", irm="nDCG", keywords=_NOREL, level=False, empty="gain",
-          batch="K_NDCG"),
+          op_params="K_NDCG_GAINS_CUT", batch="K_NDCG"),
     _cuts("map_cut", "K_MAP_CUT", "AP at k: the precisions at the relevant documents of the top k, over R", irm="AP",
           empty="rel", batch="K_MAP"),
     _cuts("relative_P", "K_REL_P", "relevant documents in the top k, over min(R, k)", empty="rel"),
@@ -188,7 +191,7 @@ SPECS: Tuple[Spec, ...] = (
          aliases=("NumNonRelJudgedRet",), agg="sum", integer=True),
     Spec("yaap", "K_YAAP", "yet another AP (Robertson's)"),
     Spec("rbp", "K_RBP", "rank-biased precision: (1 - p) sum of gain(i) p^(i - 1)", ptype="pairs",
-         aliases=("RBP",), keywords=("rel",) + _RBP_KEYS, level=False),
+         aliases=("RBP",), keywords=("rel",) + _RBP_KEYS, level=False, op_rel="K_RBP_BIN"),
     Spec("rbp_resid", "K_RBP_RESID", "RBP's residual: what the unjudged documents could add", ptype="pairs",
          keywords=_RBP_KEYS, level=False),
     _cuts("unj", "K_UNJ", "share of the top k without a judgment", default=(5.0, 10.0, 20.0), keywords=_NOREL,
