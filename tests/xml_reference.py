@@ -12,7 +12,7 @@ import numpy as np
 from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
 from irscore.xml.model import EMPTY_F, I64, Span
-from irscore import _xml
+from irscore import _xml_xcg
 import math
 from irscore.xml.align import Aligned
 from irscore.xml.inex2008 import (_FAMILIES, UNKNOWN_SIZE, UNKNOWN_START, _focused, _seq_mean, _warn)
@@ -538,7 +538,7 @@ def epgr_values(ctx: EvalContext, names: Sequence[str]) -> Dict[str, Dict[str, f
             ep = np.zeros(len(g))
             gr = np.zeros(len(g))
             if len(g):
-                _xml.ep_gr_curve(np.ascontiguousarray(g), np.ascontiguousarray(isl), ep, gr)
+                _xml_xcg.ep_gr_curve(np.ascontiguousarray(g), np.ascontiguousarray(isl), ep, gr)
             r = min(k, len(g))
             if r == 0:
                 continue

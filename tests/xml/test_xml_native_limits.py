@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from irscore import _xml
+from irscore import _xml_focused, _xml_gp, _xml_xcg
 from irscore import xml as X
 
 import xml_reference as ref
@@ -28,10 +28,10 @@ def test_ng_cutoff_near_the_top_of_int64_is_the_whole_list():
 @pytest.mark.parametrize("npoints", [2 ** 63 - 1, 2 ** 31, -1])
 def test_curve_kernels_refuse_npoints_out_of_range(npoints):
     with pytest.raises(ValueError, match="npoints"):
-        _xml.interpolated_precision(I(0, 1), I(1), I(2), I(2), npoints, 0, np.zeros((1, 1)))
+        _xml_focused.interpolated_precision(I(0, 1), I(1), I(2), I(2), npoints, 0, np.zeros((1, 1)))
     with pytest.raises(ValueError, match="npoints"):
-        _xml.xcg_measures(I(0, 1), np.array([1.0]), I(), I(0, 2), np.array([1.0, 1.0]), I(1), npoints, 0,
-                          np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
+        _xml_xcg.xcg_measures((I(0, 1), np.array([1.0])), I(), (I(0, 2), np.array([1.0, 1.0])), I(1), npoints, 0,
+                              np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1), np.zeros((1, 1)))
 
 
 def test_bic_best_entry_points_out_of_range_are_refused_and_distances_never_wrap():
@@ -49,12 +49,13 @@ def test_bic_best_entry_points_out_of_range_are_refused_and_distances_never_wrap
         assert got08 == ref.inex2008_evaluate(q, run, names, per_query=True)
     # the kernel itself: entry 2**63 - 1 against bep -2**63 + 10 is far apart (it wrapped to 11)
     og, om, ov = np.zeros((1, 1)), np.zeros(1), np.zeros(1, np.int64)
-    _xml.gp_measures(I(0, 1), I(0), I(2 ** 63 - 1), np.ones(1), np.ones(1), I(0, 1), I(0), I(0), I(10),
-                     I(0, 1), I(0), I(-2 ** 63 + 10), 1, 1, 0.25, 500, I(1), og, om, ov)
+    bic = {"ndocs": 1, "task": 1, "beta": 0.25, "bep_distance": 500}
+    _xml_gp.gp_measures((I(0, 1), I(0), I(2 ** 63 - 1), np.ones(1), np.ones(1)), (I(0, 1), I(0), I(0), I(10)),
+                        (I(0, 1), I(0), I(-2 ** 63 + 10)), bic, I(1), og, om, ov)
     assert og[0, 0] == 0.0
     # a near one scores as the distance says: 490 of 500
-    _xml.gp_measures(I(0, 1), I(0), I(2 ** 62), np.ones(1), np.ones(1), I(0, 1), I(0), I(0), I(10),
-                     I(0, 1), I(0), I(2 ** 62 + 10), 1, 1, 0.25, 500, I(1), og, om, ov)
+    _xml_gp.gp_measures((I(0, 1), I(0), I(2 ** 62), np.ones(1), np.ones(1)), (I(0, 1), I(0), I(0), I(10)),
+                        (I(0, 1), I(0), I(2 ** 62 + 10)), bic, I(1), og, om, ov)
     assert og[0, 0] == pytest.approx(490 / 500)
 
 
@@ -79,10 +80,11 @@ def test_focused_pass_and_hixeval_at_check_their_parameters():
     E, Z = I(), I(0, 0)
 
     def focused(alpha_hix, alpha_xcg):
-        outs = [np.zeros(n, np.int64) for _ in range(5)] + [np.zeros(n), np.zeros(n)] + \
-               [np.zeros(n, np.int64) for _ in range(2)]
-        _xml.focused_pass(I(0, 2), I(0, 0), I(0, 0), I(10, 5), I(0, 1), I(0), I(0), I(10), Z, E, E, E,
-                          np.zeros(0), np.zeros(0), Z, E, E, E, 1, alpha_hix, alpha_xcg, 1, *outs)
+        outs = np.zeros((7, n), np.int64), np.zeros((2, n))
+        _xml_focused.focused_pass((I(0, 2), I(0, 0), I(0, 0), I(10, 5)), (I(0, 1), I(0), I(0), I(10)),
+                                  (Z, E, E, E, np.zeros(0)), (Z, E, E, E), np.zeros(0),
+                                  {"ndocs": 1, "alpha_hix": alpha_hix, "alpha_xcg": alpha_xcg, "seen_mode": 1},
+                                  *outs)
         return outs
 
     focused(0.5, 1.0)
@@ -92,8 +94,8 @@ def test_focused_pass_and_hixeval_at_check_their_parameters():
     op, orr = np.zeros((1, 1)), np.zeros((1, 1))
     for k in (-5, 0):
         with pytest.raises(ValueError, match="cutoffs"):
-            _xml.hixeval_at(I(0, 1), np.ones(1), I(10), np.ones(1), I(k), op, orr)
-    _xml.hixeval_at(I(0, 1), np.ones(1), I(10), np.ones(1), I(1), op, orr)
+            _xml_focused.hixeval_at(I(0, 1), np.ones(1), I(10), np.ones(1), I(k), op, orr)
+    _xml_focused.hixeval_at(I(0, 1), np.ones(1), I(10), np.ones(1), I(1), op, orr)
     assert op[0, 0] == pytest.approx(0.1) and orr[0, 0] == pytest.approx(1.0)
 
 

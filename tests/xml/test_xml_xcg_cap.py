@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from irscore import _xml
+from irscore import _xml_xcg
 from irscore import xml as X
 
 NAMES = ["XCG@1", "XCG@2", "XCG@3", "nxCG@1", "nxCG@2", "nxCG@3", "gr@2", "gr@3", "MAep"]
@@ -176,7 +176,9 @@ def test_kernel_checks_its_inputs():
     def call(**ch):
         a = dict(args, gain=args["gain"].copy(), out_first=args["out_first"].copy())
         a.update(ch)
-        _xml.xcg_passage_cap(*a.values())
+        _xml_xcg.xcg_passage_cap((a["run_off"], a["run_doc"], a["run_start"], a["run_end"]),
+                                 (a["id_off"], a["id_doc"], a["id_start"], a["id_end"]), a["ideal_gain"],
+                                 a["ndocs"], a["alpha"], a["gain"], a["out_first"])
         return a
 
     a = call()

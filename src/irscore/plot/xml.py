@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Tuple
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_xcg
 from irscore import xml as X
 from irscore.plot.backend import new_axes, plain
 from irscore.xml.context import EvalContext
@@ -42,7 +42,7 @@ def ep_gr_points(qrels: "X.XmlQrels", run: "X.XmlRun", topic: Optional[str] = No
     ep = np.zeros(hi - lo)
     gr = np.zeros(hi - lo)
     if hi > lo:
-        _xml.ep_gr_curve(gain, ideal, ep, gr)
+        _xml_xcg.ep_gr_curve(gain, ideal, ep, gr)
     return gr, ep
 
 

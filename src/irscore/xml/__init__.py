@@ -27,8 +27,9 @@ documented on each function and in docs/xml.md ("Readings chosen").
 
 Architecture
 ------------
-The package imports only `irscore.core` and the compiled kernel
-`irscore._xml`, never another family.  Its modules form layers; each
+The package imports only `irscore.core` and its compiled kernels
+`irscore._xml_focused`, `_xml_xcg`, `_xml_eprum`, `_xml_gp` and `_xml_inex`
+(one per family of measures), never another family.  Its modules form layers; each
 imports only the layers above it:
 
 - ``model``     spans, [`XmlQrels`][irscore.xml.XmlQrels], [`XmlRun`][irscore.xml.XmlRun] (and their checks)

@@ -6,7 +6,7 @@ from typing import List, Tuple
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_focused
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, XmlQrels, XmlRun, csr
 
 
@@ -120,11 +120,8 @@ def run_pass(al: Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha
               el_q: np.ndarray, use_elements: bool, seen: str = "ancestor",
               el_rsize: np.ndarray = EMPTY_F) -> Pass:
     n = len(al.run_doc)
-    out = Pass(
-        size=np.empty(n, I64), covered=np.empty(n, I64), contained=np.empty(n, I64), rsize=np.empty(n, I64),
-        novel_rel=np.empty(n, I64), rval=np.empty(n), tree_w=np.empty(n),
-        match=np.empty(n, I64), ideal_of=np.empty(n, I64),
-    )
+    out_int = np.empty((7, n), I64)
+    out_float = np.empty((2, n))
     ntop = len(al.topics)
     if use_elements:
         el_off, el_doc, el_start, el_end, _ = al.el
@@ -132,16 +129,16 @@ def run_pass(al: Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha
         el_off, el_doc, el_start, el_end, el_q = np.zeros(ntop + 1, I64), EMPTY_I, EMPTY_I, EMPTY_I, EMPTY_F
         el_rsize = EMPTY_F
     _check_key_range(al, ideal[0], el_off)
-    _xml.focused_pass(
-        al.run_off, al.run_doc, al.run_start, al.run_end,
-        al.hl[0], al.hl[1], al.hl[2], al.hl[3],
-        el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64),
+    _xml_focused.focused_pass(
+        (al.run_off, al.run_doc, al.run_start, al.run_end), tuple(al.hl[:4]),
+        (el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64)), tuple(ideal[:4]),
         np.ascontiguousarray(el_rsize, dtype=np.float64),
-        ideal[0], ideal[1], ideal[2], ideal[3],
-        al.ndocs, float(alpha_hix), float(alpha_xcg), 0 if seen == "overlap" else 1,
-        out.size, out.covered, out.contained, out.rsize, out.novel_rel, out.rval, out.tree_w, out.match, out.ideal_of,
+        {"ndocs": al.ndocs, "alpha_hix": float(alpha_hix), "alpha_xcg": float(alpha_xcg),
+         "seen_mode": 0 if seen == "overlap" else 1},
+        out_int, out_float,
     )
-    return out
+    return Pass(size=out_int[0], covered=out_int[1], contained=out_int[2], rsize=out_int[3], novel_rel=out_int[4],
+                rval=out_float[0], tree_w=out_float[1], match=out_int[5], ideal_of=out_int[6])
 
 
 def _check_key_range(al: Aligned, id_off: np.ndarray, el_off: np.ndarray) -> None:

@@ -6,7 +6,7 @@ from typing import Iterable, Tuple
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_xcg
 from irscore.xml.align import Aligned, Pass, align_run, gather, run_pass
 from irscore.xml.ideal import element_q, ideal_arrays, quantise
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
@@ -57,15 +57,15 @@ def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisatio
     gain = np.ascontiguousarray(gain, dtype=np.float64)
     first = EMPTY_I
     if normalise and qrels.has_elements:
-        _xml.xcg_cap(al.run_off, ps.ideal_of, np.ascontiguousarray(ideal_gain, dtype=np.float64), gain)
+        _xml_xcg.xcg_cap(al.run_off, ps.ideal_of, np.ascontiguousarray(ideal_gain, dtype=np.float64), gain)
     elif normalise:
         # passage assessments: a result's gain goes to the ideal passages it touches, in
         # proportion to the text of each it retrieves (new text for the alpha part), each
         # passage capped at its ideal gain; MAep counts the first rank to gain on a passage
         first = np.zeros(len(gain), I64)
-        _xml.xcg_passage_cap(al.run_off, al.run_doc, al.run_start, al.run_end, ideal[0], ideal[1], ideal[2],
-                             ideal[3], np.ascontiguousarray(ideal_gain, dtype=np.float64), al.ndocs,
-                             float(alpha), gain, first)
+        _xml_xcg.xcg_passage_cap((al.run_off, al.run_doc, al.run_start, al.run_end), tuple(ideal[:4]),
+                                 np.ascontiguousarray(ideal_gain, dtype=np.float64), al.ndocs, float(alpha),
+                                 gain, first)
     return gain, first
 
 

@@ -6,7 +6,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_focused, _xml_xcg
 from irscore.xml.align import align_run, run_pass
 from irscore.xml.context import EvalContext
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
@@ -237,8 +237,8 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
         o_nx = np.zeros((ntop, len(ks)))
         o_maep = np.zeros(ntop)
         o_iep = np.zeros((ntop, points + 1))
-        _xml.xcg_measures(al.run_off, ctx.gain, ctx.count_rank, ctx.ideal[0], ctx.ideal_sorted, cut, points,
-                          0 if maep_denominator == "ideal" else 1, o_xcg, o_nx, o_maep, o_iep)
+        _xml_xcg.xcg_measures((al.run_off, ctx.gain), ctx.count_rank, (ctx.ideal[0], ctx.ideal_sorted), cut, points,
+                              0 if maep_denominator == "ideal" else 1, o_xcg, o_nx, o_maep, o_iep)
         for n in xcg_names:
             f = fam[n]
             if f == "xcg":
@@ -254,7 +254,8 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
             eks = sorted({int(match_name("epgr", n).group(2)) for n in ep_names})
             o_ep = np.zeros((ntop, len(eks)))
             o_gr = np.zeros((ntop, len(eks)))
-            _xml.epgr_at(al.run_off, ctx.gain, ctx.ideal[0], ctx.ideal_sorted, np.asarray(eks, dtype=I64), o_ep, o_gr)
+            _xml_xcg.epgr_at((al.run_off, ctx.gain), (ctx.ideal[0], ctx.ideal_sorted), np.asarray(eks, dtype=I64),
+                             o_ep, o_gr)
             for n in ep_names:
                 m = match_name("epgr", n)
                 emit(n, (o_gr if m.group(1) == "gr" else o_ep)[:, eks.index(int(m.group(2)))], has_ideal)
@@ -274,8 +275,8 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
             raise ValueError(f"beta must be positive, got {beta!r}")
         o_p = np.zeros((ntop, len(ks)))
         o_r = np.zeros((ntop, len(ks)))
-        _xml.hixeval_at(al.run_off, _hix_rval(ctx), ctx.ps.size, np.ascontiguousarray(tr),
-                        np.asarray(ks, dtype=I64), o_p, o_r)
+        _xml_focused.hixeval_at(al.run_off, _hix_rval(ctx), ctx.ps.size, np.ascontiguousarray(tr),
+                                np.asarray(ks, dtype=I64), o_p, o_r)
         b2 = beta * beta
         with np.errstate(invalid="ignore", divide="ignore"):
             o_f = np.where(o_p + o_r > 0, (1 + b2) * o_p * o_r / np.maximum(b2 * o_p + o_r, 1e-300), 0.0)
@@ -293,8 +294,8 @@ def compute_focused(ctx: EvalContext, names: Sequence[str], *, maep_denominator:
             rel = ctx.ps.novel_rel
             size = ctx.ps.size
         o_ip = np.zeros((ntop, points + 1))
-        _xml.interpolated_precision(al.run_off, np.ascontiguousarray(rel), np.ascontiguousarray(size),
-                                    ctx.trel, points, 0 if bucketing == "exact" else 1, o_ip)
+        _xml_focused.interpolated_precision(al.run_off, np.ascontiguousarray(rel), np.ascontiguousarray(size),
+                                            ctx.trel, points, 0 if bucketing == "exact" else 1, o_ip)
         for n in ip_names:
             if fam[n] == "aip":
                 emit(n, o_ip.mean(axis=1), has_trel)

@@ -5,7 +5,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_focused
 from irscore.xml.model import I64, Quantisation, XmlQrels, csr
 
 
@@ -137,8 +137,8 @@ def ideal_arrays(qrels: XmlQrels, quantisation: Quantisation, ideal_overlap: str
     if qrels.has_elements:
         q = element_q(qrels, quantisation)
         keep = np.zeros(len(q), dtype=I64)
-        _xml.ideal_elements(qrels.el_off, qrels.el_doc, qrels.el_start, qrels.el_end,
-                            np.ascontiguousarray(q), 0 if ideal_overlap == "ancestor" else 1, keep)
+        _xml_focused.ideal_elements((qrels.el_off, qrels.el_doc, qrels.el_start, qrels.el_end, np.ascontiguousarray(q)),
+                                    0 if ideal_overlap == "ancestor" else 1, keep)
         rows = np.flatnonzero(keep)
         t_of = np.repeat(np.arange(len(qrels.topics)), np.diff(qrels.el_off))
         counts = np.bincount(t_of[rows], minlength=len(qrels.topics)) if len(rows) else np.zeros(len(qrels.topics), I64)

@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_eprum, _xml_gp, _xml_inex
 from irscore.xml.context import EvalContext
 from irscore.xml.ideal import quantise
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Span
@@ -127,7 +127,7 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     q = np.ascontiguousarray(q, dtype=np.float64)
     sc = np.ascontiguousarray(ctx.run.score[al.run_rows], dtype=np.float64) if len(al.run_rows) else EMPTY_F
     totals = np.empty(ntop)
-    _xml.segment_sums(al.el[0], np.ascontiguousarray(ctx.el_q_aligned, dtype=np.float64), totals)
+    _xml_inex.segment_sums(al.el[0], np.ascontiguousarray(ctx.el_q_aligned, dtype=np.float64), totals)
     pre = np.zeros((ntop, points))
     mean = np.zeros(ntop)
     if isinstance(cs_opt, Mapping):
@@ -135,10 +135,10 @@ def _inex_eval_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options
     else:
         cs_arr = np.full(ntop, np.nan if cs_opt is None else float(cs_opt))
     if reading == "reprec":
-        _xml.precall_reprec_at(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre)
-        _xml.row_means(pre, mean)
+        _xml_inex.precall_reprec_at(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre)
+        _xml_inex.row_means(pre, mean)
     else:
-        _xml.precall_published(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre, mean)
+        _xml_inex.precall_published(al.run_off, q, sc, totals, cs_arr, int(ties), points, pre, mean)
     mask = totals > 0
     for n in by_fam.get("precall", []):
         k = point_index(match_name("precall", n).group(1), points, n)
@@ -163,7 +163,7 @@ def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
     ov = np.where(size > 0, ctx.ps.covered / np.maximum(size, 1.0), 0.0)
     tot_exh = np.empty(ntop)
     el_exh = ctx.qrels.el_exh[al.el_rows] if len(al.el_rows) else EMPTY_F
-    _xml.segment_sums(al.el[0], np.ascontiguousarray(el_exh, dtype=np.float64), tot_exh)
+    _xml_inex.segment_sums(al.el[0], np.ascontiguousarray(el_exh, dtype=np.float64), tot_exh)
     names = by_fam["ng"]
     ks = _cutoff_list(names, "ng", 3)
     cut = np.asarray(ks, dtype=I64)
@@ -172,7 +172,7 @@ def _ng_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
         w = (1.0 - ov) if v == "o" else np.ones_like(ov)
         o_p = np.zeros((ntop, len(ks)))
         o_r = np.zeros((ntop, len(ks)))
-        _xml.ng_at(al.run_off, np.ascontiguousarray(exh, dtype=np.float64), np.ascontiguousarray(spe, dtype=np.float64),
+        _xml_inex.ng_at(al.run_off, np.ascontiguousarray(exh, dtype=np.float64), np.ascontiguousarray(spe, dtype=np.float64),
                    np.ascontiguousarray(size), np.ascontiguousarray(w, dtype=np.float64), tot_exh, cut, o_p, o_r)
         out[v] = (o_p, o_r)
     mask = tot_exh > 0
@@ -225,9 +225,9 @@ def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
         o_gp = np.zeros((ntop, len(ks)))
         o_magp = np.zeros(ntop)
         valid = np.zeros(ntop, dtype=I64)
-        _xml.gp_measures(al.run_off, al.run_doc, al.run_start, novel, nrel, hl[0], hl[1], hl[2], hl[3],
-                         bep[0], bep[1], bep[2], al.ndocs, 0 if task == "RiC" else 1, beta, int(nbep),
-                         np.asarray(ks, dtype=I64), o_gp, o_magp, valid)
+        params = {"ndocs": al.ndocs, "task": 0 if task == "RiC" else 1, "beta": beta, "bep_distance": int(nbep)}
+        _xml_gp.gp_measures((al.run_off, al.run_doc, al.run_start, novel, nrel), tuple(hl[:4]), tuple(bep[:3]),
+                            params, np.asarray(ks, dtype=I64), o_gp, o_magp, valid)
         mask = valid > 0
         for n in tn:
             m = match_name("gp", n)
@@ -298,10 +298,11 @@ def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Ma
     o_gr = np.zeros((ntop, len(ks)))
     o_ep = np.zeros((ntop, len(lv)))
     valid = np.zeros(ntop, dtype=I64)
-    _xml.eprum_measures(al.run_off, al.run_doc, al.run_start, al.run_end, ideal[0], ideal[1], ideal[2], ideal[3],
-                        np.ascontiguousarray(ctx.ideal_gain, dtype=np.float64), len(ctx.qrels.docs),
-                        probs[0], probs[1], probs[2], pair_off, pair_p, np.asarray(ks, dtype=I64),
-                        np.asarray(lv, dtype=np.float64), o_gr, o_ep, valid)
+    nav_params = {"ndocs": len(ctx.qrels.docs), "p_ancestor": probs[0], "p_descendant": probs[1],
+                  "p_sibling": probs[2]}
+    _xml_eprum.eprum_measures((al.run_off, al.run_doc, al.run_start, al.run_end), tuple(ideal[:4]),
+                              np.ascontiguousarray(ctx.ideal_gain, dtype=np.float64), nav_params, (pair_off, pair_p),
+                              np.asarray(ks, dtype=I64), np.asarray(lv, dtype=np.float64), o_gr, o_ep, valid)
     mask = valid > 0
     for n in gr_names:
         res[n] = _valid_dict(al.topics, o_gr[:, ks.index(int(match_name("gr_model", n).group(1)))], mask)
@@ -325,9 +326,9 @@ def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapp
     o_r = np.zeros((ntop, len(ks)))
     valid = np.zeros(ntop, dtype=I64)
     hl = al.hl
-    _xml.t2i_at(al.run_off, al.run_doc, al.run_start, al.run_end, hl[0], hl[1], hl[2], hl[3],
-                np.ascontiguousarray(ctx.qrels.doclen, dtype=I64), al.ndocs, int(tol), np.asarray(ks, dtype=I64),
-                o_p, o_r, valid)
+    _xml_inex.t2i_at((al.run_off, al.run_doc, al.run_start, al.run_end), tuple(hl[:4]),
+                     np.ascontiguousarray(ctx.qrels.doclen, dtype=I64), al.ndocs, int(tol), np.asarray(ks, dtype=I64),
+                     o_p, o_r, valid)
     mask = valid > 0
     for n in tn:
         m = match_name("t2i", n)

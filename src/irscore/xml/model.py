@@ -8,7 +8,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from irscore import _xml
+from irscore import _xml_focused
 
 
 Span = Tuple[str, int, int]
@@ -332,7 +332,7 @@ def build_qrels(
     el_t, el_doc, el_start, el_end = el_t[order], el_doc[order], el_start[order], el_end[order]
     el_exh, el_spe, el_small = el_exh[order], el_spe[order], el_small[order]
     el_off = csr(np.bincount(el_t, minlength=len(topics)) if ne else np.zeros(len(topics), I64))
-    bi, bj, kind = _xml.check_nesting(el_off, el_doc, el_start, el_end)
+    bi, bj, kind = _xml_focused.check_nesting((el_off, el_doc, el_start, el_end))
     if kind:
         t = int(el_t[bi])
         d, s, e = int(el_doc[bi]), int(el_start[bi]), int(el_end[bi])
