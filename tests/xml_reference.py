@@ -19,7 +19,7 @@ from irscore.xml.inex2008 import (_FAMILIES, UNKNOWN_SIZE, UNKNOWN_START, _focus
 from irscore.xml.model import XmlQrels, XmlRun
 from irscore.xml.names import measure_family
 from irscore.xml.names import match_name, point_index
-from irscore.xml.precall import precall_reprec, tie_groups
+from xml_precall_reference import precall_reprec, tie_groups
 
 
 def _topic_slices(off: np.ndarray) -> List[slice]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from irscore import xml as X
-from irscore.xml.precall import precall_reprec, whole_ceil
+from xml_precall_reference import precall_reprec, whole_ceil
 
 
 def one_topic(units, extra=(), scores=None):

@@ -93,10 +93,6 @@ MEASURE_SETS: Dict[str, List[str]] = {
                  "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret"],
 }
 
-# trec_eval families not implemented: none (-R qrels_jg: irscore.classic.evaluate_jg;
-# -R prefs / qrels_prefs: irscore.prefs)
-NOT_IMPLEMENTED: List[str] = []
-
 # ir_measures-style and ranx names -> trec_eval family; every family is also
 # reachable by its trec_eval name in the general syntax (which wins: ranx's rbp is rbp_grade
 # in ranx's spelling rbp.95 only)
@@ -581,11 +577,6 @@ def _cut_measure(f: Family, v: float, name: str) -> Measure:
     """The measure of a trec_eval cutoff name; ``dcg_cut_k`` is DCG (not normalised)."""
     extra = (("normalize", "0"),) if f.name == "dcg_cut" else ()
     return Measure(f.name, cutoff=_check_cutoff(f, v, name), extra=extra)
-
-
-def expand_set(name: str) -> List[str]:
-    """Family names of a trec_eval measure set (``official``, ``all_trec``, ``set``)."""
-    return list(MEASURE_SETS[name])
 
 
 def _parse_external(name: str) -> Optional[Measure]:

@@ -72,10 +72,6 @@ class RSResult(Dict[str, float]):
         return "RSResult(%s; %d topic%s)" % (inner, n, "" if n == 1 else "s")
 
 
-def _harmonic(r: float, s: float) -> float:
-    return 2.0 * r * s / (r + s) if (r + s) > 0.0 else 0.0
-
-
 def rs_result(topics: Sequence[str], columns: Dict[str, np.ndarray]) -> RSResult:
     per_topic = {
         t: {name: float(col[i]) for name, col in columns.items()} for i, t in enumerate(topics)

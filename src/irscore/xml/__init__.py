@@ -12,7 +12,7 @@ Entry points
   [`read_element_tsv`][irscore.xml.read_element_tsv], [`read_inex_assessments`][irscore.xml.read_inex_assessments], [`read_inex_run`][irscore.xml.read_inex_run],
   `read_inex_submission` (INEX 2008+ XML runs); `write_fol`
 - ``compat="inex2008"`` / ``"reprec"``: the official tools' numbers
-  (`irscore.xml.inex2008`, `irscore.xml.precall`)
+  (`irscore.xml.inex2008`; RePrec's Precall in `irscore.xml.inex_values`)
 - in-memory: [`XmlQrels.from_passages`][irscore.xml.XmlQrels.from_passages], [`XmlQrels.from_elements`][irscore.xml.XmlQrels.from_elements],
   [`XmlRun.from_spans`][irscore.xml.XmlRun.from_spans]
 - [`evaluate`][irscore.xml.evaluate] computes many measures in one pass (names as in the CLI:

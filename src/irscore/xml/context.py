@@ -2,7 +2,7 @@
 sets, gains)."""
 from __future__ import annotations
 
-from typing import Iterable, Tuple
+from typing import Tuple
 
 import numpy as np
 
@@ -117,11 +117,3 @@ class EvalContext:
         self.trel = np.ascontiguousarray(trel[self.al.qt], dtype=I64) if len(self.al.qt) else EMPTY_I
         self.n_ideal = np.diff(self.ideal[0])
 
-
-def _as_cutoffs(ks: Iterable[int]) -> np.ndarray:
-    out = []
-    for k in ks:
-        if isinstance(k, bool) or int(k) != k or int(k) < 1:
-            raise ValueError(f"cutoffs must be positive integers, got {k!r}")
-        out.append(int(k))
-    return np.asarray(out, dtype=I64)

@@ -51,7 +51,7 @@ def inex_eval(qrels: XmlQrels, run: XmlRun, *, quantisation: Quantisation = "gen
         Count every topic/query of the assessments; one without results scores 0.
     precall : {'published', 'reprec'}, default 'published'
         The reading of Precall: ``"published"`` (s = xN - k) or ``"reprec"``
-        (RePrec 0.32's whole relevant units, `irscore.xml.precall`;
+        (RePrec 0.32's whole relevant units;
         ``compat="reprec"`` in [`irscore.xml.evaluate`][irscore.xml.evaluate]; docs/xml_compat.md).
 
     Returns

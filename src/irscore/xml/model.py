@@ -155,11 +155,6 @@ class XmlQrels:
         topics = list(dict.fromkeys(str(t) for t in elements))
         return build_qrels(topics, [], rows, doclens or {}, {}, False, True)
 
-    def topic_passages(self, topic: str) -> List[Span]:
-        t = self.topic_index[topic]
-        sl = slice(self.hl_off[t], self.hl_off[t + 1])
-        return [(self.docs[d], int(s), int(e)) for d, s, e in zip(self.hl_doc[sl], self.hl_start[sl], self.hl_end[sl])]
-
     def trel(self) -> np.ndarray:
         """Highlighted characters per topic (the Focused Trel)."""
         lens = self.hl_end - self.hl_start

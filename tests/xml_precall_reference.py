@@ -1,4 +1,7 @@
-"""Precall as RePrec 0.32 (N. Gövert) computes it: ``compat="reprec"``.
+"""Precall as RePrec 0.32 (N. Gövert) computes it (``compat="reprec"``), in Python: the
+reference the native kernel (``precall_reprec_at``, which ``irscore.xml.inex_values``
+calls) is compared with (tests/xml_reference.py,
+tests/xml/test_xml_precall.py).  The package does not import it.
 
 RePrec is the Perl implementation of Raghavan, Bollmann & Jung's PRR behind
 the INEX 2002-2004 ``inex_eval``.  The published definition (irscore's
