@@ -79,6 +79,34 @@ cpdef enum OpFlag:
     F_JUDGED_ONLY = 1024
 
 
+# ------------------------------------------------------------------ the op table
+
+cdef inline int64_t op_width(int kind, int64_t np_) noexcept nogil:
+    """Output columns of an op with np_ parameters; -1 for a kind that is not an op."""
+    if kind < 0 or kind > K_YAAP:
+        return -1
+    if (kind == K_IPREC or kind == K_P or kind == K_RECALL or kind == K_RPREC_MULT or kind == K_NDCG_CUT
+            or kind == K_MAP_CUT or kind == K_REL_P or kind == K_SUCCESS or kind == K_UNJ or kind == K_JUDGED):
+        return np_              # one column per cutoff (or recall point)
+    if kind == K_DCG_CUT:
+        return np_ - 3 if np_ > 3 else 0
+    if kind <= K_JUDGED or (K_NDCG_GAINS_CUT <= kind <= K_RBP_GRADE) or kind == K_YAAP:
+        return 1
+    return -1
+
+
+cdef inline int64_t op_min_params(int kind) noexcept nogil:
+    """Parameters an op needs at least."""
+    if kind == K_UTILITY:
+        return 5
+    if kind == K_DCG_CUT:
+        return 3
+    if (kind == K_RBP or kind == K_RBP_RESID or kind == K_SET_F or kind == K_NDCG_GAINS_CUT or kind == K_RBP_BIN
+            or kind == K_AP_MIN_K_R or kind == K_RBP_GRADE):
+        return 1
+    return 0
+
+
 ctypedef fused grade_t:
     int32_t
     double

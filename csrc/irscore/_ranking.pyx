@@ -20,7 +20,7 @@ import irscore._measurelib as _measurelib
 from irscore._common cimport GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2, DISCOUNT_JARVELIN
 from irscore._measurelib cimport (
     ml_rel_count, ml_first_rel, ml_dcg, ml_ideal_dcg, ml_ap, ml_p, ml_recall, ml_rel_p, ml_success,
-    ml_rprec, ml_rr, ml_ndcg,
+    ml_rprec, ml_rr, ml_ndcg, op_width, op_min_params,
     K_NUM_Q, K_NUM_RET, K_NUM_REL, K_NUM_REL_RET, K_MAP, K_GM_MAP, K_RPREC, K_BPREF, K_RECIP_RANK,
     K_IPREC, K_P, K_RECALL, K_INFAP, K_GM_BPREF, K_RPREC_MULT, K_UTILITY, K_11PT, K_BING, K_G, K_NDCG,
     K_NDCG_REL, K_RNDCG, K_NDCG_CUT, K_MAP_CUT, K_REL_P, K_SUCCESS, K_SET_P, K_SET_REL_P, K_SET_RECALL,
@@ -748,14 +748,14 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
         kind = op_kind[o] & ~F_JUDGED_ONLY
         if op_kind[o] & F_JUDGED_ONLY:
             any_judged_only = True
-        if kind < 0 or not (kind <= K_JUDGED or K_NDCG_GAINS_CUT <= kind <= K_RBP_GRADE or kind == K_YAAP):
-            raise ValueError(f"compute: op {o} has an unknown kind {op_kind[o]}")
         np_ = par_off[o + 1] - par_off[o]
+        if op_width(kind, np_) < 0:
+            raise ValueError(f"compute: op {o} has an unknown kind {op_kind[o]}")
         if np_ > maxp:
             maxp = np_
-        if np_ < _min_params(kind):
-            raise ValueError(f"compute: op {o} (kind {op_kind[o]}) needs at least {_min_params(kind)} parameters")
-        if op_col[o] > out.shape[1] - _width(kind, np_):        # (op_col + width may overflow)
+        if np_ < op_min_params(kind):
+            raise ValueError(f"compute: op {o} (kind {op_kind[o]}) needs at least {op_min_params(kind)} parameters")
+        if op_col[o] > out.shape[1] - op_width(kind, np_):        # (op_col + width may overflow)
             raise ValueError("compute: op writes past the output")
     if G < 1:
         raise ValueError("compute: levels must have at least one column")
@@ -826,25 +826,6 @@ cdef int _check_exp_gain(const int32_t[::1] rel, const int64_t[::1] ret_off,
         raise ValueError(f"nDCG/DCG(gain=exp): grade {worst} gives the gain 2**grade - 1, beyond the "
                          "range of a double; gain=exp takes grades below 1024 (use the linear gain)")
     return 0
-
-
-cdef int64_t _min_params(int kind) noexcept:
-    if kind == K_UTILITY:
-        return 5
-    if kind == K_DCG_CUT:
-        return 3
-    if kind in (K_RBP, K_RBP_RESID, K_SET_F, K_NDCG_GAINS_CUT, K_RBP_BIN, K_AP_MIN_K_R, K_RBP_GRADE):
-        return 1
-    return 0
-
-
-cdef int64_t _width(int kind, int64_t np_) noexcept:
-    if kind in (K_IPREC, K_P, K_RECALL, K_RPREC_MULT, K_NDCG_CUT, K_MAP_CUT, K_REL_P,
-                K_SUCCESS, K_UNJ, K_JUDGED):
-        return np_
-    if kind == K_DCG_CUT:
-        return np_ - 3 if np_ > 3 else 0
-    return 1
 
 
 cdef void _dispatch(const Query *q, int kind, int64_t level, const double *par, int64_t np_,
