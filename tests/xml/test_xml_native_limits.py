@@ -9,10 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
+import xml_reference as ref
 from irscore import _xml_focused, _xml_gp, _xml_xcg
 from irscore import xml as X
-
-import xml_reference as ref
 
 I = lambda *a: np.array(a, dtype=np.int64)  # noqa: E731,E741
 

@@ -9,7 +9,6 @@ import numpy as np
 from irscore import _xml_focused
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, XmlQrels, XmlRun, csr
 
-
 # ---------------------------------------------------------------------------
 # alignment and the one pass
 # ---------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import numpy as np
 from irscore import _xml_focused
 from irscore.xml.model import I64, Quantisation, XmlQrels, csr
 
-
 # ---------------------------------------------------------------------------
 # quantisation and the ideal recall base
 # ---------------------------------------------------------------------------

@@ -34,11 +34,11 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from irscore import _xml_gp
 from irscore.core.files import open_text
 from irscore.xml.align import Aligned
 from irscore.xml.context import EvalContext
-from irscore import _xml_gp
-from irscore.xml.model import EMPTY_I, DocIndex, I64, XmlQrels, XmlRun, build_qrels, check_offset, csr, parse_int
+from irscore.xml.model import EMPTY_I, I64, DocIndex, XmlQrels, XmlRun, build_qrels, check_offset, csr, parse_int
 from irscore.xml.names import match_name, measure_family, point_index
 
 COMPAT = ("inex2008", "reprec")
