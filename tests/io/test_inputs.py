@@ -299,3 +299,27 @@ def test_without_polars_loaded_nothing_imports_it():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
+
+
+def test_rows_of_namedtuples_with_rows_true():
+    """as_qrels / as_run(rows=True) read an iterable of namedtuples (ir_measures'
+    Qrel / ScoredDoc, as its readers yield them, a generator read once); without
+    rows=True such an iterable is refused like any other unsupported input."""
+    from collections import namedtuple
+
+    Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
+    ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
+    qrows = [Qrel(q, d, g) for q, docs in QRELS.items() for d, g in docs.items()]
+    rrows = [ScoredDoc(q, d, s) for q, docs in RUN.items() for d, s in docs.items()]
+    want = irscore.evaluate(QRELS, RUN, ["map", "P@2"], per_query=True)
+    got = irscore.evaluate(as_qrels(iter(qrows), rows=True), as_run((r for r in rrows), rows=True),
+                           ["map", "P@2"], per_query=True)
+    assert got == want
+    assert as_run(rrows, rows=True, run_id="mine").run_id == "mine"
+    with pytest.raises(TypeError, match=r"^qrels: expected a Qrels, .*; got list$"):
+        as_qrels(qrows)
+    with pytest.raises(TypeError, match=r"^run: expected an iterable of ScoredDoc namedtuples, a Run, .*; got int$"):
+        as_run(3, rows=True)
+    with pytest.raises(TypeError, match=r"^judgments: item 1 is not a namedtuple with fields query_id, doc_id, "
+                                        r"relevance"):
+        as_qrels([qrows[0], ("q", "d", 1)], rows=True, arg="judgments")

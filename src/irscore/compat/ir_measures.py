@@ -41,9 +41,9 @@ from collections import namedtuple
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, cast
 
 import irscore
-from irscore.core.data import arrow_table
+from irscore.core.data import Qrels, Run, arrow_table
 from irscore.core.frames import empty_run
-from irscore.core.inputs import ACCEPTED, PATH_TYPES, describe, ranx_kind
+from irscore.core.inputs import is_rows
 from irscore.core.io import as_qrels, as_run
 
 __all__ = ["Metric", "Results", "CalcResults", "iter_calc", "calc_aggregate", "calc", "evaluator", "Evaluator",
@@ -236,65 +236,38 @@ def _as_measures(measures: Iterable[Any]) -> List[Any]:
 
 # ------------------------------------------------------------------ inputs
 
-def _rows_to_dict(rows: Iterable[Any], value: str, what: str) -> Dict[str, Dict[str, Any]]:
-    out: Dict[str, Dict[str, Any]] = {}
-    for n, row in enumerate(rows):
-        try:
-            q, d, v = row.query_id, row.doc_id, getattr(row, value)
-        except AttributeError:
-            raise TypeError(f"{what}: item {n} is not a namedtuple with fields query_id, doc_id, {value} "
-                            f"(got {row!r})") from None
-        out.setdefault(str(q), {})[str(d)] = v
-    return out
-
-
-def _rows(x: Any) -> bool:
-    """An iterable of namedtuples (ir_measures' readers): iterable, and none of
-    the forms [`irscore.core.io.as_qrels`][irscore.core.io.as_qrels] reads."""
-    return (hasattr(x, "__iter__") and not isinstance(x, PATH_TYPES) and not hasattr(x, "columns")
-            and not isinstance(x, (irscore.Qrels, irscore.Run)) and ranx_kind(x) is None)
-
-
-def _qrels(qrels: Any) -> Optional["irscore.Qrels"]:
-    """irscore Qrels, or None when there are no judgments."""
-    if isinstance(qrels, Mapping):
-        d = {str(q): docs for q, docs in qrels.items() if len(docs) > 0}
-        return irscore.Qrels.from_dict(d) if d else None
-    table = arrow_table(qrels)      # polars (a LazyFrame collected once), pyarrow
+def _empty(x: Any) -> Tuple[Any, bool]:
+    """(``x`` in the form to convert, whether it holds nothing): a dict without its
+    empty entries, rows read once into a list, Arrow data (a polars LazyFrame
+    collected once) as a table.  No judgments or nothing ranked is not an error
+    here: ir_measures gives NaN or 0."""
+    if isinstance(x, Mapping):
+        x = {str(q): docs for q, docs in x.items() if len(docs) > 0}
+        return x, not x
+    table = arrow_table(x)
     if table is not None:
-        return as_qrels(table) if table.num_rows else None
-    if hasattr(qrels, "columns") and hasattr(qrels, "__len__") and not len(qrels):
-        return None
-    if _rows(qrels):
-        d = _rows_to_dict(qrels, "relevance", "qrels")
-        return irscore.Qrels.from_dict(d) if d else None
-    if not hasattr(qrels, "columns") and not isinstance(qrels, PATH_TYPES) and ranx_kind(qrels) is None \
-            and not isinstance(qrels, (irscore.Qrels, irscore.Run)):
-        raise TypeError(f"qrels: expected an iterable of Qrel namedtuples, {ACCEPTED['qrels']}; "
-                        f"got {describe(qrels)}")
-    return as_qrels(qrels)
+        return table, not table.num_rows
+    if hasattr(x, "columns") and hasattr(x, "__len__"):
+        return x, not len(x)
+    if is_rows(x):
+        x = list(x)
+        return x, not x
+    return x, False
 
 
-def _run(run: Any) -> Tuple[Optional["irscore.Run"], List[str]]:
+def _qrels(qrels: Any) -> Optional[Qrels]:
+    """irscore Qrels (the core's converter, which reads ir_measures' ``Qrel``
+    namedtuples with ``rows=True``), or None when there are no judgments."""
+    x, empty = _empty(qrels)
+    return None if empty else as_qrels(x, rows=True)
+
+
+def _run(run: Any) -> Tuple[Optional[Run], List[str]]:
     """(irscore Run, or None when nothing is ranked; the queries of a dict
     with an empty ranking)."""
-    if isinstance(run, Mapping):
-        d = {str(q): docs for q, docs in run.items() if len(docs) > 0}
-        empty = [str(q) for q, docs in run.items() if len(docs) == 0]
-        return (irscore.Run.from_dict(d) if d else None), empty
-    table = arrow_table(run)
-    if table is not None:
-        return (as_run(table) if table.num_rows else None), []
-    if hasattr(run, "columns") and hasattr(run, "__len__") and not len(run):
-        return None, []
-    if _rows(run):
-        d = _rows_to_dict(run, "score", "run")
-        return (irscore.Run.from_dict(d) if d else None), []
-    if not hasattr(run, "columns") and not isinstance(run, PATH_TYPES) and ranx_kind(run) is None \
-            and not isinstance(run, (irscore.Qrels, irscore.Run)):
-        raise TypeError(f"run: expected an iterable of ScoredDoc namedtuples, {ACCEPTED['run']}; "
-                        f"got {describe(run)}")
-    return as_run(run), []
+    empty_queries = [str(q) for q, docs in run.items() if len(docs) == 0] if isinstance(run, Mapping) else []
+    x, empty = _empty(run)
+    return (None if empty else as_run(x, rows=True)), empty_queries
 
 
 # ------------------------------------------------------------------ results

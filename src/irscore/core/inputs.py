@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional
 
 from irscore.core.data import Qrels, Run, arrow_table, frame_columns
 from irscore.core.frames import qrels_from_columns, qrels_from_frame, run_from_columns, run_from_frame
 
-__all__ = ["ACCEPTED", "ranx_kind", "describe", "to_qrels", "to_run"]
+__all__ = ["ACCEPTED", "ROWS", "PATH_TYPES", "ranx_kind", "describe", "is_rows", "to_qrels", "to_run"]
 
 #: what each argument accepts, as the error messages say it
 ACCEPTED = {
@@ -39,6 +39,9 @@ ACCEPTED = {
     "run": ("a Run, a dict {query_id: {doc_id: score}}, a pandas or polars DataFrame (or polars LazyFrame), "
             "a pyarrow Table, a ranx Run or the path of a TREC run file"),
 }
+
+#: what ``rows=True`` accepts too: ir_measures' readers yield such namedtuples
+ROWS = {"qrels": "an iterable of Qrel namedtuples", "run": "an iterable of ScoredDoc namedtuples"}
 
 PATH_TYPES = (str, bytes, os.PathLike)
 
@@ -81,13 +84,33 @@ def _wrong_side(x: Any, arg: str, want: str) -> Optional[TypeError]:
                      f"{ACCEPTED['run']}")
 
 
-def _unsupported(x: Any, arg: str, want: str) -> TypeError:
-    return TypeError(f"{arg}: expected {ACCEPTED[want]}; got {describe(x)}")
+def _unsupported(x: Any, arg: str, want: str, rows: bool = False) -> TypeError:
+    return TypeError(f"{arg}: expected {ROWS[want] + ', ' if rows else ''}{ACCEPTED[want]}; got {describe(x)}")
 
 
-def to_qrels(x: Any, read: Callable[[Any], Qrels], *, arg: str = "qrels") -> Qrels:
+def is_rows(x: Any) -> bool:
+    """An iterable that is none of the other accepted forms: read as rows
+    (namedtuples with fields ``query_id, doc_id`` and the value) when ``rows=True``."""
+    return (hasattr(x, "__iter__") and not isinstance(x, (Mapping, Qrels, Run) + PATH_TYPES)
+            and not hasattr(x, "columns") and ranx_kind(x) is None and arrow_table(x) is None)
+
+
+def _rows_to_dict(rows: Iterable[Any], value: str, arg: str) -> Dict[str, Dict[str, Any]]:
+    out: Dict[str, Dict[str, Any]] = {}
+    for n, row in enumerate(rows):
+        try:
+            q, d, v = row.query_id, row.doc_id, getattr(row, value)
+        except AttributeError:
+            raise TypeError(f"{arg}: item {n} is not a namedtuple with fields query_id, doc_id, {value} "
+                            f"(got {row!r})") from None
+        out.setdefault(str(q), {})[str(d)] = v
+    return out
+
+
+def to_qrels(x: Any, read: Callable[[Any], Qrels], *, arg: str = "qrels", rows: bool = False) -> Qrels:
     """``x`` as a [`Qrels`][irscore.Qrels]; ``read`` reads a path; ``arg``: the
-    argument's name in messages."""
+    argument's name in messages; ``rows``: an iterable of ``Qrel`` namedtuples
+    (``query_id, doc_id, relevance``) is accepted too."""
     if isinstance(x, Qrels):
         return x
     if isinstance(x, Mapping):
@@ -106,14 +129,17 @@ def to_qrels(x: Any, read: Callable[[Any], Qrels], *, arg: str = "qrels") -> Qre
     if _is_frame(x):
         fast = qrels_from_frame(x)
         return fast if fast is not None else Qrels.from_pandas(x)
-    raise _unsupported(x, arg, "qrels")
+    if rows and is_rows(x):
+        return Qrels.from_dict(_rows_to_dict(x, "relevance", arg))
+    raise _unsupported(x, arg, "qrels", rows)
 
 
 def to_run(x: Any, read: Callable[..., Run], *, arg: str = "run", run_id: Optional[str] = None,
-           **kw: Any) -> Run:
+           rows: bool = False, **kw: Any) -> Run:
     """``x`` as a [`Run`][irscore.Run]; ``read`` reads a path; ``run_id``: the
     name of a run built from data that carries none (a ranx Run keeps its
-    ``name``); ``kw``: options of the run builders (``ties``)."""
+    ``name``); ``rows``: an iterable of ``ScoredDoc`` namedtuples (``query_id,
+    doc_id, score``) is accepted too; ``kw``: options of the run builders (``ties``)."""
     if isinstance(x, Run):
         return x
     rid = "irscore" if run_id is None else str(run_id)
@@ -136,5 +162,7 @@ def to_run(x: Any, read: Callable[..., Run], *, arg: str = "run", run_id: Option
             fast.run_id = rid
             return fast
         return Run.from_pandas(x, run_id=rid, **kw)
-    raise _unsupported(x, arg, "run")
+    if rows and is_rows(x):
+        return Run.from_dict(_rows_to_dict(x, "score", arg), run_id=rid, **kw)
+    raise _unsupported(x, arg, "run", rows)
 

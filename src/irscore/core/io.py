@@ -220,7 +220,7 @@ def read_run(path: PathLike, *, ties: str = "trec") -> Run:
     return Run(_parse(path, "run"), source=os.fspath(path), ties=ties)
 
 
-def as_qrels(x: Any, *, arg: str = "qrels") -> Qrels:
+def as_qrels(x: Any, *, arg: str = "qrels", rows: bool = False) -> Qrels:
     """Judgments in any accepted form as a [`Qrels`][irscore.Qrels].
 
     Parameters
@@ -233,6 +233,9 @@ def as_qrels(x: Any, *, arg: str = "qrels") -> Qrels:
         too); a ranx ``Qrels``; the path of a TREC qrels file.
     arg : str, default "qrels"
         The argument's name in error messages.
+    rows : bool, default False
+        Also accept an iterable of namedtuples with the fields ``query_id,
+        doc_id, relevance`` (ir_measures' ``Qrel``, as its readers yield them).
 
     Returns
     -------
@@ -246,10 +249,11 @@ def as_qrels(x: Any, *, arg: str = "qrels") -> Qrels:
     ValueError
         Malformed content (missing columns, nulls, grades that are not integers ...).
     """
-    return to_qrels(x, read_qrels, arg=arg)
+    return to_qrels(x, read_qrels, arg=arg, rows=rows)
 
 
-def as_run(x: Any, ties: Optional[str] = None, *, arg: str = "run", run_id: Optional[str] = None) -> Run:
+def as_run(x: Any, ties: Optional[str] = None, *, arg: str = "run", run_id: Optional[str] = None,
+           rows: bool = False) -> Run:
     """A ranking in any accepted form as a [`Run`][irscore.Run].
 
     Parameters
@@ -269,6 +273,9 @@ def as_run(x: Any, ties: Optional[str] = None, *, arg: str = "run", run_id: Opti
     run_id : str, optional
         The name of a run built from a dict or a frame (default
         ``"irscore"``); a ranx Run keeps its ``name``, a file its tag.
+    rows : bool, default False
+        Also accept an iterable of namedtuples with the fields ``query_id,
+        doc_id, score`` (ir_measures' ``ScoredDoc``, as its readers yield them).
 
     Returns
     -------
@@ -288,7 +295,7 @@ def as_run(x: Any, ties: Optional[str] = None, *, arg: str = "run", run_id: Opti
             raise ValueError(f"{arg}: ties={ties!r}, but the Run object holds equal scores in {x.ties!r} "
                              f"order; pass the dict, DataFrame or file, or build the Run with ties={ties!r}")
         return x
-    return to_run(x, read_run, arg=arg, run_id=run_id, ties="trec" if ties is None else ties)
+    return to_run(x, read_run, arg=arg, run_id=run_id, rows=rows, ties="trec" if ties is None else ties)
 
 
 def results_frame(results: Mapping[Any, Any], tidy: bool = False) -> Any:
