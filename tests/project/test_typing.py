@@ -70,3 +70,21 @@ def test_lazy_exports_are_spelled_out_for_type_checkers():
                 full = f"{node.module}.{alias.name}"   # a module re-exported: irscore.xml, irscore.distributed.spark
                 seen[alias.name] = full if irscore._EXPORTS.get(alias.name) == full else node.module
     assert seen == irscore._EXPORTS
+
+
+def test_typed_client_asserts_the_types_of_the_public_entry_points():
+    # each entry point's inferred type is stated with assert_type (mypy --strict above
+    # fails on any other): evaluate's overloads, readers and converters, compare, the
+    # batch Accumulator, the statistics entry points, the XML and R&S families
+    tree = ast.parse(CLIENT.read_text(encoding="utf-8"))
+    asserted = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "assert_type":
+            for inner in ast.walk(node.args[0]):
+                if isinstance(inner, ast.Call):
+                    f = inner.func
+                    asserted.add(f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", ""))
+    want = {"evaluate", "read_qrels", "read_run", "as_qrels", "as_run", "parse_measure", "compare", "compute",
+            "per_query", "t_test", "randomization_test", "mean_ci", "urisk", "anova", "reliability_sensitivity",
+            "read_organization", "read_passage_qrels", "read_fol_run", "to_text"}
+    assert want <= asserted, sorted(want - asserted)
