@@ -18,8 +18,8 @@ import argparse
 import gc
 import os
 import statistics
-import time
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 

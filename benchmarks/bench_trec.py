@@ -213,11 +213,11 @@ def breakdown(qpath: Path, rpath: Path, names: List[str], repeat: int) -> Dict[s
     """Best-of-``repeat`` time of each stage of the files path, and the floor."""
     import mmap
 
+    from irscore import _trec_io
     from irscore.core import data as _data
     from irscore.core import io as _io
     from irscore.core import joined as _joined
     from irscore.core import parallel as _parallel
-    from irscore import _trec_io
 
     best: Dict[str, float] = {}
 

@@ -24,6 +24,7 @@ import atheris
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
+
 from _common import check, check_unit, guarded, main  # noqa: E402
 
 try:

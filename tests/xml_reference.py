@@ -5,20 +5,18 @@ the differential tests (tests/xml/test_xml_native.py) can check that the kernels
 give the same numbers to the last bit.  Not part of the package."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from irscore import _xml_xcg
+from irscore.xml.align import Aligned
 from irscore.xml.context import EvalContext
 from irscore.xml.ideal import element_q, quantise
-from irscore.xml.model import EMPTY_F, I64, Span
-from irscore import _xml_xcg
-import math
-from irscore.xml.align import Aligned
-from irscore.xml.inex2008 import (_FAMILIES, UNKNOWN_SIZE, UNKNOWN_START, _focused, _seq_mean, _warn)
-from irscore.xml.model import XmlQrels, XmlRun
-from irscore.xml.names import measure_family
-from irscore.xml.names import match_name, point_index
+from irscore.xml.inex2008 import _FAMILIES, UNKNOWN_SIZE, UNKNOWN_START, _focused, _seq_mean, _warn
+from irscore.xml.model import EMPTY_F, I64, Span, XmlQrels, XmlRun
+from irscore.xml.names import match_name, measure_family, point_index
 from xml_precall_reference import precall_reprec, tie_groups
 
 

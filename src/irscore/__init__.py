@@ -29,23 +29,37 @@ import importlib
 from typing import TYPE_CHECKING, Any, Dict, List
 
 if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time; tests/test_typing.py keeps it equal to _EXPORTS)
-    from irscore import batch as batch, compat as compat, crp as crp, integrations as integrations
-    from irscore import diversity as diversity, plot as plot, prefs as prefs, rocchio as rocchio
+    from irscore import batch as batch
+    from irscore import compat as compat
+    from irscore import crp as crp
+    from irscore import dask as dask
+    from irscore import diversity as diversity
+    from irscore import integrations as integrations
+    from irscore import plot as plot
+    from irscore import prefs as prefs
+    from irscore import rocchio as rocchio
+    from irscore import spark as spark
     from irscore import usermodel as usermodel
-    from irscore import webtrack as webtrack, xml as xml
+    from irscore import webtrack as webtrack
+    from irscore import xml as xml
     from irscore.classic import evaluate as evaluate
+    from irscore.core.data import Qrels as Qrels
+    from irscore.core.data import Run as Run
+    from irscore.core.io import as_qrels as as_qrels
+    from irscore.core.io import as_run as as_run
+    from irscore.core.io import read_qrels as read_qrels
+    from irscore.core.io import read_run as read_run
+    from irscore.core.measures import Measure as Measure
+    from irscore.core.measures import parse_measure as parse_measure
+    from irscore.crp import crp_curves as crp_curves
+    from irscore.organization import Organization as Organization
+    from irscore.organization import bcubed as bcubed
+    from irscore.organization import extended_bcubed as extended_bcubed
+    from irscore.organization import filtering_rs as filtering_rs
+    from irscore.organization import read_organization as read_organization
+    from irscore.organization import reliability_sensitivity as reliability_sensitivity
     from irscore.stats import meta as meta
     from irscore.stats.comparison import compare as compare
-    from irscore.core.data import Qrels as Qrels, Run as Run
-    from irscore.core.io import as_qrels as as_qrels, as_run as as_run
-    from irscore.core.io import read_qrels as read_qrels, read_run as read_run
-    from irscore.core.measures import Measure as Measure, parse_measure as parse_measure
-    from irscore.crp import crp_curves as crp_curves
-    from irscore import dask as dask, spark as spark
-    from irscore.organization import (Organization as Organization, bcubed as bcubed,
-                                      extended_bcubed as extended_bcubed, filtering_rs as filtering_rs,
-                                      read_organization as read_organization,
-                                      reliability_sensitivity as reliability_sensitivity)
 
 # The one place the version is written (pyproject.toml reads it from here).
 __version__ = "0.1.0"

@@ -1,6 +1,5 @@
 import enum
 
-
 class OpKind(enum.IntEnum):
     K_NUM_Q = 0
     K_NUM_RET = 1

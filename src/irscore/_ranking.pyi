@@ -3,7 +3,8 @@ from typing import Dict
 import numpy as np
 from numpy.typing import NDArray
 
-from irscore._measurelib import OpFlag as OpFlag, OpKind as OpKind
+from irscore._measurelib import OpFlag as OpFlag
+from irscore._measurelib import OpKind as OpKind
 
 BOUNDSCHECK: bool
 GAIN_KINDS: Dict[str, int]

@@ -13,9 +13,8 @@ from irscore import _ranking
 from irscore.core import parallel as _parallel
 from irscore.core.aggregate import summarize
 from irscore.core.checks import MAX_CUTOFF
-from irscore.core.data import Qrels, Run, tie_mode
+from irscore.core.data import Qrels, Run, require_pandas, tie_mode
 from irscore.core.files import check_path, fields, read_text, text_lines
-from irscore.core.data import require_pandas
 from irscore.core.io import as_qrels, as_run, results_frame
 from irscore.core.joined import Joined, ResultCache, join
 from irscore.core.measures import Measure, expand_spec, resolve

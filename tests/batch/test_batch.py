@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import irscore
-from irscore import _batch, batch
+from irscore import batch
 from irscore.batch import arrays as batch_arrays
 
 MEASURES = ["nDCG@5", "nDCG@10", "nDCG", "AP", "AP@10", "P@5", "P@10", "R@10", "RR", "Rprec",

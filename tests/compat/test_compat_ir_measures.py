@@ -10,8 +10,27 @@ import irscore
 from irscore.compat import ir_measures as compat
 
 ir_measures = pytest.importorskip("ir_measures")
-from ir_measures import (AP, IPrec, NumQ, NumRel, NumRelRet, NumRet, P, R, RR, Bpref, Judged, Rprec,  # noqa: E402
-                         SetAP, SetF, SetP, SetR, Success, infAP, nDCG)
+from ir_measures import (  # noqa: E402
+    AP,
+    RR,
+    Bpref,
+    IPrec,
+    Judged,
+    NumQ,
+    NumRel,
+    NumRelRet,
+    NumRet,
+    P,
+    R,
+    Rprec,
+    SetAP,
+    SetF,
+    SetP,
+    SetR,
+    Success,
+    infAP,
+    nDCG,
+)
 
 MEASURES = [AP, AP @ 10, AP(rel=2), P @ 5, P(rel=2) @ 10, R @ 10, R @ 100, RR, RR(rel=2), nDCG, nDCG @ 10,
             Rprec, Rprec(rel=2), Bpref, infAP, NumRet, NumRelRet, NumRet(rel=2),

@@ -10,8 +10,7 @@ pytest.importorskip("pyarrow")
 
 import irscore  # noqa: E402
 from distributed_cases import MEASURES, OPTIONS, rows  # noqa: E402
-from irscore.distributed.partition import (QUERY, evaluate_columns, make_request,  # noqa: E402
-                                            summarize_columns)
+from irscore.distributed.partition import QUERY, evaluate_columns, make_request, summarize_columns  # noqa: E402
 
 SOME = ["map", "gm_map", "gm_bpref", "num_q", "num_rel", "num_ret", "num_rel_ret", "P_5", "ndcg_cut_10",
         "recip_rank", "bpref", "infAP", "Rnorm(N=300)", "Pnorm(N=300)", "CRP_loss", "CRP_recovery"]
@@ -94,9 +93,10 @@ def test_a_query_in_two_batches_is_an_error():
 
 def test_engine_task_functions_without_an_engine():
     """The Spark (Arrow and pandas) and Dask task functions give the same rows."""
+    import pyarrow as pa
+
     from irscore.distributed import dask as idask
     from irscore.distributed import spark as ispark
-    import pyarrow as pa
 
     q, r = (pd.DataFrame(x, columns=c) for x, c in zip(rows(), (["q", "d", "v"], ["q", "d", "v"])))
     req = make_request(SOME, complete=True)

@@ -10,7 +10,6 @@ import pytest
 import irscore
 from irscore import rocchio
 
-
 NAMES = ("Rnorm", "Pnorm", "rank_recall", "log_precision", "scaled_recall")
 
 

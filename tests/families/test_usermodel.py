@@ -12,7 +12,6 @@ import irscore
 from irscore import _usermodel
 from irscore.batch import evaluate as batch_evaluate
 
-
 # ---------------------------------------------------------------- random data
 
 def random_case(rng, n_queries, max_grade=4, neg=True, distinct=False):

@@ -12,11 +12,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import irscore
-from irscore import batch
-from irscore.core.measures import ALIASES, FAMILIES, Measure, parse_measure
-
 import irscore.crp  # noqa: F401  (registers the CRP families)
 import irscore.rocchio  # noqa: F401  (registers the Rocchio families)
+from irscore import batch
+from irscore.core.measures import ALIASES, FAMILIES, Measure, parse_measure
 from irscore.core.registry import EXTERNAL
 
 BASES = sorted(set(ALIASES) | set(EXTERNAL))

@@ -2,7 +2,6 @@
 comments, and clear errors (file and line) for malformed input."""
 import gzip
 import random
-import warnings
 
 import numpy as np
 import pytest

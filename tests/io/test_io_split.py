@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import irscore
 from irscore import _join, _trec_io
-from irscore.core.files import compression
 from irscore.core import io as _io
 from irscore.core.data import Qrels, Run
+from irscore.core.files import compression
 
 PARTS = [1, 2, 3, 7, 64]
 

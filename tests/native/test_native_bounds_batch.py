@@ -3,6 +3,7 @@ own, is a ValueError (valid arguments recorded from façade calls,
 tests/kernel_calls.py)."""
 import numpy as np
 import pytest
+
 from kernel_calls import ENTRY_POINTS, _call, _with, recorded
 
 i32, i64, u64, f64, u8 = np.int32, np.int64, np.uint64, np.float64, np.uint8

@@ -4,9 +4,9 @@ raise ValueError on inconsistent or out-of-range arrays instead of reading or
 writing out of bounds."""
 import numpy as np
 import pytest
-from kernel_calls import _compute_args, _gs_args, _join_args
 
 from irscore import _join, _ranking, _trec_io
+from kernel_calls import _compute_args, _gs_args, _join_args
 
 i32, i64, u64, f64, u8 = np.int32, np.int64, np.uint64, np.float64, np.uint8
 

@@ -8,9 +8,9 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
-from kernel_calls import _diversity_args, _join_args, _tagged_join, run_garbage
 
 from irscore import _diversity
+from kernel_calls import _diversity_args, _join_args, _tagged_join, run_garbage
 
 i32 = np.int32
 

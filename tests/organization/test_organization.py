@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import irscore
-from irscore.organization import align as org_align
 from irscore.organization import Organization, position_weights
+from irscore.organization import align as org_align
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "organization"
 

@@ -13,13 +13,11 @@ from typing import List, Sequence
 
 import numpy as np
 import pytest
+from test_organization import KEYS, ref_extended_bcubed_precision, ref_rs
 
 from irscore import _organization as K
-from irscore.organization import Organization
+from irscore.organization import Organization, extended_bcubed
 from irscore.organization.align import pair_arrays
-
-from irscore.organization import extended_bcubed
-from test_organization import KEYS, ref_extended_bcubed_precision, ref_rs
 
 TOL = 1e-13
 

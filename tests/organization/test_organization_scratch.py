@@ -9,12 +9,11 @@ import random
 
 import numpy as np
 import pytest
+from test_organization_pairs import TOL, both_kernels, ebc_both, overlapping_clustering, repeated_topic
 
 from irscore import _organization as K
 from irscore.organization import Organization
 from irscore.organization.align import pair_arrays
-
-from test_organization_pairs import TOL, both_kernels, ebc_both, overlapping_clustering, repeated_topic
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import sys
 import textwrap
 import time
 
-import numpy as np
 import pytest
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child process needs POSIX")

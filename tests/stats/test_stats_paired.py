@@ -118,8 +118,8 @@ def test_exact_randomization_counts_ties_exactly():
     rational arithmetic; scipy's relative tolerance (100 eps of the observed
     value) misses some of those ties (e.g. when the observed sum is 0), so the
     reference here is the enumeration in exact fractions."""
-    from fractions import Fraction
     import itertools
+    from fractions import Fraction
 
     rng = np.random.default_rng(15)
     for case in range(300):

@@ -115,8 +115,16 @@ trec_eval measures without a batch kernel), never another family.
 from irscore.batch.accumulator import Accumulator
 from irscore.batch.engine import TIES, evaluate
 from irscore.batch.evaluator import Evaluator
-from irscore.batch.shortcuts import (average_precision, dcg, ndcg, precision, r_precision, recall,
-                                     reciprocal_rank, success)
+from irscore.batch.shortcuts import (
+    average_precision,
+    dcg,
+    ndcg,
+    precision,
+    r_precision,
+    recall,
+    reciprocal_rank,
+    success,
+)
 
 __all__ = ["evaluate", "Evaluator", "Accumulator", "ndcg", "dcg", "average_precision", "precision", "recall",
            "reciprocal_rank", "r_precision", "success", "TIES"]

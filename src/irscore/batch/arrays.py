@@ -6,7 +6,6 @@ from typing import Any, Optional
 
 import numpy as np
 
-
 _SCORE_OK = (np.dtype(np.float32), np.dtype(np.float64))
 _LABEL_OK = tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
                                         np.float32, np.float64))

@@ -9,14 +9,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from irscore import _batch, _ranking
-from irscore.core import parallel as _parallel
 from irscore.batch.arrays import as_array, int_vector
 from irscore.batch.layout import Layout, read_layout
-from irscore.core.joined import Joined, MAX_GRADE, ResultCache, relevance_codes
+from irscore.core import parallel as _parallel
+from irscore.core.joined import MAX_GRADE, Joined, ResultCache, relevance_codes
 from irscore.core.measures import FAMILIES, Measure, resolve
 from irscore.core.plan import compile_plan
 from irscore.core.registry import EXTERNAL, family_values
-
 
 TIES = ("trec", "input", "average")
 # tie modes and error codes of irscore._batch.evaluate_rows: the kernel's own

@@ -11,8 +11,15 @@ import numpy as np
 
 from irscore import _batch
 from irscore.batch.arrays import as_array
-from irscore.batch.engine import (FLOAT_DEFAULT_THR, PARALLEL_MIN_CELLS, TIE_CODES, check_empty, check_options,
-                                  plan_for, run)
+from irscore.batch.engine import (
+    FLOAT_DEFAULT_THR,
+    PARALLEL_MIN_CELLS,
+    TIE_CODES,
+    check_empty,
+    check_options,
+    plan_for,
+    run,
+)
 from irscore.batch.layout import NAN_SCORES, NEGATIVE_LABELS, read_layout
 
 # (kernel, relevance threshold, measure names) of a plan the dense kernel runs alone

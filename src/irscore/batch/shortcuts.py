@@ -8,7 +8,6 @@ import numpy as np
 
 from irscore.batch.engine import evaluate
 
-
 # ------------------------------------------------------------------ one function per measure
 
 def _cut(name: str, k: Optional[int]) -> str:

@@ -107,8 +107,8 @@ def run(args: Any) -> int:
 
 def _run(args: Any) -> int:
     from irscore import xml as X
-    from irscore.xml.align import topic_key
     from irscore.core.report import format_line
+    from irscore.xml.align import topic_key
 
     fmt = args.qrels_format
     if fmt == "auto":

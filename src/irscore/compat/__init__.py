@@ -29,7 +29,8 @@ import importlib
 from typing import TYPE_CHECKING, Any, List
 
 if TYPE_CHECKING:
-    from irscore.compat import ir_measures as ir_measures, pytrec_eval as pytrec_eval
+    from irscore.compat import ir_measures as ir_measures
+    from irscore.compat import pytrec_eval as pytrec_eval
 
 __all__ = ["ir_measures", "pytrec_eval"]
 

@@ -18,7 +18,6 @@ be integral, scores finite; nulls are refused.  Unlike ``from_pandas``
 from __future__ import annotations
 
 import functools
-
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np

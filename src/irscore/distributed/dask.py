@@ -14,8 +14,15 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from irscore.distributed.partition import (N_DUPLICATES, N_JUDGED_RELEVANT, QUERY, Request, evaluate_columns,
-                                            make_request, summarize_columns)
+from irscore.distributed.partition import (
+    N_DUPLICATES,
+    N_JUDGED_RELEVANT,
+    QUERY,
+    Request,
+    evaluate_columns,
+    make_request,
+    summarize_columns,
+)
 
 __all__ = ["evaluate"]
 

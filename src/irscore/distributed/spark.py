@@ -13,8 +13,15 @@ from __future__ import annotations
 import functools
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
-from irscore.distributed.partition import (N_DUPLICATES, N_JUDGED_RELEVANT, QUERY, Request, evaluate_columns,
-                                            make_request, summarize_columns)
+from irscore.distributed.partition import (
+    N_DUPLICATES,
+    N_JUDGED_RELEVANT,
+    QUERY,
+    Request,
+    evaluate_columns,
+    make_request,
+    summarize_columns,
+)
 
 __all__ = ["evaluate"]
 

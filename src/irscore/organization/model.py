@@ -10,7 +10,6 @@ import numpy as np
 from irscore import _trec_io
 from irscore.core.aggregate import running_mean
 
-
 DocId = Union[str, int]
 Cluster = Collection[DocId]
 Levels = Sequence[Sequence[Cluster]]

@@ -8,7 +8,6 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from irscore.core.files import read_text
 from irscore.organization.model import Organization, PathLike
 
-
 # ---------------------------------------------------------------------------
 # files
 # ---------------------------------------------------------------------------

@@ -36,13 +36,30 @@ from irscore.stats.anova_hsd import Anova, anova, standardized_differences
 from irscore.stats.comparison import Comparison, Pair, compare
 from irscore.stats.corrections import adjust
 from irscore.stats.intervals import mean_ci
+from irscore.stats.paired import (
+    bootstrap_test,
+    effect_sizes,
+    randomization_test,
+    sign_test,
+    t_test,
+    tukey_hsd,
+    tukey_randomized,
+    wilcoxon_test,
+)
 from irscore.stats.qpp_evaluation import QPPEvaluation, compare_predictors, qpp
 from irscore.stats.qpp_evaluation import correlation as qpp_correlation
 from irscore.stats.risk import TRisk, georisk, trisk, urisk
-from irscore.stats.topicset import (AchievedPower, achieved_power, expected_ci_width, power_anova, power_t_test,
-                                    topics_for_anova, topics_for_ci, topics_for_t_test, variance_estimate)
-from irscore.stats.paired import (bootstrap_test, effect_sizes, randomization_test, sign_test, t_test, tukey_hsd,
-                                  tukey_randomized, wilcoxon_test)
+from irscore.stats.topicset import (
+    AchievedPower,
+    achieved_power,
+    expected_ci_width,
+    power_anova,
+    power_t_test,
+    topics_for_anova,
+    topics_for_ci,
+    topics_for_t_test,
+    variance_estimate,
+)
 
 __all__ = ["AchievedPower", "Anova", "Comparison", "Pair", "QPPEvaluation", "TRisk", "achieved_power", "adjust",
            "anova", "bootstrap_test", "compare", "compare_predictors", "effect_sizes", "expected_ci_width", "georisk",

@@ -19,7 +19,8 @@ import numpy as np
 from irscore.classic import check_ties, evaluate
 from irscore.core.data import Run
 from irscore.core.io import as_qrels, as_run
-from irscore.stats import anova_hsd, formats, intervals, paired, risk as risk_mod
+from irscore.stats import anova_hsd, formats, intervals, paired
+from irscore.stats import risk as risk_mod
 from irscore.stats.corrections import METHODS, adjust
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey", "tukey_oneway", "tukey_randomized")

@@ -49,18 +49,23 @@ imports only the layers above it:
 
 This ``__init__`` only re-exports the public names.
 """
-from irscore.xml.model import Span, Quantisation, XmlQrels, XmlRun
+from irscore.xml.evaluation import evaluate
+from irscore.xml.focused import hixeval, interpolated_precision, overlap, xcg
+from irscore.xml.ideal import ideal_recall_base, quantise
+from irscore.xml.inex import eprum, generalized_precision, inex_eval, inex_eval_ng, t2i
+from irscore.xml.inex_values import Navigation, default_navigation
+from irscore.xml.model import Quantisation, Span, XmlQrels, XmlRun
+from irscore.xml.names import DEFAULT_MEASURES, measure_family
 from irscore.xml.readers import (
-    read_passage_qrels, read_fol_run, read_element_tsv, Layout, layout_from_sizes,
-    read_inex_assessments, read_inex_run
+    Layout,
+    layout_from_sizes,
+    read_element_tsv,
+    read_fol_run,
+    read_inex_assessments,
+    read_inex_run,
+    read_passage_qrels,
 )
 from irscore.xml.submission import read_inex_submission, write_fol
-from irscore.xml.ideal import quantise, ideal_recall_base
-from irscore.xml.names import DEFAULT_MEASURES, measure_family
-from irscore.xml.focused import overlap, xcg, hixeval, interpolated_precision
-from irscore.xml.inex import inex_eval, inex_eval_ng, generalized_precision, eprum, t2i
-from irscore.xml.inex_values import Navigation, default_navigation
-from irscore.xml.evaluation import evaluate
 
 __all__ = [
     "Span",

@@ -11,7 +11,6 @@ from irscore.xml.align import Aligned, Pass, align_run, gather, run_pass
 from irscore.xml.ideal import element_q, ideal_arrays, quantise
 from irscore.xml.model import EMPTY_F, EMPTY_I, I64, Quantisation, XmlQrels, XmlRun
 
-
 # ---------------------------------------------------------------------------
 # per-family functions
 # ---------------------------------------------------------------------------

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Union, overload
 
-
 from irscore.core.aggregate import running_mean
 from irscore.xml import inex2008
 from irscore.xml.context import EvalContext

@@ -8,7 +8,6 @@ from irscore.xml.inex_values import Navigation, compute_extra
 from irscore.xml.model import Quantisation, XmlQrels, XmlRun
 from irscore.xml.names import level_name, measure_family
 
-
 # ---------------------------------------------------------------------------
 # inex_eval, inex_eval_ng, gP/MAgP, GR/EPRUM, T2I
 # ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import numpy as np
 
 from irscore import _xml_focused
 
-
 Span = Tuple[str, int, int]
 Quantisation = Union[str, Callable[[np.ndarray, np.ndarray], np.ndarray], Mapping[Tuple[float, float], float]]
 

@@ -9,9 +9,17 @@ import numpy as np
 from irscore.core.files import open_text, read_bytes
 from irscore.xml import inex2008
 from irscore.xml.model import (
-    DocIndex, I64, Span, XmlQrels, XmlRun, build_qrels, check_no_overlap, check_offset, csr, parse_int,
+    I64,
+    DocIndex,
+    Span,
+    XmlQrels,
+    XmlRun,
+    build_qrels,
+    check_no_overlap,
+    check_offset,
+    csr,
+    parse_int,
 )
-
 
 # ---------------------------------------------------------------------------
 # readers
