@@ -27,7 +27,8 @@ from typing import List, Tuple
 
 import numpy as np
 
-from irscore import _organization as kernels
+from irscore import _org_rs
+from irscore._org_core import Side
 from irscore.organization import Organization, reliability_sensitivity
 from irscore.organization.align import pair_arrays
 
@@ -122,12 +123,13 @@ def _scaling(sizes: List[int], multis: Tuple[float, ...], rounds: int) -> None:
         for _ in range(rounds):
             for i, (n_occ, gold, system, a, _, _) in enumerate(cases):
                 o1, o2 = np.zeros(1), np.zeros(1)
+                gs, ss = Side(*a[0:4]), Side(*a[4:8])
                 t0 = time.perf_counter()
                 reliability_sensitivity(gold, system, n=30, w_n=0.8)
                 best_rs[i] = min(best_rs[i], time.perf_counter() - t0)
                 t0 = time.perf_counter()
-                kernels.rs_side(*a[4:8], *a[0:4], a[8], c, False, True, o1, o2)
-                kernels.rs_side(*a[0:4], *a[4:8], a[8], c, False, True, o1, o2)
+                _org_rs.rs_side(ss, gs, a[8], o1, o2, c=c, uniform=False, foreign_tail=True)
+                _org_rs.rs_side(gs, ss, a[8], o1, o2, c=c, uniform=False, foreign_tail=True)
                 best_k[i] = min(best_k[i], time.perf_counter() - t0)
         for i, (n_occ, _, _, _, build, first) in enumerate(cases):
             ratio = "" if i == 0 else "  doubling: rs x%.2f, kernels x%.2f" % (

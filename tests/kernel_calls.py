@@ -14,7 +14,9 @@ from irscore import (
     _dicts,
     _diversity,
     _join,
-    _organization,
+    _org_bcubed,
+    _org_core,
+    _org_rs,
     _prefs,
     _ranking,
     _rocchio,
@@ -48,7 +50,38 @@ def _compute_args():
                 par_off=np.array([0, 1], i64), params=np.array([2.0]), out=np.zeros((1, 1)))
 
 
-MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_organization": _organization, "_xml": _xml,
+def _side_arrays(side, level=True):
+    """A ``_org_core.Side``'s arrays (``level`` too unless False), as recorded."""
+    arrays = [side.ptr, side.doc] + ([side.level] if level else []) + [side.cluster]
+    return [np.asarray(a) for a in arrays]
+
+
+def _rs_side(x_ptr, x_doc, x_level, x_cluster, g_ptr, g_doc, g_level, g_cluster, n_docs, c, uniform,
+             foreign_tail, out_priority, out_relatedness, pairwise=False):
+    """``_org_rs.rs_side`` with its arguments flat, in the order of ENTRY_POINTS."""
+    return _org_rs.rs_side(_org_core.Side(x_ptr, x_doc, x_level, x_cluster),
+                           _org_core.Side(g_ptr, g_doc, g_level, g_cluster), n_docs, out_priority,
+                           out_relatedness, c=c, uniform=uniform, foreign_tail=foreign_tail, pairwise=pairwise)
+
+
+def _extended_bcubed_side(x_ptr, x_doc, x_cluster, g_ptr, g_doc, g_cluster, n_docs, out, pairwise=False):
+    """``_org_bcubed.extended_bcubed_side`` with its arguments flat (the clusters
+    stand for the levels, which it does not read)."""
+    return _org_bcubed.extended_bcubed_side(_org_core.Side(x_ptr, x_doc, x_cluster, x_cluster),
+                                            _org_core.Side(g_ptr, g_doc, g_cluster, g_cluster), n_docs, out,
+                                            pairwise=pairwise)
+
+
+# entry points taking structures: their recorded call, flattened in the order of ENTRY_POINTS
+_FLATTEN = {
+    "_org_rs.rs_side": lambda x, g, n_docs, out_p, out_r, *, c, uniform, foreign_tail, pairwise=False: [
+        *_side_arrays(x), *_side_arrays(g), n_docs, c, uniform, foreign_tail, out_p, out_r],
+    "_org_bcubed.extended_bcubed_side": lambda x, g, n_docs, out, *, pairwise=False: [
+        *_side_arrays(x, False), *_side_arrays(g, False), n_docs, out],
+}
+
+MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_org_rs": type(sys)("_org_rs_flat"),
+           "_org_bcubed": type(sys)("_org_bcubed_flat"), "_xml": _xml,
            "_batch": _batch, "_ranking": _ranking, "_join": _join, "_prefs": _prefs}
 
 
@@ -66,16 +99,18 @@ def _record_calls():
     def wrap(mod, name):
         fn = getattr(mod, name)
 
-        def rec(*args):
-            calls.setdefault(f"{mod.__name__.split('.')[-1]}.{name}", []).append(copy.deepcopy(
-                [a.copy() if isinstance(a, np.ndarray) else a for a in args]))
-            return fn(*args)
+        def rec(*args, **kwargs):
+            key = f"{mod.__name__.split('.')[-1]}.{name}"
+            flat = _FLATTEN[key](*args, **kwargs) if key in _FLATTEN else args
+            calls.setdefault(key, []).append(copy.deepcopy(
+                [a.copy() if isinstance(a, np.ndarray) else a for a in flat]))
+            return fn(*args, **kwargs)
         saved.append((mod, name, fn))
         setattr(mod, name, rec)
 
     for mod, names in [(_rocchio, ["min_collection_size", "rocchio"]),
                        (_crp, ["curve_lengths", "curves", "scalars"]),
-                       (_organization, ["rs_side", "extended_bcubed_side"]),
+                       (_org_rs, ["rs_side"]), (_org_bcubed, ["extended_bcubed_side"]),
                        (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
                                "interpolated_precision", "check_nesting", "ideal_elements", "epgr_at",
                                "eprum_measures", "gp_measures", "precall_published", "ng_at", "t2i_at",
@@ -159,11 +194,11 @@ ENTRY_POINTS = {
     "_crp.curve_lengths": ["rel", "offsets", "condensed", "pad_to", "out"],
     "_crp.curves": ["rel", "offsets", "levels", "level", "condensed", "out_off", "rp", "crp"],
     "_crp.scalars": ["rel", "offsets", "levels", "level", "condensed", "pad_to", "matters", "out"],
-    "_organization.rs_side": ["x_ptr", "x_doc", "x_level", "x_cluster", "g_ptr", "g_doc", "g_level",
-                              "g_cluster", "n_docs", "c", "uniform", "foreign_tail", "out_priority",
-                              "out_relatedness"],
-    "_organization.extended_bcubed_side": ["x_ptr", "x_doc", "x_cluster", "g_ptr", "g_doc", "g_cluster",
-                                           "n_docs", "out"],
+    "_org_rs.rs_side": ["x_ptr", "x_doc", "x_level", "x_cluster", "g_ptr", "g_doc", "g_level",
+                        "g_cluster", "n_docs", "c", "uniform", "foreign_tail", "out_priority",
+                        "out_relatedness"],
+    "_org_bcubed.extended_bcubed_side": ["x_ptr", "x_doc", "x_cluster", "g_ptr", "g_doc", "g_cluster",
+                                         "n_docs", "out"],
     "_xml.focused_pass": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start",
                           "hl_end", "el_off", "el_doc", "el_start", "el_end", "el_q", "el_rsize", "id_off",
                           "id_doc", "id_start", "id_end", "ndocs", "alpha_hix", "alpha_xcg", "seen_mode",
@@ -233,6 +268,8 @@ def _diversity_args():
 
 
 MODULES["_join"] = _join
+MODULES["_org_rs"].rs_side = _rs_side
+MODULES["_org_bcubed"].extended_bcubed_side = _extended_bcubed_side
 MODULES["_join_tagged"] = type(sys)("_join_tagged")
 MODULES["_join_tagged"].join = _tagged_join
 MODULES["_diversity"] = _diversity

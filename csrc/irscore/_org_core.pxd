@@ -93,10 +93,10 @@ cdef struct HK:
 
 cdef class Side:
     """One side of an organization as CSR arrays over its topics (see _org_core)."""
-    cdef const int64_t[::1] ptr
-    cdef const int32_t[::1] doc
-    cdef const int32_t[::1] level
-    cdef const int32_t[::1] cluster
+    cdef readonly const int64_t[::1] ptr
+    cdef readonly const int32_t[::1] doc
+    cdef readonly const int32_t[::1] level
+    cdef readonly const int32_t[::1] cluster
 
 
 # --- scratch memory (one cache for every organization kernel: irs_scratch.h) ---

@@ -1,5 +1,7 @@
 """Stub for the organization kernels' shared module (csrc/irscore/_org_core.pyx): the
 ``Side`` arrays type and the scratch cache of _org_rs and _org_bcubed."""
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from typing_extensions import disjoint_base
@@ -16,6 +18,15 @@ class Side:
         level: npt.NDArray[np.int32],
         cluster: npt.NDArray[np.int32],
     ) -> None: ...
+    # the arrays, read-only (typed memoryviews: numpy.asarray gives the array)
+    @property
+    def ptr(self) -> Any: ...
+    @property
+    def doc(self) -> Any: ...
+    @property
+    def level(self) -> Any: ...
+    @property
+    def cluster(self) -> Any: ...
     @property
     def n_topics(self) -> int: ...
 

@@ -325,14 +325,15 @@ def test_document_on_many_levels_against_reference():
 
 
 def test_read_only_arrays():
-    k = pytest.importorskip("irscore._organization")
+    k = pytest.importorskip("irscore._org_rs")
+    Side = pytest.importorskip("irscore._org_core").Side
     g = Organization(TABLE9_GOLD)
     s = Organization(TABLE9_SYSTEMS[4])
     arrs = org_align.pair_arrays(g, s, g.topics)
     for a in arrs[:-1]:
         a.setflags(write=False)
     out_p, out_r = np.zeros(1), np.zeros(1)
-    k.rs_side(*arrs[4:8], *arrs[0:4], arrs[8], 2.5, False, True, out_p, out_r)
+    k.rs_side(Side(*arrs[4:8]), Side(*arrs[0:4]), arrs[8], out_p, out_r, c=2.5, uniform=False, foreign_tail=True)
     assert round(out_p[0], 3) == 0.990
 
 

@@ -30,7 +30,8 @@ import numpy as np
 import pytest
 
 import irscore
-from irscore import _organization as K
+from irscore import _org_rs
+from irscore._org_core import Side
 from irscore.organization import Organization
 from irscore.organization.align import pair_arrays
 
@@ -58,7 +59,8 @@ def _kernel(gold, system, c: float, pairwise: bool) -> float:
     go, so = Organization(gold), Organization(system)
     a = pair_arrays(go, so, go.topics)
     pr, re = np.zeros(1), np.zeros(1)
-    K.rs_side(*a[4:8], *a[0:4], a[8], c, False, True, pr, re, pairwise)
+    _org_rs.rs_side(Side(*a[4:8]), Side(*a[0:4]), a[8], pr, re, c=c, uniform=False, foreign_tail=True,
+                    pairwise=pairwise)
     return float(pr[0])
 
 

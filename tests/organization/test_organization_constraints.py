@@ -348,16 +348,20 @@ def test_rs_side_checks_every_topic_pointer_and_the_weighting_constant():
     # a middle x_ptr entry past the occurrences was only found at the next topic,
     # after reading past the arrays; c <= 0, NaN or inf gave NaN or nonsense
 
-    from irscore import _organization as K
+    from irscore import _org_rs
+    from irscore._org_core import Side
     i32 = lambda a: np.asarray(a, dtype=np.int32)  # noqa: E731
     i64 = lambda a: np.asarray(a, dtype=np.int64)  # noqa: E731
     side = [i32([0, 1, 2]), i32([0, 0, 1]), i32([0, 0, 1])]
     for xp, gp in (([0, 100, 3], [0, 3, 3]), ([0, 3, 3], [0, 10 ** 9, 3])):
-        with pytest.raises(ValueError, match="ptr out of range"):
-            K.rs_side(i64(xp), *side, i64(gp), *side, 3, 2.5, False, True, np.zeros(2), np.zeros(2))
+        with pytest.raises(ValueError, match=r"[xg]\.ptr must be non-decreasing"):
+            _org_rs.rs_side(Side(i64(xp), *side), Side(i64(gp), *side), 3, np.zeros(2), np.zeros(2), c=2.5,
+                            uniform=False, foreign_tail=True)
     for c in (0.0, -3.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="weighting constant"):
-            K.rs_side(i64([0, 3]), *side, i64([0, 3]), *side, 3, c, False, True, np.zeros(1), np.zeros(1))
+            _org_rs.rs_side(Side(i64([0, 3]), *side), Side(i64([0, 3]), *side), 3, np.zeros(1), np.zeros(1), c=c,
+                            uniform=False, foreign_tail=True)
     pr, re = np.zeros(1), np.zeros(1)
-    K.rs_side(i64([0, 3]), *side, i64([0, 3]), *side, 3, float("nan"), True, True, pr, re)   # uniform: c unused
+    _org_rs.rs_side(Side(i64([0, 3]), *side), Side(i64([0, 3]), *side), 3, pr, re, c=float("nan"), uniform=True,
+                    foreign_tail=True)   # uniform: c unused
     assert pr[0] == pytest.approx(1.0) and re[0] == pytest.approx(1.0)

@@ -28,7 +28,8 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 import pytest
 
-from irscore import _organization as K
+from irscore import _org_rs
+from irscore._org_core import Side
 from irscore.organization import Organization, reliability_sensitivity
 from irscore.organization.align import pair_arrays
 
@@ -158,5 +159,6 @@ def test_irscore_counts_orthogonal_pairs(ma, mb, d, uniform):
     g, s = Organization(gold), Organization(system)
     a = pair_arrays(g, s, g.topics)
     pr, re = np.zeros(1), np.zeros(1)
-    K.rs_side(*a[4:8], *a[0:4], a[8], (1 - WN) * N / WN, uniform, True, pr, re, True)
+    _org_rs.rs_side(Side(*a[4:8]), Side(*a[0:4]), a[8], pr, re, c=(1 - WN) * N / WN, uniform=uniform,
+                    foreign_tail=True, pairwise=True)
     assert abs(pr[0] - float(R)) < 1e-12

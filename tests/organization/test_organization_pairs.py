@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from test_organization import KEYS, ref_extended_bcubed_precision, ref_rs
 
-from irscore import _organization as K
+from irscore import _org_bcubed, _org_rs
+from irscore._org_core import Side
 from irscore.organization import Organization, extended_bcubed
 from irscore.organization.align import pair_arrays
 
@@ -55,7 +56,8 @@ def both_kernels(gold: Organization, system: Organization, c: float, uniform: bo
         res = []
         for x, g in ((a[4:8], a[0:4]), (a[0:4], a[4:8])):
             pr, re = np.zeros(nt), np.zeros(nt)
-            K.rs_side(*x, *g, a[8], c, uniform, tail, pr, re, pairwise)
+            _org_rs.rs_side(Side(*x), Side(*g), a[8], pr, re, c=c, uniform=uniform, foreign_tail=tail,
+                            pairwise=pairwise)
             res.extend([pr, re])
         out[pairwise] = np.concatenate(res)
     return out[False], out[True]
@@ -156,7 +158,8 @@ def test_against_python_reference():
             got = []
             for x, g in ((a[4:8], a[0:4]), (a[0:4], a[4:8])):
                 pr, re = np.zeros(1), np.zeros(1)
-                K.rs_side(*x, *g, a[8], (1 - 0.7) * 5 / 0.7, False, foreign == "tail", pr, re)
+                _org_rs.rs_side(Side(*x), Side(*g), a[8], pr, re, c=(1 - 0.7) * 5 / 0.7, uniform=False,
+                                foreign_tail=foreign == "tail")
                 got.append((pr[0], re[0]))
             ref = ref_rs(G, X, n=5, w_n=0.7, foreign=foreign)
             values = dict(zip(KEYS, ref))
@@ -189,7 +192,8 @@ def test_empty_topics_and_empty_reference():
         res = []
         for pairwise in (False, True):
             pr, re = np.zeros(3), np.zeros(3)
-            K.rs_side(*x, *g, 3, 2.5, False, tail, pr, re, pairwise)
+            _org_rs.rs_side(Side(*x), Side(*g), 3, pr, re, c=2.5, uniform=False, foreign_tail=tail,
+                            pairwise=pairwise)
             res.append(pr)
         np.testing.assert_allclose(res[0], res[1], rtol=0, atol=TOL)
         assert res[0][0] == 0.0
@@ -255,7 +259,7 @@ def test_relatedness_against_python_reference_with_overlap():
         got = []
         for x, g in ((a[4:8], a[0:4]), (a[0:4], a[4:8])):
             pr, re = np.zeros(1), np.zeros(1)
-            K.rs_side(*x, *g, a[8], 2.5, False, True, pr, re)
+            _org_rs.rs_side(Side(*x), Side(*g), a[8], pr, re, c=2.5, uniform=False, foreign_tail=True)
             got.append(re[0])
         values = dict(zip(KEYS, ref_rs(G, X, n=10, w_n=0.8)))
         assert got[0] == pytest.approx(values["R_relatedness"], abs=1e-12)
@@ -268,8 +272,8 @@ def ebc_both(gold: Organization, system: Organization):
     out = {}
     for pairwise in (False, True):
         p, r = np.zeros(nt), np.zeros(nt)
-        K.extended_bcubed_side(a[4], a[5], a[7], a[0], a[1], a[3], a[8], p, pairwise)
-        K.extended_bcubed_side(a[0], a[1], a[3], a[4], a[5], a[7], a[8], r, pairwise)
+        _org_bcubed.extended_bcubed_side(Side(*a[4:8]), Side(*a[0:4]), a[8], p, pairwise=pairwise)
+        _org_bcubed.extended_bcubed_side(Side(*a[0:4]), Side(*a[4:8]), a[8], r, pairwise=pairwise)
         out[pairwise] = np.concatenate([p, r])
     return out[False], out[True]
 

@@ -11,18 +11,19 @@ import numpy as np
 import pytest
 from test_organization_pairs import TOL, both_kernels, ebc_both, overlapping_clustering, repeated_topic
 
-from irscore import _organization as K
+from irscore import _org_core, _org_rs
+from irscore._org_core import Side
 from irscore.organization import Organization
 from irscore.organization.align import pair_arrays
 
 
 @pytest.fixture
 def poisoned_cache():
-    K._scratch_test_mode(True)
+    _org_core._scratch_test_mode(True)
     try:
         yield
     finally:
-        K._scratch_test_mode(False)
+        _org_core._scratch_test_mode(False)
 
 
 def _cases(seed: int, n: int):
@@ -41,7 +42,7 @@ def _cases(seed: int, n: int):
 def test_poisoned_reuse_changes_nothing(seed):
     cases = _cases(500 + seed, 60)
     default = [both_kernels(g, x, c, u, t) for g, x, c, u, t in cases]
-    K._scratch_test_mode(True)
+    _org_core._scratch_test_mode(True)
     try:
         # twice: the second pass reuses (poisoned) blocks of every size the first left
         for _ in range(2):
@@ -51,7 +52,7 @@ def test_poisoned_reuse_changes_nothing(seed):
                 np.testing.assert_array_equal(ref, ref0)
                 np.testing.assert_allclose(new, ref, rtol=0, atol=TOL)
     finally:
-        K._scratch_test_mode(False)
+        _org_core._scratch_test_mode(False)
 
 
 def test_poisoned_reuse_relatedness_and_extended_bcubed(poisoned_cache):
@@ -75,7 +76,7 @@ def _rs(gold: Organization, system: Organization) -> np.ndarray:
     res = []
     for x, g in ((a[4:8], a[0:4]), (a[0:4], a[4:8])):
         pr, re = np.zeros(1), np.zeros(1)
-        K.rs_side(*x, *g, a[8], 7.5, False, True, pr, re)
+        _org_rs.rs_side(Side(*x), Side(*g), a[8], pr, re, c=7.5, uniform=False, foreign_tail=True)
         res.extend([pr, re])
     return np.concatenate(res)
 
@@ -87,14 +88,14 @@ def test_large_blocks_reused_across_topics():
     rng = random.Random(5)
     a = (Organization(_big_topic(rng, 60_000, 0.1)), Organization(_big_topic(rng, 70_000, 0.1)))
     b = (Organization(_big_topic(rng, 50_000, 0.05)), Organization(_big_topic(rng, 60_000, 0.2)))
-    K.release_scratch()
+    _org_core.release_scratch()
     fresh_b = _rs(*b)
-    K.release_scratch()
+    _org_core.release_scratch()
     fresh_a = _rs(*a)
     for _ in range(2):
         np.testing.assert_array_equal(_rs(*b), fresh_b)
         np.testing.assert_array_equal(_rs(*a), fresh_a)
-    K.release_scratch()
+    _org_core.release_scratch()
 
 
 def test_concurrent_calls_share_the_cache(poisoned_cache):
@@ -103,9 +104,9 @@ def test_concurrent_calls_share_the_cache(poisoned_cache):
     from concurrent.futures import ThreadPoolExecutor
 
     cases = _cases(900, 40)
-    K._scratch_test_mode(False)
+    _org_core._scratch_test_mode(False)
     want = [both_kernels(g, x, c, u, t)[0] for g, x, c, u, t in cases]
-    K._scratch_test_mode(True)
+    _org_core._scratch_test_mode(True)
     with ThreadPoolExecutor(4) as pool:
         for _ in range(3):
             got = list(pool.map(lambda case: both_kernels(*case)[0], cases))
@@ -128,7 +129,7 @@ def test_a_child_forked_while_threads_use_the_cache_can_still_allocate(poisoned_
 
     def call():
         pr, re = np.zeros(1), np.zeros(1)
-        K.rs_side(*args, 3, 2.5, False, True, pr, re)
+        _org_rs.rs_side(Side(*args[:4]), Side(*args[4:]), 3, pr, re, c=2.5, uniform=False, foreign_tail=True)
         return pr[0], re[0]
 
     want = call()

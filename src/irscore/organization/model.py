@@ -280,9 +280,6 @@ class Organization:
         """``{topic: [[[doc, ...], ...], ...]}`` (the JSON layout)."""
         return {t: [[list(cl) for cl in lev] for lev in lv] for t, lv in self._topics.items()}
 
-    def n_occurrences(self, topic: str) -> int:
-        return sum(len(cl) for lev in self._topics[topic] for cl in lev)
-
     # -- encoding for the kernels -----------------------------------------------
     def _encoded(self) -> Tuple[Dict[str, int], np.ndarray, np.ndarray, np.ndarray, np.ndarray, int,
                                 Tuple[np.ndarray, np.ndarray, np.ndarray]]:
