@@ -366,7 +366,6 @@ def test_alpha_zero_ignores_overlap(seed):
 
 
 def test_hixeval_disjoint_is_character_precision_recall():
-    rng = random.Random(7)
     q = X.XmlQrels.from_passages({"1": [("x", 5, 40), ("x", 60, 70), ("y", 0, 30)]})
     spans = [("x", 0, 20), ("y", 10, 50), ("x", 30, 65), ("z", 0, 10), ("x", 65, 100)]
     run = X.XmlRun.from_spans({"1": spans})

@@ -43,13 +43,14 @@ only those above it):
 
 This ``__init__`` only re-exports the public names.
 """
-from irscore.organization.model import (
-    DocId, Cluster, Levels, OrganizationLike, PathLike, DEFAULT_TOPIC, RS_MEASURES, RSResult,
-    Organization
-)
 from irscore.organization.measures import (
-    position_weights, reliability_sensitivity, filtering_rs, bcubed, extended_bcubed
+    bcubed,
+    extended_bcubed,
+    filtering_rs,
+    position_weights,
+    reliability_sensitivity,
 )
+from irscore.organization.model import RS_MEASURES, Organization, RSResult
 from irscore.organization.readers import read_organization
 
 __all__ = [
@@ -61,4 +62,5 @@ __all__ = [
     "bcubed",
     "extended_bcubed",
     "position_weights",
+    "RS_MEASURES",
 ]

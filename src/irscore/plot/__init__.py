@@ -24,7 +24,7 @@ import numpy as np
 
 from irscore.core.io import as_qrels, as_run
 from irscore.crp import crp_curves, curves_from_ranked
-from irscore.plot.backend import MISSING_MATPLOTLIB, new_axes, plain
+from irscore.plot.backend import new_axes, plain
 from irscore.plot.compare import differences
 
 __all__ = ["crp", "crp_worst_curve", "differences"]
