@@ -22,7 +22,11 @@ from irscore import (
     _rocchio,
     _trec_io,
     _usermodel,
-    _xml,
+    _xml_eprum,
+    _xml_focused,
+    _xml_gp,
+    _xml_inex,
+    _xml_xcg,
 )
 
 i32, i64, u64, f64, u8 = np.int32, np.int64, np.uint64, np.float64, np.uint8
@@ -80,8 +84,66 @@ _FLATTEN = {
         *_side_arrays(x, False), *_side_arrays(g, False), n_docs, out],
 }
 
+# the XML kernels: module of each entry point; those taking span-set tuples and a
+# parameter dict, flattened in the order of ENTRY_POINTS and packed again to call
+_XML_MODULES = {"focused": _xml_focused, "xcg": _xml_xcg, "eprum": _xml_eprum, "gp": _xml_gp, "inex": _xml_inex}
+_XML_FAMILY = {"focused_pass": "focused", "hixeval_at": "focused", "interpolated_precision": "focused", "check_nesting": "focused", "ideal_elements": "focused", "xcg_cap": "xcg", "xcg_passage_cap": "xcg", "xcg_measures": "xcg", "ep_gr_curve": "xcg", "epgr_at": "xcg", "eprum_measures": "eprum", "gp_measures": "gp", "gp_inex2008": "gp", "precall_published": "inex", "ng_at": "inex", "t2i_at": "inex", "segment_sums": "inex", "precall_reprec_at": "inex", "row_means": "inex"}
+
+
+def _xml_params(d, *keys):
+    return [d[k] for k in keys]
+
+
+_XML_FLAT = {
+    "_xml_focused.focused_pass": (
+        lambda run, hl, el, ideal, el_rsize, p, out_int, out_float: [
+            *run, *hl, *el, el_rsize, *ideal, *_xml_params(p, "ndocs", "alpha_hix", "alpha_xcg", "seen_mode"),
+            out_int, out_float],
+        lambda *a: [tuple(a[0:4]), tuple(a[4:8]), tuple(a[8:13]), tuple(a[14:18]), a[13],
+                    dict(zip(("ndocs", "alpha_hix", "alpha_xcg", "seen_mode"), a[18:22])), a[22], a[23]]),
+    "_xml_focused.check_nesting": (lambda el: [*el], lambda *a: [tuple(a)]),
+    "_xml_focused.ideal_elements": (lambda el, rule, out_keep: [*el, rule, out_keep],
+                                    lambda *a: [tuple(a[:5]), a[5], a[6]]),
+    "_xml_xcg.xcg_passage_cap": (lambda run, ideal, *rest: [*run, *ideal, *rest],
+                                 lambda *a: [tuple(a[0:4]), tuple(a[4:8]), *a[8:]]),
+    "_xml_xcg.xcg_measures": (lambda run, count_rank, ideal, *rest: [*run, count_rank, *ideal, *rest],
+                              lambda *a: [tuple(a[0:2]), a[2], tuple(a[3:5]), *a[5:]]),
+    "_xml_xcg.epgr_at": (lambda run, ideal, *rest: [*run, *ideal, *rest],
+                         lambda *a: [tuple(a[0:2]), tuple(a[2:4]), *a[4:]]),
+    "_xml_eprum.eprum_measures": (
+        lambda run, ideal, gain, nav, pairs, *rest: [
+            *run, *ideal, gain, *_xml_params(nav, "ndocs", "p_ancestor", "p_descendant", "p_sibling"), *pairs, *rest],
+        lambda *a: [tuple(a[0:4]), tuple(a[4:8]), a[8],
+                    dict(zip(("ndocs", "p_ancestor", "p_descendant", "p_sibling"), a[9:13])), tuple(a[13:15]),
+                    *a[15:]]),
+    "_xml_gp.gp_measures": (
+        lambda run, hl, bep, p, *rest: [*run, *hl, *bep, *_xml_params(p, "ndocs", "task", "beta", "bep_distance"),
+                                        *rest],
+        lambda *a: [tuple(a[0:5]), tuple(a[5:9]), tuple(a[9:12]),
+                    dict(zip(("ndocs", "task", "beta", "bep_distance"), a[12:16])), *a[16:]]),
+    "_xml_gp.gp_inex2008": (
+        lambda run, rel, bep, p, *rest: [*run, *rel, *bep, *_xml_params(p, "ndocs", "task", "beta", "bep_distance"),
+                                         *rest],
+        lambda *a: [tuple(a[0:5]), tuple(a[5:8]), tuple(a[8:11]),
+                    dict(zip(("ndocs", "task", "beta", "bep_distance"), a[11:15])), *a[15:]]),
+    "_xml_inex.t2i_at": (lambda run, hl, *rest: [*run, *hl, *rest],
+                         lambda *a: [tuple(a[0:4]), tuple(a[4:8]), *a[8:]]),
+}
+
+
+def _xml_flat_module(fam, mod):
+    """The family's entry points with their arguments flat (ENTRY_POINTS order)."""
+    flat = type(sys)(f"_xml_{fam}_flat")
+    for n, f in _XML_FAMILY.items():
+        if f == fam:
+            key, fn = f"_xml_{fam}.{n}", getattr(mod, n)
+            pack = _XML_FLAT[key][1] if key in _XML_FLAT else None
+            setattr(flat, n, fn if pack is None else (lambda fn, pack: lambda *a: fn(*pack(*a)))(fn, pack))
+    return flat
+
+
 MODULES = {"_rocchio": _rocchio, "_crp": _crp, "_org_rs": type(sys)("_org_rs_flat"),
-           "_org_bcubed": type(sys)("_org_bcubed_flat"), "_xml": _xml,
+           "_org_bcubed": type(sys)("_org_bcubed_flat"),
            "_batch": _batch, "_ranking": _ranking, "_join": _join, "_prefs": _prefs}
 
 
@@ -101,7 +163,8 @@ def _record_calls():
 
         def rec(*args, **kwargs):
             key = f"{mod.__name__.split('.')[-1]}.{name}"
-            flat = _FLATTEN[key](*args, **kwargs) if key in _FLATTEN else args
+            flat = (_FLATTEN[key](*args, **kwargs) if key in _FLATTEN
+                    else _XML_FLAT[key][0](*args) if key in _XML_FLAT else args)
             calls.setdefault(key, []).append(copy.deepcopy(
                 [a.copy() if isinstance(a, np.ndarray) else a for a in flat]))
             return fn(*args, **kwargs)
@@ -111,10 +174,7 @@ def _record_calls():
     for mod, names in [(_rocchio, ["min_collection_size", "rocchio"]),
                        (_crp, ["curve_lengths", "curves", "scalars"]),
                        (_org_rs, ["rs_side"]), (_org_bcubed, ["extended_bcubed_side"]),
-                       (_xml, ["focused_pass", "xcg_cap", "xcg_passage_cap", "xcg_measures", "ep_gr_curve", "hixeval_at",
-                               "interpolated_precision", "check_nesting", "ideal_elements", "epgr_at",
-                               "eprum_measures", "gp_measures", "precall_published", "ng_at", "t2i_at",
-                               "segment_sums", "precall_reprec_at", "row_means", "gp_inex2008"]),
+                       *[(mod, [n for n, f in _XML_FAMILY.items() if f == fam]) for fam, mod in _XML_MODULES.items()],
                        (_batch, ["evaluate_rows"]), (_prefs, ["counts"])]:
         for n in names:
             wrap(mod, n)
@@ -199,37 +259,36 @@ ENTRY_POINTS = {
                         "out_relatedness"],
     "_org_bcubed.extended_bcubed_side": ["x_ptr", "x_doc", "x_cluster", "g_ptr", "g_doc", "g_cluster",
                                          "n_docs", "out"],
-    "_xml.focused_pass": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start",
+    "_xml_focused.focused_pass": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start",
                           "hl_end", "el_off", "el_doc", "el_start", "el_end", "el_q", "el_rsize", "id_off",
                           "id_doc", "id_start", "id_end", "ndocs", "alpha_hix", "alpha_xcg", "seen_mode",
-                          "out_size", "out_covered", "out_contained", "out_rsize", "out_novel_rel",
-                          "out_rval", "out_tree_w", "out_match", "out_ideal"],
-    "_xml.xcg_cap": ["run_off", "ideal_of", "ideal_gain", "gain"],
-    "_xml.xcg_passage_cap": ["run_off", "run_doc", "run_start", "run_end", "id_off", "id_doc", "id_start",
+                          "out_int", "out_float"],
+    "_xml_xcg.xcg_cap": ["run_off", "ideal_of", "ideal_gain", "gain"],
+    "_xml_xcg.xcg_passage_cap": ["run_off", "run_doc", "run_start", "run_end", "id_off", "id_doc", "id_start",
                              "id_end", "ideal_gain", "ndocs", "alpha", "gain", "out_first"],
-    "_xml.xcg_measures": ["run_off", "gain", "count_rank", "id_off", "ideal_sorted", "cutoffs", "npoints", "maep_mode",
+    "_xml_xcg.xcg_measures": ["run_off", "gain", "count_rank", "id_off", "ideal_sorted", "cutoffs", "npoints", "maep_mode",
                           "out_xcg", "out_nxcg", "out_maep", "out_iep"],
-    "_xml.hixeval_at": ["run_off", "rval", "size", "trel", "cutoffs", "out_p", "out_r"],
-    "_xml.interpolated_precision": ["run_off", "rel", "size", "trel", "npoints", "bucketing", "out_ip"],
-    "_xml.check_nesting": ["off", "doc", "start", "end"],
-    "_xml.ideal_elements": ["off", "doc", "start", "end", "q", "rule", "out_keep"],
+    "_xml_focused.hixeval_at": ["run_off", "rval", "size", "trel", "cutoffs", "out_p", "out_r"],
+    "_xml_focused.interpolated_precision": ["run_off", "rel", "size", "trel", "npoints", "bucketing", "out_ip"],
+    "_xml_focused.check_nesting": ["off", "doc", "start", "end"],
+    "_xml_focused.ideal_elements": ["off", "doc", "start", "end", "q", "rule", "out_keep"],
     "_prefs.counts": ["q_off", "jg", "jsg", "level", "rank", "n_judged", "n_judged_ret", "out", "status", "bad_jg"],
-    "_xml.epgr_at": ["run_off", "gain", "id_off", "ideal_sorted", "cutoffs", "out_ep", "out_gr"],
-    "_xml.eprum_measures": ["run_off", "run_doc", "run_start", "run_end", "id_off", "id_doc", "id_start", "id_end",
+    "_xml_xcg.epgr_at": ["run_off", "gain", "id_off", "ideal_sorted", "cutoffs", "out_ep", "out_gr"],
+    "_xml_eprum.eprum_measures": ["run_off", "run_doc", "run_start", "run_end", "id_off", "id_doc", "id_start", "id_end",
                             "ideal_gain", "ndocs", "p_ancestor", "p_descendant", "p_sibling", "pair_off", "pair_p",
                             "cutoffs", "levels", "out_gr", "out_ep", "out_valid"],
-    "_xml.gp_measures": ["run_off", "run_doc", "run_start", "novel", "novel_rel", "hl_off", "hl_doc", "hl_start",
+    "_xml_gp.gp_measures": ["run_off", "run_doc", "run_start", "novel", "novel_rel", "hl_off", "hl_doc", "hl_start",
                          "hl_end", "bep_off", "bep_doc", "bep_pos", "ndocs", "task", "beta", "bep_distance",
                          "cutoffs", "out_gp", "out_magp", "out_valid"],
-    "_xml.precall_published": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints",
+    "_xml_inex.precall_published": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints",
                                "out_pre", "out_mean"],
-    "_xml.ng_at": ["run_off", "exh", "spe", "size", "w", "tot_exh", "cutoffs", "out_p", "out_r"],
-    "_xml.t2i_at": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start", "hl_end",
+    "_xml_inex.ng_at": ["run_off", "exh", "spe", "size", "w", "tot_exh", "cutoffs", "out_p", "out_r"],
+    "_xml_inex.t2i_at": ["run_off", "run_doc", "run_start", "run_end", "hl_off", "hl_doc", "hl_start", "hl_end",
                     "doclen", "ndocs", "tolerance", "cutoffs", "out_p", "out_r", "out_valid"],
-    "_xml.segment_sums": ["off", "values", "out"],
-    "_xml.precall_reprec_at": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints", "out_pre"],
-    "_xml.row_means": ["a", "out"],
-    "_xml.gp_inex2008": ["run_off", "run_doc", "entry_pos", "size", "rel", "rel_off", "rel_doc", "rel_size",
+    "_xml_inex.segment_sums": ["off", "values", "out"],
+    "_xml_inex.precall_reprec_at": ["run_off", "q", "score", "total", "collection_size", "ties", "npoints", "out_pre"],
+    "_xml_inex.row_means": ["a", "out"],
+    "_xml_gp.gp_inex2008": ["run_off", "run_doc", "entry_pos", "size", "rel", "rel_off", "rel_doc", "rel_size",
                          "bep_off", "bep_doc", "bep_pos", "ndocs", "task", "beta", "bep_distance", "cutoffs",
                          "out_gp", "out_agp", "out_warn"],
     "_batch.evaluate_rows": ["scores", "labels", "starts", "lens", "q0", "q1", "op_kind", "op_k", "op_thr",
@@ -268,6 +327,7 @@ def _diversity_args():
 
 
 MODULES["_join"] = _join
+MODULES.update({f"_xml_{fam}": _xml_flat_module(fam, mod) for fam, mod in _XML_MODULES.items()})
 MODULES["_org_rs"].rs_side = _rs_side
 MODULES["_org_bcubed"].extended_bcubed_side = _extended_bcubed_side
 MODULES["_join_tagged"] = type(sys)("_join_tagged")
