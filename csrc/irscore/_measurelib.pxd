@@ -71,6 +71,7 @@ cpdef enum OpKind:
     K_F1 = 54               # ranx's f1(@k): harmonic mean of P@k and R@k
     K_AP_MIN_K_R = 55       # sentence-transformers' MAP@k: AP@k with denominator min(k, R)
     K_RBP_GRADE = 56        # ranx's rbp.p: RBP with the raw grades as gains
+    K_NCG = 57              # NCG@k: cumulative gain at k over the ideal ranking's
 
 
 cpdef enum OpFlag:
@@ -86,7 +87,8 @@ cdef inline int64_t op_width(int kind, int64_t np_) noexcept nogil:
     if kind < 0 or kind > K_YAAP:
         return -1
     if (kind == K_IPREC or kind == K_P or kind == K_RECALL or kind == K_RPREC_MULT or kind == K_NDCG_CUT
-            or kind == K_MAP_CUT or kind == K_REL_P or kind == K_SUCCESS or kind == K_UNJ or kind == K_JUDGED):
+            or kind == K_MAP_CUT or kind == K_REL_P or kind == K_SUCCESS or kind == K_UNJ or kind == K_JUDGED
+            or kind == K_NCG):
         return np_              # one column per cutoff (or recall point)
     if kind == K_DCG_CUT:
         return np_ - 3 if np_ > 3 else 0
@@ -263,3 +265,27 @@ cdef inline double ml_rr(int64_t first) noexcept nogil:
 cdef inline double ml_ndcg(double dcg, double idcg) noexcept nogil:
     """nDCG from the DCG and the ideal DCG; 0 when the ideal is 0."""
     return dcg / idcg if idcg > 0.0 else 0.0
+
+
+cdef inline double ml_ncg(const grade_t *rl, int64_t m, const double *run_v, const int64_t *run_c, int64_t nruns,
+                          int64_t k) noexcept nogil:
+    """NCG@k: the gains (the positive grades) of the first m entries summed (m:
+    k capped by the list's length), over the ideal ranking's at k (the runs of
+    judged grades, as ml_ideal_dcg reads them); 0 when the ideal is 0."""
+    cdef int64_t i, u, c, taken = 0
+    cdef double cg = 0.0, icg = 0.0, v
+    for i in range(m):
+        if rl[i] > 0:
+            cg += <double> rl[i]
+    for u in range(nruns):
+        if taken >= k:
+            break
+        v = run_v[u] if run_v != NULL else <double> (nruns - 1 - u)
+        c = run_c[u] if run_v != NULL else run_c[nruns - 1 - u]
+        if not v > 0.0:
+            break
+        if c > k - taken:
+            c = k - taken
+        icg += v * <double> c
+        taken += c
+    return cg / icg if icg > 0.0 else 0.0

@@ -48,6 +48,7 @@ class OpKind(enum.IntEnum):
     K_F1 = 54
     K_AP_MIN_K_R = 55
     K_RBP_GRADE = 56
+    K_NCG = 57
 
 
 class OpFlag(enum.IntEnum):

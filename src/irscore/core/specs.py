@@ -210,6 +210,8 @@ SPECS: Tuple[Spec, ...] = (
           extension=True),
     Spec("rbp_grade", "K_RBP_GRADE", "ranx's RBP: (1 - p) sum of grade(i) p^(i - 1)", ptype="pairs",
          ranx=("rbp",), keywords=_ALL + ("p",), extension=True),
+    _cuts("ncg_cut", "K_NCG", "normalised cumulative gain at k: the positive grades of the top k summed, over the "
+          "ideal ranking's", irm="NCG", keywords=_NOREL, level=False, empty="gain", extension=True),
 )
 
 BY_NAME: Dict[str, Spec] = {s.name: s for s in SPECS}
