@@ -365,3 +365,44 @@ def test_rs_side_checks_every_topic_pointer_and_the_weighting_constant():
     _org_rs.rs_side(Side(i64([0, 3]), *side), Side(i64([0, 3]), *side), 3, pr, re, c=float("nan"), uniform=True,
                     foreign_tail=True)   # uniform: c unused
     assert pr[0] == pytest.approx(1.0) and re[0] == pytest.approx(1.0)
+
+
+def test_kernel_sides_are_checked_as_structures():
+    # the entry points take two Side objects: offsets that do not start at 0, sides
+    # of different topic counts, arrays of different lengths, a missing side or a
+    # short output are refused, each naming what is wrong, before any work
+    from irscore import _org_bcubed, _org_rs
+    from irscore._org_core import Side
+    i32 = lambda a: np.asarray(a, dtype=np.int32)  # noqa: E731
+    i64 = lambda a: np.asarray(a, dtype=np.int64)  # noqa: E731
+    arrays = [i32([0, 1, 2]), i32([0, 0, 1]), i32([0, 0, 1])]
+    ok = Side(i64([0, 3]), *arrays)
+    assert ok.n_topics == 1 and np.asarray(ok.doc).tolist() == [0, 1, 2]
+
+    def rs(x, g, pr=None, re=None):
+        _org_rs.rs_side(x, g, 3, np.zeros(1) if pr is None else pr, np.zeros(1) if re is None else re,
+                        c=2.5, uniform=False, foreign_tail=True)
+
+    def ebc(x, g, out=None):
+        _org_bcubed.extended_bcubed_side(x, g, 3, np.zeros(1) if out is None else out)
+
+    for call in (rs, ebc):
+        with pytest.raises(ValueError, match=r"x\.ptr must start at 0"):
+            call(Side(i64([1, 3]), *arrays), ok)
+        with pytest.raises(ValueError, match=r"g\.ptr must have n_rows \+ 1 = 2 entries"):
+            call(ok, Side(i64([0, 1, 3]), *arrays))
+        with pytest.raises(ValueError, match=r"g\.cluster and g\.doc must have one length"):
+            call(ok, Side(i64([0, 2]), i32([0, 1]), i32([0, 0]), i32([0, 0, 1])))
+        with pytest.raises(TypeError):
+            call(ok, None)
+    with pytest.raises(ValueError, match=r"x\.level and x\.doc must have one length"):
+        rs(Side(i64([0, 2]), i32([0, 1]), i32([0, 0, 0]), i32([0, 1])), ok)
+    with pytest.raises(ValueError, match="out_relatedness needs at least 1 entries"):
+        rs(ok, ok, re=np.zeros(0))
+    with pytest.raises(ValueError, match="the output needs at least 1 entries"):
+        ebc(ok, ok, out=np.zeros(0))
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        Side(i32([0, 3]), *arrays)
+    out = np.zeros(1)
+    ebc(ok, ok, out)
+    assert out[0] == 1.0
