@@ -1,7 +1,8 @@
 """mypy's stubtest over every compiled module of the installed irscore package.
 
-Every extension module found beside irscore/__init__.py (irscore._<name>.so) must
-have a .pyi stub, and the stub must match what the module holds at run time; the
+Every extension module of the imported irscore package (irscore._<name>.so; in a
+source tree, exactly those setup.py builds: one per csrc/irscore/*.pyx and _cyutility)
+must have a .pyi stub, and the stub must match what the module holds at run time; the
 entries of .ci/stubtest-allowlist.txt are the Cython artefacts stubs do not declare.
 Run from the repository root: python .ci/stubtest.py (CI's lint step, pre-commit).
 """
@@ -36,6 +37,21 @@ def main() -> int:
         print("stubtest: no compiled module found in", irscore.__path__, file=sys.stderr)
         return 2
     names = list(modules)
+    csrc = pathlib.Path(__file__).resolve().parents[1] / "csrc" / "irscore"
+    if csrc.is_dir():
+        # setup.py builds every csrc/irscore/<name>.pyx and the shared _cyutility: a
+        # compiled module without its .pyx is a stale in-place build (skipped), and
+        # a .pyx without its compiled module is an error
+        built = {p.stem for p in csrc.glob("*.pyx")} | {"_cyutility"}
+        stale = [n for n in names if n not in built]
+        if stale:
+            print("stubtest: skipped, no csrc/irscore/<name>.pyx (stale build):", ", ".join(stale))
+        unbuilt = sorted(built - set(names))
+        if unbuilt:
+            print("stubtest: not built (run python setup.py build_ext --inplace):", ", ".join(unbuilt),
+                  file=sys.stderr)
+            return 1
+        names = [n for n in names if n in built]
     stubs = [pathlib.Path(p) for p in irscore.__path__]
     missing = [n for n in names if not any((d / (n + ".pyi")).is_file() for d in stubs)]
     if missing:
