@@ -46,6 +46,12 @@ else:
 # IRSCORE_ONLY=_ranking,_trec_parse builds just those modules (development aid).
 ONLY = {n for n in os.environ.get("IRSCORE_ONLY", "").split(",") if n}
 
+# Kernels are translated (Cython) and compiled (C) in parallel, one job per core;
+# IRSCORE_BUILD_JOBS=1 builds them one after the other.
+JOBS = int(os.environ.get("IRSCORE_BUILD_JOBS") or 0)
+if JOBS < 1:
+    JOBS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
 # headers and shared .pxd files: a change rebuilds every kernel (cythonize also
 # follows each .pyx's cimports; this covers the C headers it cannot see)
 DEPENDS = sorted(glob.glob(os.path.join("csrc", "include", "*.h"))
@@ -87,5 +93,7 @@ setup(
         # dependencies of every .pyx itself.
         include_path=["csrc", os.path.join("csrc", "irscore")],
         build_dir=BUILD_DIR,
+        nthreads=JOBS if JOBS > 1 else 0,
     ),
+    options={"build_ext": {"parallel": JOBS}},
 )
