@@ -72,6 +72,7 @@ cpdef enum OpKind:
     K_AP_MIN_K_R = 55       # sentence-transformers' MAP@k: AP@k with denominator min(k, R)
     K_RBP_GRADE = 56        # ranx's rbp.p: RBP with the raw grades as gains
     K_NCG = 57              # NCG@k: cumulative gain at k over the ideal ranking's
+    K_HOLE = 58             # Hole@k (BEIR): share of the top k that no query's judgments hold
 
 
 cpdef enum OpFlag:
@@ -88,7 +89,7 @@ cdef inline int64_t op_width(int kind, int64_t np_) noexcept nogil:
         return -1
     if (kind == K_IPREC or kind == K_P or kind == K_RECALL or kind == K_RPREC_MULT or kind == K_NDCG_CUT
             or kind == K_MAP_CUT or kind == K_REL_P or kind == K_SUCCESS or kind == K_UNJ or kind == K_JUDGED
-            or kind == K_NCG):
+            or kind == K_NCG or kind == K_HOLE):
         return np_              # one column per cutoff (or recall point)
     if kind == K_DCG_CUT:
         return np_ - 3 if np_ > 3 else 0
@@ -289,3 +290,15 @@ cdef inline double ml_ncg(const grade_t *rl, int64_t m, const double *run_v, con
         icg += v * <double> c
         taken += c
     return cg / icg if icg > 0.0 else 0.0
+
+
+cdef inline double ml_hole(const grade_t *rl, int64_t m, int64_t k) noexcept nogil:
+    """Hole@k (BEIR, MTEB): the entries among the first m (k capped by the
+    list's length) that no query's judgments hold, over k (a list shorter than
+    k still divides by k).  Read on a list whose -1 entries are the documents
+    judged for no query (``irscore.classic`` joins the run with the judgments
+    pooled over the queries for it); -2 (judged with a negative grade) is judged."""
+    cdef int64_t i, c = 0
+    for i in range(m):
+        c += rl[i] == -1
+    return <double> c / <double> k

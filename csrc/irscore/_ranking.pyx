@@ -20,13 +20,13 @@ import irscore._measurelib as _measurelib
 from irscore._common cimport GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2, DISCOUNT_JARVELIN
 from irscore._measurelib cimport (
     ml_rel_count, ml_first_rel, ml_dcg, ml_ideal_dcg, ml_ap, ml_p, ml_recall, ml_rel_p, ml_success,
-    ml_rprec, ml_rr, ml_ndcg, ml_ncg, op_width, op_min_params,
+    ml_rprec, ml_rr, ml_ndcg, ml_ncg, ml_hole, op_width, op_min_params,
     K_NUM_Q, K_NUM_RET, K_NUM_REL, K_NUM_REL_RET, K_MAP, K_GM_MAP, K_RPREC, K_BPREF, K_RECIP_RANK,
     K_IPREC, K_P, K_RECALL, K_INFAP, K_GM_BPREF, K_RPREC_MULT, K_UTILITY, K_11PT, K_BING, K_G, K_NDCG,
     K_NDCG_REL, K_RNDCG, K_NDCG_CUT, K_MAP_CUT, K_REL_P, K_SUCCESS, K_SET_P, K_SET_REL_P, K_SET_RECALL,
     K_SET_MAP, K_SET_F, K_NUM_NONREL_JUDGED_RET, K_RBP, K_RBP_RESID, K_UNJ, K_DCG, K_IDEAL_DCG, K_DCG_CUT,
     K_JUDGED, K_YAAP, K_NDCG_GAINS_CUT, K_JUDGED_RATE, K_RBP_BIN, K_HITS, K_F1, K_AP_MIN_K_R, K_RBP_GRADE,
-    K_NCG, F_JUDGED_ONLY)
+    K_NCG, K_HOLE, F_JUDGED_ONLY)
 
 cdef extern from "irs_common.h":
     int IRSCORE_BOUNDSCHECK
@@ -950,5 +950,8 @@ cdef void _dispatch(const Query *q, int kind, int64_t level, const double *par, 
         for ng in range(np_):
             out[ng] = ml_ncg(q.rel, q.n if <double> q.n < par[ng] else <int64_t> par[ng], NULL, q.lv, q.G,
                              <int64_t> par[ng])
+    elif kind == K_HOLE:
+        for ng in range(np_):
+            out[ng] = ml_hole(q.rel, q.n if <double> q.n < par[ng] else <int64_t> par[ng], <int64_t> par[ng])
     else:
         out[0] = NAN

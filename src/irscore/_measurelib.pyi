@@ -49,6 +49,7 @@ class OpKind(enum.IntEnum):
     K_AP_MIN_K_R = 55
     K_RBP_GRADE = 56
     K_NCG = 57
+    K_HOLE = 58
 
 
 class OpFlag(enum.IntEnum):

@@ -57,6 +57,39 @@ def _bogus_zeroed(m: Measure) -> bool:
     return m.family in ("utility", "rbp_resid") and m.params is None
 
 
+def _judged_by_any(qrels: Qrels, run: Run) -> Qrels:
+    """The judgments with, for every query, the documents of its ranking that
+    another query's judgments hold (grade 0): joined with the run, a ranked
+    document is unjudged (-1) exactly when no query judged it, which is what
+    Hole@k (op K_HOLE) counts."""
+    judged = set(qrels._all_doc_ids())
+    pooled = qrels.to_dict()
+    for qid, docs in pooled.items():
+        if qid in run:
+            for doc in run.doc_ids(qid):
+                if doc in judged and doc not in docs:
+                    docs[doc] = 0
+    return Qrels.from_dict(pooled)
+
+
+def _pooled_ops(qrels: Qrels, run: Run, joined: Joined, kinds: np.ndarray, ops: Tuple[np.ndarray, ...],
+                matrix: np.ndarray, options: Dict[str, Any]) -> None:
+    """The ops that read the judgments of every query (K_HOLE), computed on the
+    run joined with those (``_judged_by_any``), into their columns of matrix."""
+    hole = (kinds & ~int(_ranking.OpFlag.F_JUDGED_ONLY)) == int(_ranking.OpKind.K_HOLE)
+    if not hole.any():
+        return
+    pooled = join(_judged_by_any(qrels, run), run, **options)
+    other = np.zeros((len(pooled.query_ids), matrix.shape[1]), dtype=np.float64)
+    _ranking.compute(pooled.rel, pooled.offsets, pooled.levels, *ops, other)
+    rows = {q: i for i, q in enumerate(pooled.query_ids)}
+    take = np.asarray([rows[q] for q in joined.query_ids], dtype=np.int64)
+    par_off = ops[3]
+    for o in np.flatnonzero(hole):
+        col, width = int(ops[2][o]), int(par_off[o + 1] - par_off[o])
+        matrix[:, col:col + width] = other[take, col:col + width]
+
+
 def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, relevance_level: int = 1,
              complete: bool = False, judged_only: bool = False, max_docs: Optional[int] = None,
              num_docs_in_coll: float = 0.0, n_jobs: Optional[int] = None,
@@ -79,6 +112,8 @@ def run_plan(qrels: Qrels, run: Run, items: Sequence[Tuple[str, Measure]], *, re
 
     threads = _parallel.n_threads(n_jobs, int(joined.offsets[-1]) * max(1, len(plan.kinds)))
     _parallel.run(compute, _parallel.ranges_by_offsets(joined.offsets, threads))
+    _pooled_ops(qrels, run, joined, ops[0], ops, matrix,
+                dict(complete=complete, judged_only=judged_only, max_docs=max_docs, n_jobs=n_jobs))
     if complete and joined.bogus.any():
         for out in plan.outputs:
             if out.column >= 0 and _bogus_zeroed(out.measure):

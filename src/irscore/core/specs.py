@@ -212,6 +212,8 @@ SPECS: Tuple[Spec, ...] = (
          ranx=("rbp",), keywords=_ALL + ("p",), extension=True),
     _cuts("ncg_cut", "K_NCG", "normalised cumulative gain at k: the positive grades of the top k summed, over the "
           "ideal ranking's", irm="NCG", keywords=_NOREL, level=False, empty="gain", extension=True),
+    _cuts("hole", "K_HOLE", "BEIR's Hole: share of the top k (over k) that no query's judgments hold", irm="Hole",
+          default=(1.0, 3.0, 5.0, 10.0, 100.0, 1000.0), keywords=_NOREL, level=False, extension=True),
 )
 
 BY_NAME: Dict[str, Spec] = {s.name: s for s in SPECS}
