@@ -40,7 +40,6 @@ __all__ = ["Accumulator", "DEVICE_PATHS", "exact_value"]
 N_LIMBS = _accumulate.N_LIMBS
 _BIAS = _accumulate.BIAS
 DEVICE_PATHS = ("auto", "native", "offload", "torch")
-_LAYOUT_KEYS = ("lengths", "offsets", "group", "mask", "n_relevant")
 _STATE_VERSION = 1
 
 

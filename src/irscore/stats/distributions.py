@@ -266,11 +266,3 @@ def studentized_range_sf(q: Any, k: int, df: float) -> np.ndarray:
     except ImportError as exc:  # pragma: no cover - scipy is in the test extra
         raise ImportError("the 'tukey' test needs scipy (pip install scipy)") from exc
     return np.asarray(studentized_range.sf(q, k, df), dtype=float)
-
-
-def studentized_range_ppf(p: float, k: int, df: float) -> float:
-    try:
-        from scipy.stats import studentized_range
-    except ImportError as exc:  # pragma: no cover
-        raise ImportError("the 'tukey' test needs scipy (pip install scipy)") from exc
-    return float(studentized_range.ppf(p, k, df))
