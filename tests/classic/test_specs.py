@@ -211,3 +211,25 @@ def test_the_kernel_op_is_the_declared_one(name, op):
     from irscore.core.plan import op_kind
 
     assert op_kind(parse_measure(name)) == int(getattr(OpKind, op))
+
+
+def test_ranx_rbp_with_a_negative_level_keeps_it():
+    # ranx's -lN takes N >= 0: rbp_grade(rel=-1,p=0.5) printed as rbp.5, which lost rel=-1
+    m = parse_measure("rbp_grade(rel=-1,p=0.5)")
+    assert str(m) == "rbp_grade(rel=-1,p=0.5)"
+    assert parse_measure(str(m)) == m
+    assert str(parse_measure("rbp.95-l2")) == "rbp.95-l2"
+
+
+def test_a_gain_pair_of_a_grade_to_itself_keeps_its_spelling():
+    # nDCG(judged_only=True,params=0=0) printed as nDCG(judged_only=True,gains={0:0}), which reads as no pairs
+    m = parse_measure("nDCG(judged_only=True,params=0=0)")
+    assert parse_measure(str(m)) == m
+    assert str(parse_measure("nDCG(judged_only=True,gains={0:0,2:3})")) == "nDCG(judged_only=True,gains={2:3})"
+
+
+def test_rbp_resid_keeps_its_persistence():
+    # rbp_resid(p=0.8) printed as rbp_resid, which is p = 0.9 (only ir_measures' RBP defaults to 0.8)
+    m = parse_measure("rbp_resid(judged_only=True,p=0.8)")
+    assert str(m) == "rbp_resid(judged_only=True,p=0.8)" and parse_measure(str(m)) == m
+    assert str(parse_measure("RBP(p=0.8)")) == "RBP"

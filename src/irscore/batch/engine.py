@@ -13,9 +13,10 @@ from irscore.batch.arrays import as_array, int_vector
 from irscore.batch.layout import Layout, read_layout
 from irscore.core import parallel as _parallel
 from irscore.core.joined import MAX_GRADE, Joined, ResultCache, relevance_codes
-from irscore.core.measures import FAMILIES, Measure, resolve
+from irscore.core.measures import FAMILIES, Measure, batch_op, empty_kind, resolve
 from irscore.core.plan import compile_plan
 from irscore.core.registry import EXTERNAL, family_values
+from irscore.core.specs import op_code
 
 TIES = ("trec", "input", "average")
 # tie modes and error codes of irscore._batch.evaluate_rows: the kernel's own
@@ -35,19 +36,8 @@ _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _EMPTY_I64_2D = np.zeros((0, 1), dtype=np.int64)
 
 # ``empty=``: the 0/0 measures, whose value divides by the relevant documents
-# ("rel") or by the ideal DCG ("gain"); RR has no relevant document to find
-_EMPTY_REL = {"map", "map_cut", "Rprec", "recall", "recip_rank", "bpref", "infAP", "iprec_at_recall",
-              "Rprec_mult", "11pt_avg", "set_recall", "set_map", "relative_P", "set_relative_P"}
-_EMPTY_GAIN = {"ndcg", "ndcg_cut", "ndcg_rel", "Rndcg"}
-
-
-def empty_kind(m: Measure) -> Optional[str]:
-    """"rel", "gain" or None: how a query without relevant documents makes ``m`` 0/0."""
-    if m.family in _EMPTY_REL:
-        return "rel"
-    if m.family in _EMPTY_GAIN or (m.family == "dcg_cut" and dict(m.extra).get("normalize", "1") == "1"):
-        return "gain"
-    return None
+# ("rel") or by the ideal DCG ("gain"): core.measures.empty_kind, from each
+# measure's declaration (``empty`` of irscore.core.specs)
 
 
 def check_empty(empty: Any) -> float:
@@ -102,23 +92,11 @@ def _level_thr(m: Measure, float_labels: bool, level: Optional[float]) -> float:
 
 def _native(m: Measure) -> Optional[Tuple[int, int, int, int]]:
     """(kind, cutoff or -1, gain kind, discount kind) of a measure the batch kernel computes."""
-    f, k = m.family, (-1 if m.cutoff is None else int(m.cutoff))
-    if m.judged_only:       # the ranked-list kernels drop the unjudged candidates
+    op = batch_op(m)        # the declaration's batch op (None: judged_only, a parameter string, no batch op)
+    if op is None:
         return None
-    if f == "ndcg" and m.params is None:
-        return _NDCG, -1, 0, 0
-    if f == "ndcg_cut" and m.params is None:
-        return _NDCG, k, 0, 0
-    if f == "dcg" and m.params is None:
-        return _DCG, -1, 0, 0
-    if f == "dcg_cut":
-        norm = dict(m.extra).get("normalize", "1") == "1"
-        return (_NDCG if norm else _DCG), k, _batch.GAIN_KINDS[m.gain], _batch.DISCOUNT_KINDS[m.discount]
-    simple = {"map": _AP, "map_cut": _AP, "P": _P, "recall": _R, "recip_rank": _RR, "Rprec": _RPREC,
-              "success": _SUCCESS, "num_ret": _NUM_RET, "num_rel": _NUM_REL, "num_rel_ret": _NUM_REL_RET}
-    if f in simple:
-        return simple[f], k, 0, 0
-    return None
+    k = -1 if m.cutoff is None else int(m.cutoff)
+    return op_code(op), k, _batch.GAIN_KINDS[m.gain], _batch.DISCOUNT_KINDS[m.discount]
 
 
 def plan_for(measures: Any, float_labels: bool, level: Optional[float]) -> _Plan:

@@ -177,12 +177,12 @@ def _p_style(m: Measure) -> bool:
 
 def _ranx_rbp(m: Measure) -> Optional[str]:
     """ranx's spelling of ``rbp_grade`` (``rbp.95``, ``rbp.95-l2``) when it has one."""
-    if m.family != "rbp_grade" or m.judged_only:
+    if m.family != "rbp_grade" or m.judged_only or (m.rel is not None and m.rel < 0):   # -lN: N >= 0
         return None
     p = m.params[2:] if m.params else ""
     if not (p.startswith("0.") and p[2:].isdigit()):
         return None
-    return f"rbp.{p[2:]}" + (f"-l{m.rel}" if m.rel is not None and m.rel >= 0 else "")
+    return f"rbp.{p[2:]}" + (f"-l{m.rel}" if m.rel is not None else "")
 
 
 def _keyword_args(m: Measure) -> List[str]:
@@ -204,12 +204,14 @@ def _keyword_args(m: Measure) -> List[str]:
 def _param_arg(m: Measure) -> Tuple[Optional[str], bool]:
     """(the argument spelling ``m.params``, or None; whether it is RBP's ``p=``)."""
     if _p_style(m):
-        keep = m.params != "p=0.8" or m.family == "rbp_grade"   # ir_measures' RBP: p=0.8 unless given
+        keep = m.params != "p=0.8" or m.family != "rbp"   # ir_measures' RBP: p=0.8 unless given (rbp_resid: 0.9)
         return (m.params if keep else None), True
     if m.params is None:
         return None, False
     if "gains" in BY_NAME[m.family].keywords or m.family == "ndcg_cut":
-        if is_gain_map(m.params):
+        # a gain map reads back as these pairs (it drops a grade mapped to itself: 0=0 stays params=)
+        if is_gain_map(m.params) and gain_map_pairs(parse_gain_map(format_gain_map(m.params), str(m.family))) \
+                == m.params:
             return f"gains={format_gain_map(m.params)}", False
     return f"params={m.params}", False
 
