@@ -15,6 +15,7 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport log, log2, lround, NAN
 
+from irscore._checks cimport check_csr, check_len
 import irscore._measurelib as _measurelib
 
 from irscore._common cimport GAIN_LINEAR, GAIN_EXP, DISCOUNT_LOG2, DISCOUNT_JARVELIN
@@ -732,14 +733,13 @@ def compute(const int32_t[::1] rel, const int64_t[::1] ret_off, const int64_t[:,
     cdef Query jq
     cdef int64_t maxn = 0, i, jbuilt
     cdef bint any_judged_only = False
-    if levels.shape[0] != nq or out.shape[0] != nq or op_level.shape[0] != nops \
-            or op_col.shape[0] != nops or par_off.shape[0] != nops + 1:
-        raise ValueError("compute: inconsistent array shapes")
-    if nq and (ret_off[0] != 0 or ret_off[nq] > rel.shape[0]):
-        raise ValueError("compute: offsets out of range")
+    check_csr(ret_off, rel.shape[0], -1, "compute", "ret_off")
+    check_len(levels.shape[0], nq, "compute", "levels (rows)")
+    check_len(out.shape[0], nq, "compute", "out (rows)")
+    check_len(op_level.shape[0], nops, "compute", "op_level")
+    check_len(op_col.shape[0], nops, "compute", "op_col")
+    check_len(par_off.shape[0], nops + 1, "compute", "par_off")
     for e in range(nq):
-        if ret_off[e + 1] < ret_off[e]:
-            raise ValueError("compute: offsets not increasing")
         if ret_off[e + 1] - ret_off[e] > maxn:
             maxn = ret_off[e + 1] - ret_off[e]
     for o in range(nops):
