@@ -31,20 +31,27 @@ extensions of them):
 - its one-line **definition** (``doc``) for ``irscore measures`` and the docs.
 
 Derived from this table: `irscore.core.measures` (``K``, ``FAMILIES``,
-``ALIASES``, ``CANONICAL_ALIAS``, the name parser and ``str(Measure)``), the
-ranx spellings of `irscore.core.names`, the batch path's eligibility and
-``empty=`` (`irscore.batch.engine`), ``irscore measures`` and the names table of
-``docs/names.md`` (a test compares them).  `XML_FORMS` and `DIVERSITY` declare
-the names of the XML and diversity measures, read by their families' parsers.
+``EXTENSIONS``, ``ALIASES``, ``CANONICAL_ALIAS``, the ir_measures-style parser's
+keyword, cutoff and variant rules, ``str(Measure)``, ``batch_op`` and
+``empty_kind``), the op of each measure (`irscore.core.plan.op_kind`), the ranx
+spellings of `irscore.core.names`, the batch path's eligibility and ``empty=``
+(`irscore.batch.engine`), the cutoff rule of the ir_measures names that
+`irscore.compat.ir_measures` passes through, ``irscore measures`` and the names
+table of ``docs/names.md`` (`names_table`; a test compares them).  `XML_FORMS`
+and `DIVERSITY` declare the names of the XML and diversity measures, read by
+`irscore.xml.names` and `irscore.diversity.evaluation`.
 
 Adding a measure
 ----------------
 Add one `Spec` to `SPECS` (in trec_eval's print order; extensions at the end,
 with ``extension=True``) naming the kernel's op by its enum member name, and
-write the kernel function (``csrc/irscore``).  ``batch=`` names the batch
-kernel's op when the batch path computes it too.  Nothing else lists measure
-names: the parser, ``str()``, the CLI's listing, ``-m`` and the docs table follow
-(``tests/classic/test_specs.py`` checks the table, the round trip and the docs).
+write the kernel function (``csrc/irscore``).  ``batch=`` names the op of the
+batch kernel when the batch path computes it too.  Nothing else lists measure
+names: the parser, ``str()``, ``-m``, the CLI's listing and the batch path
+follow; paste `names_table()` into ``docs/names.md`` ("Every measure") and
+define the measure on its docs page (``tests/classic/test_specs.py`` checks the
+table, the round trip and the docs).  ``ncg_cut`` (NCG@k) and ``hole`` (Hole@k)
+were added this way: one entry each here, one kernel function each.
 """
 from __future__ import annotations
 
