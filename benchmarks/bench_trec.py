@@ -213,7 +213,7 @@ def breakdown(qpath: Path, rpath: Path, names: List[str], repeat: int) -> Dict[s
     """Best-of-``repeat`` time of each stage of the files path, and the floor."""
     import mmap
 
-    from irscore import _trec_io
+    from irscore import _trec_io_split
     from irscore.core import data as _data
     from irscore.core import io as _io
     from irscore.core import joined as _joined
@@ -242,7 +242,7 @@ def breakdown(qpath: Path, rpath: Path, names: List[str], repeat: int) -> Dict[s
         t = time.perf_counter()
         with open(rpath, "rb") as fm, mmap.mmap(fm.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             mv = memoryview(mm)
-            sp = _trec_io.SplitParser("run", str(rpath), mv, parts, release=True)
+            sp = _trec_io_split.SplitParser("run", str(rpath), mv, parts, release=True)
             _parallel.run(lambda k, _, sp=sp: sp.count(k), spans)
             t = stage(f"run: count pass ({parts} parts: lines, query ids)", t)
             sp.layout()

@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import irscore
-from irscore import _join, _trec_io
+from irscore import _join, _trec_io, _trec_io_split
 from irscore.core import io as _io
 from irscore.core.data import Qrels, Run
 from irscore.core.files import compression
@@ -152,10 +152,10 @@ def test_byte_order_mark_and_empty_files(tmp_path):
 def test_split_parser_checks_its_calls():
     data = b"q1 Q0 d1 1 0.5 r\n"
     with pytest.raises(ValueError, match="parts"):
-        _trec_io.SplitParser("run", "x", data, 0)
+        _trec_io_split.SplitParser("run", "x", data, 0)
     with pytest.raises(ValueError, match="kind"):
-        _trec_io.SplitParser("runs", "x", data, 1)
-    sp = _trec_io.SplitParser("run", "x", data, 2)
+        _trec_io_split.SplitParser("runs", "x", data, 1)
+    sp = _trec_io_split.SplitParser("run", "x", data, 2)
     with pytest.raises(ValueError, match="out of range"):
         sp.count(2)
     with pytest.raises(RuntimeError):
@@ -187,14 +187,14 @@ def test_split_parser_gap_closing_calls_are_checked(tmp_path):
     # close_gaps, then every share of shift_starts once (any order), then finish;
     # the offsets moved in shares equal those moved by finish() alone
     text = "".join(f"q{i % 7} Q0 d{i} {i} {i / 3!r} r\n" for i in range(500)).encode()
-    whole = _trec_io.SplitParser("run", "x", text, 3)
+    whole = _trec_io_split.SplitParser("run", "x", text, 3)
     for k in range(3):
         whole.count(k)
     whole.layout()
     for k in range(3):
         whole.parse(k)
     ref = whole.finish()
-    sp = _trec_io.SplitParser("run", "x", text, 3)
+    sp = _trec_io_split.SplitParser("run", "x", text, 3)
     with pytest.raises(RuntimeError):
         sp.close_gaps()
     with pytest.raises(RuntimeError):
@@ -471,7 +471,7 @@ def test_spans_near_the_top_of_int64_are_out_of_the_buffer():
 
 def test_split_parser_holds_its_buffer_until_finish_or_close():
     ba = bytearray(b"q Q0 d 1 1.0 r\n" * 2000)
-    sp = _trec_io.SplitParser("run", "x", ba, 1)
+    sp = _trec_io_split.SplitParser("run", "x", ba, 1)
     with pytest.raises(BufferError):
         ba.clear()                  # the parser reads it later: the buffer may not move
     sp.count(0)
@@ -481,7 +481,7 @@ def test_split_parser_holds_its_buffer_until_finish_or_close():
     assert out["scores"].shape == (2000,)
     ba.clear()                      # released by finish
     ba2 = bytearray(b"q Q0 d 1 1.0 r\n" * 10)
-    sp2 = _trec_io.SplitParser("run", "x", ba2, 2)
+    sp2 = _trec_io_split.SplitParser("run", "x", ba2, 2)
     sp2.count(0)
     sp2.close()
     ba2.clear()                     # released by close
@@ -503,7 +503,7 @@ def test_layout_waits_for_every_part_to_be_counted():
     import threading
     import time
     data = b"q Q0 d 1 1.0 r\n" * 4_000_000
-    sp = _trec_io.SplitParser("run", "x", data, 2)
+    sp = _trec_io_split.SplitParser("run", "x", data, 2)
     sp.count(1)
     t = threading.Thread(target=sp.count, args=(0,))
     t.start()
@@ -525,7 +525,7 @@ def test_layout_waits_for_every_part_to_be_counted():
 
 def test_finish_after_close_gaps_needs_the_start_shifts():
     text = b"".join(b"q%d Q0 d%d %d 0.5 r\n" % (i % 3, i, i) for i in range(60))
-    sp = _trec_io.SplitParser("run", "x", text, 2)
+    sp = _trec_io_split.SplitParser("run", "x", text, 2)
     sp.count(0)
     sp.count(1)
     sp.layout()
@@ -552,24 +552,24 @@ def test_release_drops_pages_of_read_only_maps_only(tmp_path):
     import mmap
     data = b"q Q0 d 1 1.0 r\n" * 300_000            # 4.5 MB: pages released as it goes
     before = bytes(data)
-    sp = _trec_io.SplitParser("run", "x", data, 1, release=True)
+    sp = _trec_io_split.SplitParser("run", "x", data, 1, release=True)
     sp.count(0)
     sp.layout()
     sp.parse(0)
     assert sp.finish()["scores"].shape == (300_000,)
     assert data == before                           # an immutable bytes object is left alone
     ba = bytearray(data)
-    sp = _trec_io.SplitParser("run", "x", ba, 1, release=True)
+    sp = _trec_io_split.SplitParser("run", "x", ba, 1, release=True)
     sp.count(0)
     sp.close()
     assert ba == before
-    assert _trec_io._read_only_map(ba) is False and _trec_io._read_only_map(memoryview(data)) is False
+    assert _trec_io_split._read_only_map(ba) is False and _trec_io_split._read_only_map(memoryview(data)) is False
     p = tmp_path / "run.txt"
     p.write_bytes(data)
     with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        assert _trec_io._read_only_map(mm) and _trec_io._read_only_map(memoryview(mm))
+        assert _trec_io_split._read_only_map(mm) and _trec_io_split._read_only_map(memoryview(mm))
     with open(p, "r+b") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) as mm:
-        assert not _trec_io._read_only_map(mm)      # private writable pages would lose their changes
+        assert not _trec_io_split._read_only_map(mm)      # private writable pages would lose their changes
 
 
 def test_negative_and_positive_zero_keep_their_documents_in_the_split_path(tmp_path):

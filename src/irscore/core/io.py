@@ -1,6 +1,7 @@
 """Reading TREC qrels and run files (plain or ``.gz``) into columnar objects.
 
-Files are streamed in chunks through the native tokenizer (``irscore._trec_io``);
+Files are streamed in chunks through the native tokenizer (``irscore._trec_io``),
+plain files of 16 MiB or more parsed in parts on all cores (``irscore._trec_io_split``);
 no Python object is created per line.  Errors name the file and line.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import IO, Any, Dict, List, Mapping, Optional, Union
 
 import numpy as np
 
-from irscore import _trec_io
+from irscore import _trec_io, _trec_io_split
 from irscore.core import parallel as _parallel
 from irscore.core.data import Qrels, Run, require_pandas, tie_mode
 from irscore.core.files import GZIP_ERRORS, InputFileError, gzip_error, open_source
@@ -35,7 +36,7 @@ def _parse_split(name: str, kind: str, parts: int, data: Any = None) -> Dict[str
     spans = [(k, k + 1) for k in range(parts)]
 
     def parse(data: Any, release: bool) -> Dict[str, Any]:
-        sp = _trec_io.SplitParser(kind, name, data, parts, release=release)
+        sp = _trec_io_split.SplitParser(kind, name, data, parts, release=release)
         try:
             _parallel.run(lambda k, _: sp.count(k), spans)
             sp.layout()
