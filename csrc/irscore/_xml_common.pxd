@@ -11,7 +11,7 @@
 # (``Scratch``: slots, bases, endpoints compressed to elementary segments, a
 # "next uncovered segment" union-find).
 #
-# - checks (with the GIL): _csr (CSR offsets, _checks.check_csr), _spans (codes
+# - checks (with the GIL): _check_ndocs, _csr (CSR offsets, _checks.check_csr), _spans (codes
 #   and spans of a span set), _doc_codes, _check_cutoffs, _out1/_out1d/_out2/_out2_i64
 #   (output sizes), span_set (a record tuple of the right length);
 # - nogil: lower_bound, uf_find, cmax_update/cmax_prefix (Fenwick prefix
@@ -47,6 +47,13 @@ cdef inline Py_ssize_t _csr(const int64_t[::1] off, Py_ssize_t n, str fn, str na
     """``off``: CSR offsets over n entries (``_checks.check_csr``; ntop + 1 entries,
     any ntop >= 0 when -1).  Returns the number of topics."""
     return check_csr(off, n, ntop, fn, name)
+
+
+cdef inline int _check_ndocs(Py_ssize_t ndocs, str fn) except -1:
+    """The number of document codes: 0 .. 2**40 (the kernels' tables hold one entry each)."""
+    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
+        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    return 0
 
 
 cdef inline Py_ssize_t _spans(const int64_t[::1] off, const int64_t[::1] doc, const int64_t[::1] start,

@@ -10,8 +10,9 @@ from libc.string cimport memset, memcpy
 from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport rint
 
+from irscore._checks cimport check_len
 from irscore._xml_common cimport (
-    _csr, _spans, _out1, _out2, _check_cutoffs, span_set, np_sum,
+    _check_ndocs, _csr, _spans, _out1, _out2, _check_cutoffs, span_set, np_sum,
 )
 
 
@@ -231,22 +232,20 @@ def eprum_measures(
     id_off, id_doc, id_start, id_end = span_set(ideal, 4, fn, "ideal")
     pair_off, pair_p = span_set(pairs, 2, fn, "pairs")
     ntop = run_off.shape[0] - 1
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    _check_ndocs(ndocs, fn)
     for s in (p_ancestor, p_descendant, p_sibling):
         if not (0.0 <= s <= 1.0):
             raise ValueError(f"{fn}: navigation probabilities must lie in [0, 1], got {s}")
     _csr(run_off, run_doc.shape[0], fn, "run_off")
     _csr(id_off, id_doc.shape[0], fn, "id_off", ntop)
-    if run_start.shape[0] != run_doc.shape[0] or run_end.shape[0] != run_doc.shape[0]:
-        raise ValueError(f"{fn}: run_doc, run_start and run_end must have one length")
+    check_len(run_start.shape[0], run_doc.shape[0], fn, "run_start")
+    check_len(run_end.shape[0], run_doc.shape[0], fn, "run_end")
     for i in range(run_doc.shape[0]):
         if run_doc[i] < 0:
             raise ValueError(f"{fn}: run_doc[{i}] = {run_doc[i]} is not a document code")
     # the document tables only need the ideal elements' codes (a run code beyond matches nothing)
     ndocs = _spans(id_off, id_doc, id_start, id_end, ndocs, fn, "id")
-    if ideal_gain.shape[0] != id_doc.shape[0]:
-        raise ValueError(f"{fn}: ideal_gain must have one value per ideal element")
+    check_len(ideal_gain.shape[0], id_doc.shape[0], fn, "ideal_gain")
     use_pairs = pair_off.shape[0] > 0
     if use_pairs:
         _csr(pair_off, pair_p.shape[0], fn, "pair_off", run_doc.shape[0])

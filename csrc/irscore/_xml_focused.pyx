@@ -21,7 +21,9 @@ from libc.stdint cimport int64_t
 from libc.math cimport floor
 
 from irscore._common cimport fenwick_add, fenwick_prefix
+from irscore._checks cimport check_len, check_min_len
 from irscore._xml_common cimport (
+    _check_ndocs,
     MAX_DEPTH, MAX_POINTS, Scratch, _csr, _spans, _out2, _out2_i64, _check_cutoffs, span_set, lower_bound, uf_find,
     cmax_update, cmax_prefix, add_slots, set_bases, add_points, compress_points, _free_scratch,
     xml_radix_sort_i64,
@@ -243,21 +245,16 @@ def focused_pass(tuple run, tuple hl, tuple el, tuple ideal, const double[::1] e
     id_off, id_doc, id_start, id_end = span_set(ideal, 4, fn, "ideal")
     ntop = run_off.shape[0] - 1
     memset(&bx, 0, sizeof(Box2))
-    if (hl_off.shape[0] - 1 != ntop or el_off.shape[0] - 1 != ntop
-            or id_off.shape[0] - 1 != ntop):
-        raise ValueError("CSR offsets disagree on the number of topics")
-    if use_el_rsize and el_rsize.shape[0] != el_doc.shape[0]:
-        raise ValueError("el_rsize must be empty or have one value per assessed element")
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    if use_el_rsize:
+        check_len(el_rsize.shape[0], el_doc.shape[0], fn, "el_rsize (when not empty)")
+    _check_ndocs(ndocs, fn)
     if not (0.0 <= alpha_hix <= 1.0) or not (0.0 <= alpha_xcg <= 1.0):
         raise ValueError(f"{fn}: alpha_hix and alpha_xcg must lie in [0, 1], got {alpha_hix} and {alpha_xcg}")
     _csr(run_off, run_doc.shape[0], fn, "run_off", ntop)
     _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
     _csr(el_off, el_doc.shape[0], fn, "el_off", ntop)
     _csr(id_off, id_doc.shape[0], fn, "id_off", ntop)
-    if el_q.shape[0] != el_doc.shape[0]:
-        raise ValueError(f"{fn}: el_q must have one value per assessed element")
+    check_len(el_q.shape[0], el_doc.shape[0], fn, "el_q")
     # the document slot table only needs the codes in use
     ntab = _spans(run_off, run_doc, run_start, run_end, ndocs, fn, "run")
     ntab = max(ntab, _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl"))
@@ -532,8 +529,7 @@ def hixeval_at(const int64_t[::1] run_off, const double[::1] rval,
     cdef Py_ssize_t t, c, i, r, n
     cdef double sr, ss
     _csr(run_off, rval.shape[0] if rval.shape[0] < size.shape[0] else size.shape[0], "hixeval_at", "run_off")
-    if trel.shape[0] < ntop:
-        raise ValueError("hixeval_at: trel needs one value per topic")
+    check_min_len(trel.shape[0], ntop, "hixeval_at", "trel")
     _check_cutoffs(cutoffs, "hixeval_at")
     _out2(out_p, ntop, nk, "hixeval_at", "out_p")
     _out2(out_r, ntop, nk, "hixeval_at", "out_r")
@@ -567,8 +563,7 @@ def interpolated_precision(
     cdef double prec, lv
     _csr(run_off, rel.shape[0] if rel.shape[0] < size.shape[0] else size.shape[0],
          "interpolated_precision", "run_off")
-    if trel.shape[0] < ntop:
-        raise ValueError("interpolated_precision: trel needs one value per topic")
+    check_min_len(trel.shape[0], ntop, "interpolated_precision", "trel")
     if npoints < 0 or npoints > MAX_POINTS:
         raise ValueError(f"interpolated_precision: npoints must be in 0 .. {MAX_POINTS}, got {npoints}")
     _out2(out_ip, ntop, npoints + 1, "interpolated_precision", "out_ip")
@@ -622,8 +617,8 @@ def check_nesting(tuple el):
     off, doc, start, end = span_set(el, 4, "check_nesting", "el")
     ntop = off.shape[0] - 1
     n = doc.shape[0]
-    if start.shape[0] != n or end.shape[0] != n:
-        raise ValueError("check_nesting: doc, start and end must have one length")
+    check_len(start.shape[0], n, "check_nesting", "start")
+    check_len(end.shape[0], n, "check_nesting", "end")
     _csr(off, n, "check_nesting", "off")
     stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
     if stack == NULL:
@@ -670,8 +665,10 @@ def ideal_elements(tuple el, int rule, int64_t[::1] out_keep):
     off, doc, start, end, q = span_set(el, 5, "ideal_elements", "el")
     ntop = off.shape[0] - 1
     n = doc.shape[0]
-    if start.shape[0] != n or end.shape[0] != n or q.shape[0] != n or out_keep.shape[0] < n:
-        raise ValueError("ideal_elements: doc, start, end, q and out_keep must have one length")
+    check_len(start.shape[0], n, "ideal_elements", "start")
+    check_len(end.shape[0], n, "ideal_elements", "end")
+    check_len(q.shape[0], n, "ideal_elements", "q")
+    check_min_len(out_keep.shape[0], n, "ideal_elements", "out_keep")
     _csr(off, n, "ideal_elements", "off")
     parent = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))
     stack = <Py_ssize_t*>malloc((n + 1) * sizeof(Py_ssize_t))

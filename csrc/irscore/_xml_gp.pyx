@@ -10,7 +10,9 @@ from libc.string cimport memset
 from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport NAN
 
+from irscore._checks cimport check_len, check_same_len
 from irscore._xml_common cimport (
+    _check_ndocs,
     _csr, _spans, _doc_codes, _max_ranked, _out1, _out1d, _out2, _check_cutoffs, span_set, np_sum, _abs_diff,
 )
 
@@ -71,16 +73,14 @@ cdef int _gp_args(const int64_t[::1] run_off, const int64_t[::1] run_doc, const 
     cdef int task = params.task
     cdef double beta = params.beta
     cdef int64_t bep_distance = params.bep_distance
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    _check_ndocs(ndocs, fn)
     if task != 0 and task != 1:
         raise ValueError(f"{fn}: task must be 0 (RiC) or 1 (BiC)")
     if not beta > 0.0 or bep_distance <= 0:
         raise ValueError(f"{fn}: beta and bep_distance must be positive")
     _csr(run_off, run_doc.shape[0], fn, "run_off")
     _csr(bep_off, bep_doc.shape[0], fn, "bep_off", run_off.shape[0] - 1)
-    if bep_pos.shape[0] != bep_doc.shape[0]:
-        raise ValueError(f"{fn}: bep_doc and bep_pos must have one length")
+    check_same_len(bep_doc.shape[0], bep_pos.shape[0], fn, "bep_doc and bep_pos")
     _check_cutoffs(cutoffs, fn)
     _out2(out_gp, run_off.shape[0] - 1, cutoffs.shape[0], fn, "out_gp")
     _out1d(out_agp, run_off.shape[0] - 1, fn, "out_agp")
@@ -123,9 +123,9 @@ def gp_measures(tuple run, tuple hl, tuple bep, GpParams params, const int64_t[:
     ntop = run_off.shape[0] - 1
     _gp_args(run_off, run_doc, bep_off, bep_doc, bep_pos, &params, cutoffs, out_gp, out_magp, fn)
     _csr(hl_off, hl_doc.shape[0], fn, "hl_off", ntop)
-    if (run_start.shape[0] != run_doc.shape[0] or novel.shape[0] != run_doc.shape[0]
-            or novel_rel.shape[0] != run_doc.shape[0]):
-        raise ValueError(f"{fn}: run_doc, run_start, novel and novel_rel must have one length")
+    check_len(run_start.shape[0], run_doc.shape[0], fn, "run_start")
+    check_len(novel.shape[0], run_doc.shape[0], fn, "novel")
+    check_len(novel_rel.shape[0], run_doc.shape[0], fn, "novel_rel")
     ntab = _spans(hl_off, hl_doc, hl_start, hl_end, ndocs, fn, "hl")
     ntab = _doc_codes(run_doc, ndocs, fn, "run_doc", ntab)
     ntab = _doc_codes(bep_doc, ndocs, fn, "bep_doc", ntab)     # the tables only need the codes in use
@@ -241,11 +241,10 @@ def gp_inex2008(tuple run, tuple relevant, tuple bep, GpParams params, const int
     ntop = run_off.shape[0] - 1
     _gp_args(run_off, run_doc, bep_off, bep_doc, bep_pos, &params, cutoffs, out_gp, out_agp, fn)
     _csr(rel_off, rel_doc.shape[0], fn, "rel_off", ntop)
-    if (entry_pos.shape[0] != run_doc.shape[0] or size.shape[0] != run_doc.shape[0]
-            or rel.shape[0] != run_doc.shape[0]):
-        raise ValueError(f"{fn}: run_doc, entry_pos, size and rel must have one length")
-    if rel_size.shape[0] != rel_doc.shape[0]:
-        raise ValueError(f"{fn}: rel_doc and rel_size must have one length")
+    check_len(entry_pos.shape[0], run_doc.shape[0], fn, "entry_pos")
+    check_len(size.shape[0], run_doc.shape[0], fn, "size")
+    check_len(rel.shape[0], run_doc.shape[0], fn, "rel")
+    check_same_len(rel_doc.shape[0], rel_size.shape[0], fn, "rel_doc and rel_size")
     ntab = _doc_codes(run_doc, ndocs, fn, "run_doc", 0)
     ntab = _doc_codes(rel_doc, ndocs, fn, "rel_doc", ntab)
     ntab = _doc_codes(bep_doc, ndocs, fn, "bep_doc", ntab)

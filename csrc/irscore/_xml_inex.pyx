@@ -11,8 +11,9 @@ from libc.stdlib cimport malloc, free, qsort
 from libc.stdint cimport int64_t
 from libc.math cimport floor, isnan, fabs
 
+from irscore._checks cimport check_len, check_min_len, check_same_len
 from irscore._xml_common cimport (
-    _csr, _spans, _out1, _out1d, _out2, _check_cutoffs, span_set, np_sum,
+    _check_ndocs, _csr, _spans, _out1, _out1d, _out2, _check_cutoffs, span_set, np_sum,
 )
 
 
@@ -48,10 +49,9 @@ def precall_published(
     cdef double *bnon = NULL
     fn = "precall_published"
     _csr(run_off, q.shape[0], fn, "run_off")
-    if score.shape[0] != q.shape[0]:
-        raise ValueError(f"{fn}: q and score must have one length")
-    if total.shape[0] < ntop or collection_size.shape[0] < ntop:
-        raise ValueError(f"{fn}: total and collection_size need one value per topic")
+    check_same_len(q.shape[0], score.shape[0], fn, "q and score")
+    check_min_len(total.shape[0], ntop, fn, "total")
+    check_min_len(collection_size.shape[0], ntop, fn, "collection_size")
     if npoints < 1:
         raise ValueError(f"{fn}: npoints must be positive")
     _out2(out_pre, ntop, npoints, fn, "out_pre")
@@ -152,10 +152,10 @@ def ng_at(
     cdef double *e = NULL
     fn = "ng_at"
     _csr(run_off, exh.shape[0], fn, "run_off")
-    if spe.shape[0] != exh.shape[0] or size.shape[0] != exh.shape[0] or w.shape[0] != exh.shape[0]:
-        raise ValueError(f"{fn}: exh, spe, size and w must have one length")
-    if tot_exh.shape[0] < ntop:
-        raise ValueError(f"{fn}: tot_exh needs one value per topic")
+    check_len(spe.shape[0], exh.shape[0], fn, "spe")
+    check_len(size.shape[0], exh.shape[0], fn, "size")
+    check_len(w.shape[0], exh.shape[0], fn, "w")
+    check_min_len(tot_exh.shape[0], ntop, fn, "tot_exh")
     _check_cutoffs(cutoffs, fn)
     _out2(out_p, ntop, nk, fn, "out_p")
     _out2(out_r, ntop, nk, fn, "out_r")
@@ -306,8 +306,7 @@ def t2i_at(
     run_off, run_doc, run_start, run_end = span_set(run, 4, fn, "run")
     hl_off, hl_doc, hl_start, hl_end = span_set(hl, 4, fn, "hl")
     ntop = run_off.shape[0] - 1
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    _check_ndocs(ndocs, fn)
     if tolerance <= 0:
         raise ValueError(f"{fn}: tolerance must be positive")
     _csr(run_off, run_doc.shape[0], fn, "run_off")
@@ -447,10 +446,9 @@ def precall_reprec_at(
     cdef int64_t *units = NULL
     fn = "precall_reprec_at"
     _csr(run_off, q.shape[0], fn, "run_off")
-    if score.shape[0] != q.shape[0]:
-        raise ValueError(f"{fn}: q and score must have one length")
-    if total.shape[0] < ntop or collection_size.shape[0] < ntop:
-        raise ValueError(f"{fn}: total and collection_size need one value per topic")
+    check_same_len(q.shape[0], score.shape[0], fn, "q and score")
+    check_min_len(total.shape[0], ntop, fn, "total")
+    check_min_len(collection_size.shape[0], ntop, fn, "collection_size")
     if npoints < 1:
         raise ValueError(f"{fn}: npoints must be positive")
     _out2(out_pre, ntop, npoints, fn, "out_pre")

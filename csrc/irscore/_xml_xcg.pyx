@@ -10,8 +10,9 @@ from libc.string cimport memset
 from libc.stdint cimport int64_t
 from libc.math cimport floor
 
+from irscore._checks cimport check_len, check_min_len, check_same_len
 from irscore._xml_common cimport (
-    MAX_POINTS, Scratch, _csr, _spans, _out2, _check_cutoffs, span_set, lower_bound, uf_find,
+    _check_ndocs, MAX_POINTS, Scratch, _csr, _spans, _out2, _check_cutoffs, span_set, lower_bound, uf_find,
     add_slots, set_bases, add_points, compress_points, _free_scratch, _first_geq, _ep_gr,
 )
 
@@ -30,8 +31,7 @@ def xcg_cap(const int64_t[::1] run_off, const int64_t[::1] ideal_of,
     cdef Py_ssize_t ni = ideal_gain.shape[0]
     cdef double *rem
     cdef double g
-    if gain.shape[0] != ideal_of.shape[0]:
-        raise ValueError("xcg_cap: gain and ideal_of must have one length")
+    check_same_len(gain.shape[0], ideal_of.shape[0], "xcg_cap", "gain and ideal_of")
     _csr(run_off, gain.shape[0], "xcg_cap", "run_off")
     for i in range(run_off[0], run_off[ntop]):
         if ideal_of[i] < -1 or ideal_of[i] >= ni:
@@ -99,16 +99,14 @@ def xcg_passage_cap(tuple run, tuple ideal, const double[::1] ideal_gain, Py_ssi
     run_off, run_doc, run_start, run_end = span_set(run, 4, fn, "run")
     id_off, id_doc, id_start, id_end = span_set(ideal, 4, fn, "ideal")
     ntop = run_off.shape[0] - 1
-    if ndocs < 0 or ndocs > (<Py_ssize_t> 1) << 40:
-        raise ValueError(f"{fn}: ndocs out of range: {ndocs}")
+    _check_ndocs(ndocs, fn)
     if not (0.0 <= alpha <= 1.0):
         raise ValueError(f"{fn}: alpha must lie in [0, 1], got {alpha}")
     _csr(run_off, run_doc.shape[0], fn, "run_off", ntop)
     _csr(id_off, id_doc.shape[0], fn, "id_off", ntop)
-    if ideal_gain.shape[0] != id_doc.shape[0]:
-        raise ValueError(f"{fn}: ideal_gain must have one value per ideal passage")
-    if gain.shape[0] != run_doc.shape[0] or out_first.shape[0] < run_doc.shape[0]:
-        raise ValueError(f"{fn}: gain and out_first need one entry per run result ({run_doc.shape[0]})")
+    check_len(ideal_gain.shape[0], id_doc.shape[0], fn, "ideal_gain")
+    check_len(gain.shape[0], run_doc.shape[0], fn, "gain")
+    check_min_len(out_first.shape[0], run_doc.shape[0], fn, "out_first")
     ntab = _spans(run_off, run_doc, run_start, run_end, ndocs, fn, "run")
     ntab = max(ntab, _spans(id_off, id_doc, id_start, id_end, ndocs, fn, "id"))
     cap_pts = 2
@@ -339,8 +337,7 @@ def xcg_measures(
     _out2(out_xcg, ntop, nk, "xcg_measures", "out_xcg")
     _out2(out_nxcg, ntop, nk, "xcg_measures", "out_nxcg")
     _out2(out_iep, ntop, npoints + 1, "xcg_measures", "out_iep")
-    if out_maep.shape[0] < ntop:
-        raise ValueError("xcg_measures: out_maep needs one entry per topic")
+    check_min_len(out_maep.shape[0], ntop, "xcg_measures", "out_maep")
     cap = 1
     for t in range(ntop):
         if id_off[t + 1] - id_off[t] + 1 > cap:
@@ -406,8 +403,8 @@ def ep_gr_curve(const double[::1] gain, const double[::1] ideal_sorted,
     """ep[k] and gr[k] at every rank of one topic (for plots)."""
     cdef Py_ssize_t n = gain.shape[0], ni = ideal_sorted.shape[0]
     cdef double *xci
-    if out_ep.shape[0] < n or out_gr.shape[0] < n:
-        raise ValueError("ep_gr_curve: out_ep and out_gr need one entry per rank")
+    check_min_len(out_ep.shape[0], n, "ep_gr_curve", "out_ep")
+    check_min_len(out_gr.shape[0], n, "ep_gr_curve", "out_gr")
     xci = <double*>malloc((ni + 1) * sizeof(double))
     if xci == NULL:
         raise MemoryError()
