@@ -123,3 +123,23 @@ def test_entry_point_valid_call(name):
 def test_entry_point_rejects(name, changes):
     with pytest.raises(ValueError):
         _call(name, _with(name, **changes))
+
+
+def test_offsets_start_at_zero_and_errors_name_the_entry_point_and_argument():
+    from irscore import _xml_focused, _xml_inex, _xml_xcg
+
+    # offsets from 1 that stay within the data: a CSR array must start at 0
+    with pytest.raises(ValueError, match=r"^segment_sums: off must start at 0 and end within 0\.\.2, got 1\.\.2$"):
+        _xml_inex.segment_sums(np.array([1, 2], i64), np.ones(2), np.zeros(1))
+    with pytest.raises(ValueError, match=r"^hixeval_at: run_off must start at 0"):
+        _xml_focused.hixeval_at(np.array([1, 1], i64), np.ones(1), np.ones(1, i64), np.ones(1), np.ones(1, i64),
+                                np.zeros((1, 1)), np.zeros((1, 1)))
+    with pytest.raises(ValueError, match=r"^segment_sums: off must be non-decreasing \(off\[2\] = 1 < off\[1\] = 2\)$"):
+        _xml_inex.segment_sums(np.array([0, 2, 1], i64), np.ones(2), np.zeros(2))
+    with pytest.raises(ValueError, match=r"^xcg_cap: gain and ideal_of must have one length \(1 != 2\)$"):
+        _xml_xcg.xcg_cap(np.array([0, 1], i64), np.zeros(2, i64), np.ones(1), np.ones(1))
+    # a span set is a tuple of its arrays
+    with pytest.raises(ValueError, match=r"^check_nesting: el must be a tuple of 4 arrays, got 3$"):
+        _xml_focused.check_nesting((np.zeros(1, i64), np.zeros(0, i64), np.zeros(0, i64)))
+    with pytest.raises(TypeError, match=r"^Argument 'el' has incorrect type \(expected tuple, got list\)$"):
+        _xml_focused.check_nesting([np.zeros(1, i64)] * 4)
