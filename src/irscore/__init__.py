@@ -5,20 +5,51 @@ first use of a name, so ``import irscore`` stays cheap.
 
 Architecture
 ------------
-- `irscore.core`: data model, TREC readers, measure names and the family
-  table, ranked lists (`Joined`), checks, the
-  thread pool.  It imports only itself and the compiled kernels.
-- families, each importing only the core: `irscore.classic`
-  (trec_eval's measures, [`evaluate`][irscore.evaluate]), [`irscore.batch`][irscore.batch] (arrays of
-  a training loop), [`irscore.rocchio`][irscore.rocchio], [`irscore.crp`][irscore.crp],
-  [`irscore.webtrack`][irscore.webtrack] (ERR, nERR), [`irscore.usermodel`][irscore.usermodel] (C/W/L,
-  Compat), [`irscore.diversity`][irscore.diversity] (ndeval's intent-aware measures),
-  [`irscore.prefs`][irscore.prefs] (trec_eval's preference judgments),
-  [`irscore.organization`][irscore.organization] (Reliability & Sensitivity), [`irscore.xml`][irscore.xml].
-- front ends: `irscore.cli` (the ``irscore`` command) and
-  [`irscore.plot`][irscore.plot].
-- compiled kernels ``irscore._<name>`` (``csrc/irscore/<name>.pyx``, a ``.pyi``
-  stub beside each), shared native declarations in ``csrc/irscore/*.pxd``.
+This is the one statement of irscore's architecture (`irscore.core`'s docstring
+and ``CONTRIBUTING.md`` point here; ``tests/project/test_structure.py`` reads
+the two lists of units below and checks every import of the package against
+them).  Each module or package directly under ``irscore`` is a *unit*, in one
+of three layers:
+
+- **core**: `irscore.core` (data model, TREC readers, measure names and the
+  declarations of the registered measures, ranked lists (`Joined`), checks,
+  the thread pool) and the compiled kernels ``irscore._<name>``
+  (``csrc/irscore/<name>.pyx``, a ``.pyi`` stub beside each; shared native
+  declarations in ``csrc/irscore/*.pxd``).  The core imports only the core and
+  the kernels, and names no other unit, not even in a string; a kernel imports
+  nothing of the package.
+- **families**: each computes one kind of measures and imports only the core,
+  the kernels and its own unit, never another family:
+  `irscore.classic` (trec_eval's measures, [`evaluate`][irscore.evaluate]),
+  [`irscore.batch`][irscore.batch] (arrays of a training loop),
+  [`irscore.rocchio`][irscore.rocchio], [`irscore.crp`][irscore.crp],
+  [`irscore.webtrack`][irscore.webtrack] (ERR, nERR), [`irscore.usermodel`][irscore.usermodel]
+  (C/W/L, Compat), [`irscore.diversity`][irscore.diversity] (ndeval's intent-aware
+  measures), [`irscore.prefs`][irscore.prefs] (trec_eval's preference judgments),
+  [`irscore.organization`][irscore.organization] (Reliability & Sensitivity),
+  [`irscore.xml`][irscore.xml] (XML retrieval).  A unit that the next list does
+  not name is a family.
+- **front ends**: they present or combine the families and may import any
+  unit: the package root (this module) and `irscore.__main__`,
+  `irscore.cli` (the ``irscore`` command), [`irscore.plot`][irscore.plot],
+  `irscore.stats` (comparing systems over evaluated scores),
+  `irscore.compat` (the pytrec_eval and ir_measures drop-ins),
+  `irscore.integrations` (LightGBM, XGBoost and torchmetrics metrics),
+  `irscore.distributed` with its shortcuts `irscore.spark` and `irscore.dask`
+  (evaluation on Spark or Dask workers).
+
+No unit reaches another through the package root: ``import irscore`` and
+``from irscore import evaluate`` are for users; inside the package, import the
+module that defines a name (``from irscore.classic import evaluate``), a
+kernel as a module (``from irscore import _ranking``).
+
+The measures that `evaluate` and ``irscore.batch.evaluate`` compute outside
+the trec_eval kernel (Rocchio's indices, CRP, ERR, C/W/L, ndeval's measures)
+are declared, names and parameters, in `irscore.core.registry`, so that names
+parse without importing a family.  Each is computed by the function its family
+registers in `irscore.core.plugins` when it is imported; the package root,
+which may name families, imports that family the first time its measures are
+evaluated (``_REGISTERED_GROUPS`` below).
 
 The measure definitions are in the documentation (``docs/``, one page per
 family); ``CONTRIBUTING.md`` tells how to add a measure.
@@ -28,7 +59,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Dict, List
 
-if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time; tests/test_typing.py keeps it equal to _EXPORTS)
+from irscore.core import plugins as _plugins
+
+if TYPE_CHECKING:  # the static view of the lazy exports below (no import at run time; tests/project/test_typing.py keeps it equal to _EXPORTS)
     from irscore import batch as batch
     from irscore import compat as compat
     from irscore import crp as crp
@@ -125,3 +158,25 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> List[str]:
     return __all__
+
+
+# The families computing the registered measures (irscore.core.registry declares them
+# in groups, each group computed by the function its family registers in
+# irscore.core.plugins): the core names none of them, so the package root imports
+# a group's family the first time the group is evaluated.
+_REGISTERED_GROUPS: Dict[str, str] = {
+    "Rocchio": "irscore.rocchio",
+    "CRP": "irscore.crp",
+    "ERR": "irscore.webtrack",
+    "user models": "irscore.usermodel",
+    "intent-aware": "irscore.diversity",
+}
+
+
+def _load_group(group: str) -> None:
+    module = _REGISTERED_GROUPS.get(group)
+    if module is not None:
+        importlib.import_module(module)
+
+
+_plugins.set_loader(_load_group)

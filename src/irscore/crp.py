@@ -49,7 +49,8 @@ from irscore import _crp
 from irscore.core.checks import check_level, check_ranked, parse_int
 from irscore.core.io import as_qrels, as_run
 from irscore.core.joined import Joined, ResultCache, join, judged_counts, ranked_lists, sort_arrays
-from irscore.core.registry import CRP_MEASURES, CRP_SUMMARIES
+from irscore.core.plugins import register
+from irscore.core.registry import CRP_GROUP, CRP_MEASURES, CRP_SUMMARIES
 
 __all__ = ["MEASURES", "SUMMARIES", "CRPCurve", "full_scale_rp", "summaries", "crp_curves", "from_arrays", "curves_from_arrays", "from_ranked",
            "curves_from_ranked"]
@@ -472,3 +473,6 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
         return np.array([getattr(curves[q], name[4:]) for q in range(len(joined.query_ids))], dtype=np.float64)
     return compute_joined(joined, relevance_level=lv, unjudged=params["unjudged"], pad_to=params["pad_to"],
                           variant=params["variant"], cache=cache)[name]
+
+
+register(CRP_GROUP, compute_measure)

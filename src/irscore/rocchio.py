@@ -53,7 +53,8 @@ import numpy as np
 from irscore import _rocchio
 from irscore.core.checks import check_level, check_ranked, parse_bool, parse_int
 from irscore.core.joined import Joined, ResultCache, judged_counts, ranked_lists, sort_arrays
-from irscore.core.registry import ROCCHIO_MEASURES
+from irscore.core.plugins import register
+from irscore.core.registry import ROCCHIO_GROUP, ROCCHIO_MEASURES
 
 __all__ = ["MEASURES", "from_arrays", "from_ranked", "VARIANTS"]
 
@@ -265,3 +266,6 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
     lv = level if params["rel"] is None else params["rel"]
     return compute_joined(joined, N=params["N"], relevance_level=lv, graded=params["graded"],
                           variant=params["variant"], cache=cache)[name]
+
+
+register(ROCCHIO_GROUP, compute_measure)

@@ -20,6 +20,8 @@ import numpy as np
 
 from irscore import _usermodel
 from irscore.core.joined import Joined, ResultCache, ranked_lists
+from irscore.core.plugins import register
+from irscore.core.registry import USERMODEL_GROUP
 
 __all__ = ["compute_measure", "cwl_values", "compat_values", "CWL_MEASURES"]
 
@@ -130,3 +132,6 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
     T = params["p"] if name == "NERR10" else params.get("T", 1.0)
     return cwl_values(joined, name, T=T, cutoff=params.get("cutoff"),
                       min_rel=params["min_rel"], max_rel=params["max_rel"], depth=params["depth"])
+
+
+register(USERMODEL_GROUP, compute_measure)

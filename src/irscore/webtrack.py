@@ -16,6 +16,8 @@ import numpy as np
 
 from irscore import _usermodel
 from irscore.core.joined import Joined, ResultCache, ranked_lists
+from irscore.core.plugins import register
+from irscore.core.registry import WEBTRACK_GROUP
 
 __all__ = ["compute_measure", "err_values"]
 
@@ -74,3 +76,6 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
     key = ("webtrack.err", params["cutoff"], params["max_rel"])
     e, n = cache.get(key, lambda: err_values(joined, cutoff=params["cutoff"], max_rel=params["max_rel"]))
     return e if name == "ERR" else n
+
+
+register(WEBTRACK_GROUP, compute_measure)

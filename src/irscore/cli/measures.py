@@ -164,13 +164,14 @@ def _param_text(p: Param) -> str:
 
 
 def _external_block(name: str) -> List[str]:
+    from irscore.core.plugins import compute_function
     from irscore.core.registry import EXTERNAL
 
     fam = EXTERNAL[name]
     form = name + ("[(" + ", ".join(_param_text(p) for p in fam.params) + ")]" if fam.params else "")
     if fam.cutoff:
         form += "@k" if fam.cutoff_required else "[@k]"
-    lines = [f"{name}", f"    names: {form}", f"    computed by {fam.module}"]
+    lines = [f"{name}", f"    names: {form}", f"    computed by {compute_function(fam.group).__module__}"]
     for p in fam.params:
         about = [p.doc] if p.doc else []
         if p.default is not None:

@@ -40,11 +40,12 @@ import math
 from collections import namedtuple
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple, cast
 
-import irscore
+from irscore.classic import evaluate
 from irscore.core.data import Qrels, Run, arrow_table
 from irscore.core.frames import empty_run
 from irscore.core.inputs import is_rows
 from irscore.core.io import as_qrels, as_run
+from irscore.core.measures import parse_measure
 
 __all__ = ["Metric", "Results", "CalcResults", "iter_calc", "calc_aggregate", "calc", "evaluator", "Evaluator",
            "register", "to_irscore_name"]
@@ -59,7 +60,7 @@ except ImportError:  # pragma: no cover - exercised only without ir_measures
 
 _SUM_FAMILIES = ("NumRet", "NumRel", "NumQ", "NumRelRet")
 # families irscore.evaluate reads under their ir_measures strings with ir_measures'
-# definitions (tests/test_compat_ir_measures.py compares them with its providers)
+# definitions (tests/compat/test_compat_ir_measures.py compares them with its providers)
 _AS_NAMED = ("Judged", "SDCG", "INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11")
 
 
@@ -226,7 +227,7 @@ def _as_measures(measures: Iterable[Any]) -> List[Any]:
             try:
                 m = ir_measures.parse_measure(m)
             except (ValueError, NameError, SyntaxError, AssertionError, TypeError, KeyError):
-                irscore.parse_measure(m)    # an irscore-only name: kept as a string
+                parse_measure(m)    # an irscore-only name: kept as a string
         if m not in out:
             out.append(m)
     if not out:
@@ -336,7 +337,7 @@ class Evaluator:
             idx = [i for i, (_, j) in enumerate(self._names) if j == judged_only]
             if not idx:
                 continue
-            res = cast(Dict[str, Dict[str, float]], irscore.evaluate(
+            res = cast(Dict[str, Dict[str, float]], evaluate(
                 qrels, r, [self._names[i][0] for i in idx], per_query=True, judged_only=judged_only,
                 complete=complete))
             for i in idx:

@@ -33,9 +33,9 @@ from typing import Any, Dict, Iterable, List, Mapping, Set, Tuple
 
 import numpy as np
 
-import irscore
 from irscore.classic import Evaluation, run_plan
-from irscore.core.measures import FAMILIES, ORDER, expand_spec, resolve
+from irscore.core.data import Qrels, Run
+from irscore.core.measures import FAMILIES, ORDER, expand_spec, parse_measure, resolve
 
 __all__ = ["RelevanceEvaluator", "supported_measures", "supported_nicknames", "compute_aggregated_measure",
            "parse_qrel", "parse_run"]
@@ -97,7 +97,7 @@ def _plan(measures: Iterable[str]) -> List[Tuple[str, str]]:
             fam, rest = _split(m)
         except ValueError:
             try:   # an irscore name pytrec_eval does not know: keyed as given
-                irscore.parse_measure(m)
+                parse_measure(m)
             except ValueError:
                 raise ValueError(f"unsupported measure {m}") from None
             if (m, m) not in extra:
@@ -142,7 +142,7 @@ class RelevanceEvaluator:
         # are read once, here (later changes to the caller's dicts are not seen)
         _check_keys(query_relevance, "query_relevance", "relevance")
         judged = {q: d for q, d in query_relevance.items() if len(d) > 0}
-        self._qrels = irscore.Qrels.from_dict(judged) if judged else None
+        self._qrels = Qrels.from_dict(judged) if judged else None
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> Dict[str, Dict[str, float]]:
         """``{query_id: {measure: value}}`` for the queries of ``scores`` that have judgments."""
@@ -163,13 +163,13 @@ class RelevanceEvaluator:
         empty = [q for q, d in scores.items() if len(d) == 0 and q in qrels]
         out: Dict[str, Dict[str, float]] = {}
         if any(q in qrels for q in ranked):
-            out = self._rows(run_plan(qrels, irscore.Run.from_dict(ranked), self._items,
+            out = self._rows(run_plan(qrels, Run.from_dict(ranked), self._items,
                                       relevance_level=self._relevance_level, judged_only=self._judged_only))
         if empty:
             # an empty ranking is evaluated (all measures of an empty list), as
             # pytrec_eval does: trec_eval's -c on the judgments of those queries
             sub = qrels.subset(empty)
-            dummy = irscore.Run.from_dict({"\x00irscore-no-query": {"\x00": 0.0}})
+            dummy = Run.from_dict({"\x00irscore-no-query": {"\x00": 0.0}})
             out.update(self._rows(run_plan(sub, dummy, self._items, relevance_level=self._relevance_level,
                                            complete=True, judged_only=self._judged_only)))
         # pytrec_eval gives the queries in the run's order

@@ -1,30 +1,32 @@
 """Measure families computed outside the trec_eval kernel (Rocchio, CRP, ...):
-their names, their declared parameters and where their kernels live.
+their names and their declared parameters.
 
 The core declares every such family here, once: each name, the keyword
-parameters it accepts (`Param`: name, type, default, allowed values) and
-the family module that computes it.  Names are parsed
+parameters it accepts (`Param`: name, type, default, allowed values),
+how it aggregates and whether it takes a cutoff.  Names are parsed
 ([`parse_measure`][irscore.core.measures.parse_measure]) from these declarations alone, without importing any
 family.  Values are computed by `family_values`, which hands the typed
-parameters to the family module's ``compute_measure(joined, name, params,
-level, cache)``; that module imports only the core, so the import graph has no
-cycle (the core names the module, it never imports it at import time).
+parameters to the function that the family computing the measure's *group*
+registered in `irscore.core.plugins` (``compute_measure(joined,
+name, params, level, cache)``).  The core never names the family that computes
+a group, not even as a string: the families register themselves.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
 from irscore.core.checks import parse_bool, parse_int
+from irscore.core.plugins import compute_function
 
 if TYPE_CHECKING:  # pragma: no cover
     from irscore.core.joined import Joined, ResultCache
     from irscore.core.measures import Measure
 
-__all__ = ["Param", "ExtFamily", "EXTERNAL", "ROCCHIO_MEASURES", "CRP_MEASURES", "CRP_SUMMARIES", "family_values"]
+__all__ = ["Param", "ExtFamily", "EXTERNAL", "ROCCHIO_MEASURES", "CRP_MEASURES", "CRP_SUMMARIES", "family_values",
+           "ROCCHIO_GROUP", "CRP_GROUP", "WEBTRACK_GROUP", "USERMODEL_GROUP", "DIVERSITY_GROUP"]
 
 
 @dataclass(frozen=True)
@@ -74,14 +76,15 @@ class Param:
 class ExtFamily:
     """A measure family computed outside the trec_eval kernel.
 
-    ``module`` computes it (its ``compute_measure``); ``params`` are the
+    ``group``: the measures one registered function computes
+    (`irscore.core.plugins`); ``params`` are the
     keyword parameters the name may carry; ``agg``: ``"nanmean"`` (mean over
     the queries where the value is defined) or ``"mean"``; ``cutoff``: whether
     ``@k`` is allowed.
     """
 
     name: str
-    module: str
+    group: str
     params: Tuple[Param, ...] = ()
     agg: str = "nanmean"
     cutoff: bool = False
@@ -150,16 +153,23 @@ _BETA = Param("beta", "float", 0.5, bounds=(-1e-300, 1.0), doc="patience (NRBP)"
 DIVERSITY_CUTOFF_MEASURES: Tuple[str, ...] = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall")
 DIVERSITY_WHOLE_MEASURES: Tuple[str, ...] = ("NRBP", "nNRBP", "AP_IA", "MAP_IA")
 
+# The groups: the measures one registered function computes (irscore.core.plugins)
+ROCCHIO_GROUP = "Rocchio"
+CRP_GROUP = "CRP"
+WEBTRACK_GROUP = "ERR"
+USERMODEL_GROUP = "user models"
+DIVERSITY_GROUP = "intent-aware"
+
 # The core-level table: every registered family, in a fixed order.
 EXTERNAL: Dict[str, ExtFamily] = {
-    **{n: ExtFamily(n, "irscore.rocchio", ROCCHIO_PARAMS) for n in ROCCHIO_MEASURES},
-    **{n: ExtFamily(n, "irscore.crp", CRP_PARAMS) for n in CRP_MEASURES + CRP_SUMMARIES},
-    **{n: ExtFamily(n, "irscore.webtrack", WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
-    **{n: ExtFamily(n, "irscore.usermodel", ps, cutoff=n in _CUT, cutoff_required=n in _CUT)
+    **{n: ExtFamily(n, ROCCHIO_GROUP, ROCCHIO_PARAMS) for n in ROCCHIO_MEASURES},
+    **{n: ExtFamily(n, CRP_GROUP, CRP_PARAMS) for n in CRP_MEASURES + CRP_SUMMARIES},
+    **{n: ExtFamily(n, WEBTRACK_GROUP, WEBTRACK_PARAMS, cutoff=True) for n in WEBTRACK_MEASURES},
+    **{n: ExtFamily(n, USERMODEL_GROUP, ps, cutoff=n in _CUT, cutoff_required=n in _CUT)
        for n, ps in USERMODEL_PARAMS.items()},
-    **{n: ExtFamily(n, "irscore.diversity", (_ALPHA, _REL), agg="mean", cutoff=True, cutoff_required=True)
+    **{n: ExtFamily(n, DIVERSITY_GROUP, (_ALPHA, _REL), agg="mean", cutoff=True, cutoff_required=True)
        for n in DIVERSITY_CUTOFF_MEASURES},
-    **{n: ExtFamily(n, "irscore.diversity", (_ALPHA, _BETA, _REL) if "NRBP" in n else (_REL,), agg="mean")
+    **{n: ExtFamily(n, DIVERSITY_GROUP, (_ALPHA, _BETA, _REL) if "NRBP" in n else (_REL,), agg="mean")
        for n in DIVERSITY_WHOLE_MEASURES},
 }
 
@@ -170,8 +180,8 @@ def family_values(joined: "Joined", measure: "Measure", level: int, cache: "Resu
     params = fam.parse_params(measure.extra, str(measure))
     if fam.cutoff:
         params["cutoff"] = None if measure.cutoff is None else int(measure.cutoff)
-    module = importlib.import_module(fam.module)
-    values = np.asarray(module.compute_measure(joined, fam.name, params, level, cache), dtype=np.float64)
+    compute = compute_function(fam.group)
+    values = np.asarray(compute(joined, fam.name, params, level, cache), dtype=np.float64)
     nq = len(joined.query_ids)
     if values.shape != (nq,):
         raise RuntimeError(f"measure {measure}: expected {nq} values, got shape {values.shape}")

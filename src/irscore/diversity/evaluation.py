@@ -10,7 +10,8 @@ from irscore import _diversity
 from irscore.core import parallel as _parallel
 from irscore.core.checks import check_level
 from irscore.core.joined import Joined, ResultCache
-from irscore.core.registry import Param
+from irscore.core.plugins import register
+from irscore.core.registry import DIVERSITY_GROUP, Param
 from irscore.core.specs import DIVERSITY
 from irscore.diversity.qrels import IntentTables, as_diversity_qrels
 
@@ -118,6 +119,9 @@ def compute_measure(joined: Joined, name: str, params: Dict[str, Any], level: in
     lv = level if params.get("rel") is None else params["rel"]
     base = "AP_IA" if name == "MAP_IA" else name
     return _values(joined, base, params.get("cutoff"), lv, params.get("alpha", 0.5), params.get("beta", 0.5), cache)
+
+
+register(DIVERSITY_GROUP, compute_measure)
 
 
 def evaluate(qrels: Any, run: Any, measures: Union[str, Sequence[str]], *, per_query: bool = False,
