@@ -20,8 +20,9 @@ Architecture
 A front end: each module translates a peer's calling convention (names,
 input types, result shapes, conventions for empty input) onto
 [`irscore.evaluate`][irscore.evaluate] and the core's name grammar, and computes nothing
-itself. It may import the core and the package root, never a family's
-internals; the peers themselves are imported inside functions only.
+itself. It imports the core and the families it translates onto (never
+through the package root: see the root's docstring); the peers themselves are
+imported inside functions only.
 """
 from __future__ import annotations
 
