@@ -20,6 +20,7 @@ import numpy as np
 
 from irscore.core.checks import parse_bool, parse_int
 from irscore.core.plugins import compute_function
+from irscore.core.specs import DIVERSITY
 
 if TYPE_CHECKING:  # pragma: no cover
     from irscore.core.joined import Joined, ResultCache
@@ -150,8 +151,12 @@ _CUT = ("BPM", "SDCG", "NERR8", "NERR9")
 # ndeval's intent-aware measures (need a DiversityQrels): docs/web_diversity.md
 _ALPHA = Param("alpha", "float", 0.5, bounds=(-1e-300, 1.0 + 1e-12), doc="redundancy intolerance")
 _BETA = Param("beta", "float", 0.5, bounds=(-1e-300, 1.0), doc="patience (NRBP)")
-DIVERSITY_CUTOFF_MEASURES: Tuple[str, ...] = ("alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall")
-DIVERSITY_WHOLE_MEASURES: Tuple[str, ...] = ("NRBP", "nNRBP", "AP_IA", "MAP_IA")
+# the intent-aware measures by their cutoff rule (declared in irscore.core.specs.DIVERSITY, with
+# the names irscore.evaluate reads besides its own: MAP_IA, ir_measures' name of AP_IA)
+DIVERSITY_CUTOFF_MEASURES: Tuple[str, ...] = tuple(n for d in DIVERSITY if d.cutoff == "required"
+                                                   for n in (d.name, *d.registered))
+DIVERSITY_WHOLE_MEASURES: Tuple[str, ...] = tuple(n for d in DIVERSITY if d.cutoff == "none"
+                                                  for n in (d.name, *d.registered))
 
 # The groups: the measures one registered function computes (irscore.core.plugins)
 ROCCHIO_GROUP = "Rocchio"

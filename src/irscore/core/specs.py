@@ -322,6 +322,7 @@ class DiversitySpec:
     cutoff: str             # required | none
     keywords: Tuple[str, ...]
     doc: str
+    registered: Tuple[str, ...] = ()    # other names irscore.evaluate reads it by (core.registry)
 
 
 _DIV = ("alpha", "rel")
@@ -334,5 +335,6 @@ DIVERSITY: Tuple[DiversitySpec, ...] = (
     DiversitySpec("StRecall", ("strec",), "required", _DIV, "subtopic recall: share of the intents covered in the top k"),
     DiversitySpec("NRBP", (), "none", _DIV + ("beta",), "novelty- and rank-biased precision"),
     DiversitySpec("nNRBP", (), "none", _DIV + ("beta",), "NRBP over the ideal's"),
-    DiversitySpec("AP_IA", ("MAP_IA", "MAP-IA"), "none", _DIV, "intent-aware average precision"),
+    DiversitySpec("AP_IA", ("MAP_IA", "MAP-IA"), "none", _DIV, "intent-aware average precision",
+                  registered=("MAP_IA",)),
 )
