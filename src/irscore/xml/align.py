@@ -129,8 +129,9 @@ def run_pass(al: Aligned, ideal: Tuple[np.ndarray, ...], alpha_hix: float, alpha
         el_rsize = EMPTY_F
     _check_key_range(al, ideal[0], el_off)
     _xml_focused.focused_pass(
-        (al.run_off, al.run_doc, al.run_start, al.run_end), tuple(al.hl[:4]),
-        (el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64)), tuple(ideal[:4]),
+        (al.run_off, al.run_doc, al.run_start, al.run_end), (al.hl[0], al.hl[1], al.hl[2], al.hl[3]),
+        (el_off, el_doc, el_start, el_end, np.ascontiguousarray(el_q, dtype=np.float64)),
+        (ideal[0], ideal[1], ideal[2], ideal[3]),
         np.ascontiguousarray(el_rsize, dtype=np.float64),
         {"ndocs": al.ndocs, "alpha_hix": float(alpha_hix), "alpha_xcg": float(alpha_xcg),
          "seen_mode": 0 if seen == "overlap" else 1},

@@ -62,7 +62,8 @@ def _xcg_gains(qrels: XmlQrels, al: Aligned, ps: Pass, alpha: float, quantisatio
         # proportion to the text of each it retrieves (new text for the alpha part), each
         # passage capped at its ideal gain; MAep counts the first rank to gain on a passage
         first = np.zeros(len(gain), I64)
-        _xml_xcg.xcg_passage_cap((al.run_off, al.run_doc, al.run_start, al.run_end), tuple(ideal[:4]),
+        _xml_xcg.xcg_passage_cap((al.run_off, al.run_doc, al.run_start, al.run_end),
+                                 (ideal[0], ideal[1], ideal[2], ideal[3]),
                                  np.ascontiguousarray(ideal_gain, dtype=np.float64), al.ndocs, float(alpha),
                                  gain, first)
     return gain, first

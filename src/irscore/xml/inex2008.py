@@ -434,9 +434,10 @@ def evaluate(qrels: XmlQrels, run: XmlRun, names: Sequence[str], *, per_query: b
         o_gp = np.zeros((len(topics), len(ks)))
         o_agp = np.zeros(len(topics))
         warn_at = np.zeros(2, dtype=I64)
-        params = {"ndocs": al.ndocs, "task": 0 if task == "RiC" else 1, "beta": float(beta_ric),
-                  "bep_distance": int(bep_distance)}
-        _xml_gp.gp_inex2008((al.run_off, al.run_doc, entry, size, rel), tuple(rels[:3]), tuple(bep[:3]), params,
+        _xml_gp.gp_inex2008((al.run_off, al.run_doc, entry, size, rel), (rels[0], rels[1], rels[2]),
+                            (bep[0], bep[1], bep[2]),
+                            {"ndocs": al.ndocs, "task": 0 if task == "RiC" else 1, "beta": float(beta_ric),
+                             "bep_distance": int(bep_distance)},
                             np.asarray(ks, dtype=I64), o_gp, o_agp, warn_at)
         for kind, k in sorted([("interleaved", int(warn_at[0])), ("multiple", int(warn_at[1]))], key=lambda x: x[1]):
             if k >= 0:

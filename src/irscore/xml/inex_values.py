@@ -225,9 +225,11 @@ def _gp_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mappi
         o_gp = np.zeros((ntop, len(ks)))
         o_magp = np.zeros(ntop)
         valid = np.zeros(ntop, dtype=I64)
-        params = {"ndocs": al.ndocs, "task": 0 if task == "RiC" else 1, "beta": beta, "bep_distance": int(nbep)}
-        _xml_gp.gp_measures((al.run_off, al.run_doc, al.run_start, novel, nrel), tuple(hl[:4]), tuple(bep[:3]),
-                            params, np.asarray(ks, dtype=I64), o_gp, o_magp, valid)
+        _xml_gp.gp_measures((al.run_off, al.run_doc, al.run_start, novel, nrel), (hl[0], hl[1], hl[2], hl[3]),
+                            (bep[0], bep[1], bep[2]),
+                            {"ndocs": al.ndocs, "task": 0 if task == "RiC" else 1, "beta": beta,
+                             "bep_distance": int(nbep)},
+                            np.asarray(ks, dtype=I64), o_gp, o_magp, valid)
         mask = valid > 0
         for n in tn:
             m = match_name("gp", n)
@@ -298,10 +300,12 @@ def _eprum_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Ma
     o_gr = np.zeros((ntop, len(ks)))
     o_ep = np.zeros((ntop, len(lv)))
     valid = np.zeros(ntop, dtype=I64)
-    nav_params = {"ndocs": len(ctx.qrels.docs), "p_ancestor": probs[0], "p_descendant": probs[1],
-                  "p_sibling": probs[2]}
-    _xml_eprum.eprum_measures((al.run_off, al.run_doc, al.run_start, al.run_end), tuple(ideal[:4]),
-                              np.ascontiguousarray(ctx.ideal_gain, dtype=np.float64), nav_params, (pair_off, pair_p),
+    _xml_eprum.eprum_measures((al.run_off, al.run_doc, al.run_start, al.run_end),
+                              (ideal[0], ideal[1], ideal[2], ideal[3]),
+                              np.ascontiguousarray(ctx.ideal_gain, dtype=np.float64),
+                              {"ndocs": len(ctx.qrels.docs), "p_ancestor": probs[0], "p_descendant": probs[1],
+                               "p_sibling": probs[2]},
+                              (pair_off, pair_p),
                               np.asarray(ks, dtype=I64), np.asarray(lv, dtype=np.float64), o_gr, o_ep, valid)
     mask = valid > 0
     for n in gr_names:
@@ -326,7 +330,7 @@ def _t2i_values(ctx: EvalContext, by_fam: Mapping[str, List[str]], options: Mapp
     o_r = np.zeros((ntop, len(ks)))
     valid = np.zeros(ntop, dtype=I64)
     hl = al.hl
-    _xml_inex.t2i_at((al.run_off, al.run_doc, al.run_start, al.run_end), tuple(hl[:4]),
+    _xml_inex.t2i_at((al.run_off, al.run_doc, al.run_start, al.run_end), (hl[0], hl[1], hl[2], hl[3]),
                      np.ascontiguousarray(ctx.qrels.doclen, dtype=I64), al.ndocs, int(tol), np.asarray(ks, dtype=I64),
                      o_p, o_r, valid)
     mask = valid > 0
