@@ -126,6 +126,7 @@ DDP_SCRIPT = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_ddp_all_reduce_equals_the_single_process_result(tmp_path):
     script = tmp_path / "ddp.py"
     script.write_text(DDP_SCRIPT)

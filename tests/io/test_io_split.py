@@ -301,6 +301,7 @@ def test_gzip_pipeline_chunks_errors_and_truncation(tmp_path, monkeypatch):
         irscore.read_run(gz)
 
 
+@pytest.mark.slow
 def test_peak_memory_of_reading_a_big_run_is_the_columns_kept(tmp_path):
     """Reading a 2M-line run raises the peak resident set by about the columns
     the Run keeps: the file's mapped pages are released as they are parsed and
@@ -690,6 +691,7 @@ def test_kept_columns_are_freed_after_their_time(big_runs):
         _trec_io._set_keep_seconds(10.0)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
 def test_fork_while_buffers_are_kept(big_runs):
     """A child forked while buffers are kept (or the lock is held) frees them, and

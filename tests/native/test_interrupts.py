@@ -61,6 +61,7 @@ def _latency(out):
     return float(line.split()[1])
 
 
+@pytest.mark.slow
 def test_sigint_during_a_large_read_is_honoured(tmp_path):
     path = tmp_path / "run.txt"
     out = _child("""

@@ -23,6 +23,7 @@ def _rss_mb() -> float:
     return int(STATM.read_text().split()[1]) * PAGE / 2**20
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not STATM.exists(), reason="needs /proc/self/statm (Linux)")
 def test_100k_small_calls_do_not_grow_rss():
     qrels = {"q1": {"a": 1, "b": 0, "é": 2}, "q2": {"c": 2}}
