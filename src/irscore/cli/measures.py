@@ -15,10 +15,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from irscore.core.registry import Param
 from irscore.core.specs import BY_NAME
+
+if TYPE_CHECKING:  # pragma: no cover
+    from irscore.core.specs import Spec
 
 HELP = "list the measure names and their parameters (trec_eval and ir_measures styles)"
 
@@ -248,3 +251,49 @@ def listing(family: Optional[str] = None) -> str:
     out += ["", "XML (INEX) measures (irscore xml -m; k a rank, x a recall level):"] + _xml_block()
     out += [""] + _judgment_formats()
     return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------ the docs' names table
+
+_CUTOFF_TEXT = {"none": "—", "required": "required", "optional": "optional"}
+_EMPTY_TEXT = {"rel": "0 (0/0, R = 0; batch: `empty=`)", "gain": "0 (0/0, ideal DCG 0; batch: `empty=`)",
+               None: "its definition"}
+
+
+def _names_cell(s: "Spec") -> str:
+    from irscore.core.measures import Measure
+
+    point = {"long_cuts": (10.0, "@k"), "float_cuts": (0.5, "@x")}.get(s.ptype) if s.cutoff == "required" else None
+    canonical = str(Measure(s.name, cutoff=point[0] if point else None))
+    if point:
+        canonical = canonical.replace("@" + format(point[0], "g"), point[1])
+    bare = () if point else (s.irm or s.name,)      # a required cutoff: the name alone is not a measure
+    names = [f"`{n}`" for n in dict.fromkeys((canonical, *bare, *s.aliases))]
+    names += [f"ranx `{r}`" for r in s.ranx]
+    return ", ".join(names)
+
+
+def _cutoff_cell(s: "Spec") -> str:
+    text = _CUTOFF_TEXT[s.cutoff]
+    if s.cutoff == "required" and s.default:
+        text += " (`-m`: " + ",".join(f"{v:g}" for v in s.default) + ")"
+    if s.at_k:
+        text = f"`@k`: `{s.at_k}`"
+    return text
+
+
+def names_table() -> str:
+    """The Markdown table of every declared measure (``docs/names.md`` holds it;
+    ``tests/classic/test_specs.py`` checks the two agree)."""
+    from irscore.core.specs import SPECS
+
+    rows = ["| `-m` | ir_measures-style and other names | keywords | cutoff | no relevant document | "
+            "aggregate | batch | definition |",
+            "|---|---|---|---|---|---|---|---|"]
+    for s in SPECS:
+        if s.op is None:
+            continue
+        keys = ", ".join(f"`{k}`" for k in s.params)
+        rows.append(f"| `{s.name}` | {_names_cell(s)} | {keys} | {_cutoff_cell(s)} | {_EMPTY_TEXT[s.empty]} | "
+                    f"{s.agg} | {'yes' if s.batch else '—'} | {s.doc} |")
+    return "\n".join(rows) + "\n"

@@ -37,7 +37,7 @@ keyword, cutoff and variant rules, ``str(Measure)``, ``batch_op`` and
 spellings of `irscore.core.names`, the batch path's eligibility and ``empty=``
 (`irscore.batch.engine`), the cutoff rule of the ir_measures names that
 `irscore.compat.ir_measures` passes through, ``irscore measures`` and the names
-table of ``docs/names.md`` (`names_table`; a test compares them).  `XML_FORMS`
+table of ``docs/names.md`` (``irscore.cli.measures.names_table``; a test compares them).  `XML_FORMS`
 and `DIVERSITY` declare the names of the XML and diversity measures, read by
 `irscore.xml.names` and `irscore.diversity.evaluation`.
 
@@ -48,7 +48,7 @@ with ``extension=True``) naming the kernel's op by its enum member name, and
 write the kernel function (``csrc/irscore``).  ``batch=`` names the op of the
 batch kernel when the batch path computes it too.  Nothing else lists measure
 names: the parser, ``str()``, ``-m``, the CLI's listing and the batch path
-follow; paste `names_table()` into ``docs/names.md`` ("Every measure") and
+follow; paste ``irscore.cli.measures.names_table()`` into ``docs/names.md`` ("Every measure") and
 define the measure on its docs page (``tests/classic/test_specs.py`` checks the
 table, the round trip and the docs).  ``ncg_cut`` (NCG@k) and ``hole`` (Hole@k)
 were added this way: one entry each here, one kernel function each.
@@ -58,7 +58,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Optional, Tuple
 
-__all__ = ["Spec", "Keyword", "KEYWORDS", "SPECS", "BY_NAME", "op_code", "names_table", "XmlForm", "XML_FORMS",
+from irscore._ranking import OpKind
+
+__all__ = ["Spec", "Keyword", "KEYWORDS", "SPECS", "BY_NAME", "op_code", "XmlForm", "XML_FORMS",
            "DiversitySpec", "DIVERSITY"]
 
 
@@ -234,51 +236,7 @@ def op_code(member: Optional[str]) -> int:
     op codes of every spec, ``op`` and ``batch`` alike, are looked up here."""
     if member is None:
         return -1
-    from irscore._ranking import OpKind
-
     return int(getattr(OpKind, member))
-
-
-_CUTOFF_TEXT = {"none": "—", "required": "required", "optional": "optional"}
-_EMPTY_TEXT = {"rel": "0 (0/0, R = 0; batch: `empty=`)", "gain": "0 (0/0, ideal DCG 0; batch: `empty=`)",
-               None: "its definition"}
-
-
-def _names_cell(s: Spec) -> str:
-    from irscore.core.measures import Measure  # (measures reads this module: imported when the table is made)
-
-    point = {"long_cuts": (10.0, "@k"), "float_cuts": (0.5, "@x")}.get(s.ptype) if s.cutoff == "required" else None
-    canonical = str(Measure(s.name, cutoff=point[0] if point else None))
-    if point:
-        canonical = canonical.replace("@" + format(point[0], "g"), point[1])
-    bare = () if point else (s.irm or s.name,)      # a required cutoff: the name alone is not a measure
-    names = [f"`{n}`" for n in dict.fromkeys((canonical, *bare, *s.aliases))]
-    names += [f"ranx `{r}`" for r in s.ranx]
-    return ", ".join(names)
-
-
-def _cutoff_cell(s: Spec) -> str:
-    text = _CUTOFF_TEXT[s.cutoff]
-    if s.cutoff == "required" and s.default:
-        text += " (`-m`: " + ",".join(f"{v:g}" for v in s.default) + ")"
-    if s.at_k:
-        text = f"`@k`: `{s.at_k}`"
-    return text
-
-
-def names_table() -> str:
-    """The Markdown table of every declared measure (``docs/names.md`` holds it;
-    ``tests/classic/test_specs.py`` checks the two agree)."""
-    rows = ["| `-m` | ir_measures-style and other names | keywords | cutoff | no relevant document | "
-            "aggregate | batch | definition |",
-            "|---|---|---|---|---|---|---|---|"]
-    for s in SPECS:
-        if s.op is None:
-            continue
-        keys = ", ".join(f"`{k}`" for k in s.params)
-        rows.append(f"| `{s.name}` | {_names_cell(s)} | {keys} | {_cutoff_cell(s)} | {_EMPTY_TEXT[s.empty]} | "
-                    f"{s.agg} | {'yes' if s.batch else '—'} | {s.doc} |")
-    return "\n".join(rows) + "\n"
 
 
 # ------------------------------------------------------------------ other grammars
