@@ -45,7 +45,8 @@ from irscore.core.data import Qrels, Run, arrow_table
 from irscore.core.frames import empty_run
 from irscore.core.inputs import is_rows
 from irscore.core.io import as_qrels, as_run
-from irscore.core.measures import parse_measure
+from irscore.core.measures import ALIASES, parse_measure
+from irscore.core.specs import BY_NAME
 
 __all__ = ["Metric", "Results", "CalcResults", "iter_calc", "calc_aggregate", "calc", "evaluator", "Evaluator",
            "register", "to_irscore_name"]
@@ -107,10 +108,8 @@ class _Translation:
     def as_named(self) -> Tuple[str, bool]:
         """The ir_measures string, which irscore.evaluate reads as ir_measures
         defines it (per-measure judged_only included)."""
-        from irscore.core.measures import parse_measure as parse
-
         text = str(self.measure)
-        parse(text)
+        parse_measure(text)
         return text, False
 
     @staticmethod
@@ -134,9 +133,6 @@ class _Translation:
 
     def declared(self) -> Tuple[str, bool]:
         """A name irscore declares, with ``rel=`` and the cutoff its declaration allows."""
-        from irscore.core.measures import ALIASES
-        from irscore.core.specs import BY_NAME
-
         spec = BY_NAME.get(ALIASES.get(self.name, ""))
         if spec is None or self.name not in _DECLARED:
             raise self.unsupported(f"{self.name} is not an irscore measure")
