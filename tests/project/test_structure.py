@@ -485,3 +485,27 @@ def test_public_api_has_numpydoc_docstrings():
             elif inspect.isfunction(obj) and "Returns\n---" not in doc:
                 missing.append(f"{m}.{n} (Returns)")
     assert missing == []
+
+
+def test_a_group_is_computed_by_one_family():
+    import importlib
+
+    from irscore.core import plugins
+
+    rocchio = importlib.import_module("irscore.rocchio")
+    with pytest.raises(ValueError, match="'Rocchio' are already computed by irscore.rocchio.compute_measure"):
+        plugins.register("Rocchio", lambda *args: None)    # a function of another module
+    assert plugins.compute_function("Rocchio") is rocchio.compute_measure
+
+    def reloaded(*args):                                   # the same module imported again replaces its function
+        return rocchio.compute_measure(*args)
+
+    reloaded.__module__ = "irscore.rocchio"
+    try:
+        plugins.register("Rocchio", reloaded)
+        assert plugins.compute_function("Rocchio") is reloaded
+    finally:
+        plugins.register("Rocchio", rocchio.compute_measure)
+    assert plugins.compute_function("Rocchio") is rocchio.compute_measure
+    with pytest.raises(LookupError, match="no family registered a function computing the measures 'no such group'"):
+        plugins.compute_function("no such group")

@@ -31,10 +31,11 @@ def register(group: str, compute: Callable[..., Any]) -> None:
     ``compute(joined, name, params, level, cache)`` returns one float64 value
     per query of ``joined`` for the measure ``name`` of the group (see
     `irscore.core.registry.family_values`).  A group is computed by one
-    function: registering another one is an error.
+    family: registering a function of another module is an error (the same
+    module reloaded replaces its function).
     """
     known = _COMPUTE.get(group, compute)
-    if known is not compute:
+    if known.__module__ != compute.__module__:
         raise ValueError(f"the measures {group!r} are already computed by {known.__module__}.{known.__qualname__}")
     _COMPUTE[group] = compute
 
