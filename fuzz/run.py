@@ -9,7 +9,8 @@ Targets: trec, organization, xml, measure, batch, stats, compat (``fuzz/fuzz_<ta
 inputs go to a growing corpus (``--work``, default ``fuzz/work/<target>/``,
 git-ignored, kept from run to run), the seeds in ``fuzz/corpus/<target>/`` are
 read but never written; crash files go to ``--artifacts`` (default
-``fuzz/artifacts/``, git-ignored).  ``--asan`` preloads gcc's AddressSanitizer
+``fuzz/artifacts/``, git-ignored).  With ``--runs`` and ``--seconds`` both
+given, a target stops at whichever comes first.  ``--asan`` preloads gcc's AddressSanitizer
 runtime for modules built with ``-fsanitize=address``; that runtime takes over
 libFuzzer's coverage hooks, so those runs mutate the corpus (seeds and the
 grown corpus) without coverage feedback.  The package is
@@ -45,6 +46,9 @@ def asan_env(env: dict) -> dict:
 
 def run_target(target: str, args: argparse.Namespace, extra: list) -> tuple:
     env = dict(os.environ)
+    # str hashes order the targets' sets and dicts: fixed, so that a seeded run
+    # (-seed=N) runs the same inputs from one process to the next
+    env.setdefault("PYTHONHASHSEED", "0")
     built_in_place = any(p.suffix in (".so", ".pyd") for p in (REPO / "src" / "irscore").glob("_ranking.*"))
     if not env.get("PYTHONPATH") and built_in_place:    # else: the installed package
         env["PYTHONPATH"] = str(REPO / "src")
