@@ -234,3 +234,11 @@ def test_rbp_resid_keeps_its_persistence():
     m = parse_measure("rbp_resid(judged_only=True,p=0.8)")
     assert str(m) == "rbp_resid(judged_only=True,p=0.8)" and parse_measure(str(m)) == m
     assert str(parse_measure("RBP(p=0.8)")) == "RBP"
+
+
+def test_a_gain_map_naming_a_grade_twice_keeps_its_trec_eval_spelling():
+    # trec_eval's ndcg.2=3,2=9 maps grade 2 twice (the last pair wins there);
+    # gains= refuses that, so str() keeps the params= spelling, which reads back
+    m = parse_measure("ndcg.2=3,2=9")
+    assert str(m) == "ndcg.2=3,2=9"
+    assert parse_measure(str(m)) == m

@@ -201,6 +201,15 @@ def _keyword_args(m: Measure) -> List[str]:
     return args
 
 
+def _reads_back(m: Measure) -> bool:
+    """Whether ``m.params`` written as ``gains=`` reads back as the same pairs (a
+    trec_eval spelling may map one grade twice, which ``gains=`` refuses)."""
+    try:
+        return gain_map_pairs(parse_gain_map(format_gain_map(m.params), str(m.family))) == m.params
+    except ValueError:
+        return False
+
+
 def _param_arg(m: Measure) -> Tuple[Optional[str], bool]:
     """(the argument spelling ``m.params``, or None; whether it is RBP's ``p=``)."""
     if _p_style(m):
@@ -210,8 +219,7 @@ def _param_arg(m: Measure) -> Tuple[Optional[str], bool]:
         return None, False
     if "gains" in BY_NAME[m.family].keywords or m.family == "ndcg_cut":
         # a gain map reads back as these pairs (it drops a grade mapped to itself: 0=0 stays params=)
-        if is_gain_map(m.params) and gain_map_pairs(parse_gain_map(format_gain_map(m.params), str(m.family))) \
-                == m.params:
+        if is_gain_map(m.params) and _reads_back(m):
             return f"gains={format_gain_map(m.params)}", False
     return f"params={m.params}", False
 
