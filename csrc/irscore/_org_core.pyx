@@ -522,6 +522,8 @@ cdef int64_t check_sides(Side x, Side g, bint with_levels, int64_t n_docs, Py_ss
     document tables: the largest document code + 1 (at most n_docs)."""
     cdef Py_ssize_t nt, ti
     cdef int64_t i, ntab = 0
+    cdef const int32_t[::1] xd
+    cdef const int32_t[::1] gd
     if x is None or g is None:
         raise TypeError(f"{fn}: x and g must be Side objects, not None")
     nt = check_csr(x.ptr, x.doc.shape[0], -1, fn, "x.ptr")
@@ -529,12 +531,14 @@ cdef int64_t check_sides(Side x, Side g, bint with_levels, int64_t n_docs, Py_ss
     check_min_len(n_out, nt, fn, "the output")
     if n_docs < 0 or n_docs > 2147483647:
         raise ValueError(f"{fn}: n_docs must be in 0..2**31 - 1, got {n_docs}")
+    xd = x.doc
+    gd = g.doc
     for i in range(x.ptr[nt]):
-        if x.doc[i] >= ntab:
-            ntab = x.doc[i] + 1
+        if xd[i] >= ntab:
+            ntab = xd[i] + 1
     for i in range(g.ptr[nt]):
-        if g.doc[i] >= ntab:
-            ntab = g.doc[i] + 1
+        if gd[i] >= ntab:
+            ntab = gd[i] + 1
     if ntab > n_docs:
         raise ValueError(f"{fn}: document code {ntab - 1} is not below n_docs={n_docs}")
     _check_side(x, with_levels, n_docs, ntab, fn, "x")
