@@ -256,6 +256,7 @@ def test_gp_inex2008_native_equals_reference(seed):
             assert all(mg[n] == mw[n] or (mg[n] != mg[n] and mw[n] != mw[n]) for n in names)
 
 
+@pytest.mark.slow
 def test_thousands_of_topics_every_family():
     """One large random case (2,000 topics) through every family at once."""
     qrels, run = random_case(999, ntopics=2000)
