@@ -81,12 +81,12 @@ def _pooled_ops(qrels: Qrels, run: Run, joined: Joined, kinds: np.ndarray, ops: 
         return
     pooled = join(_judged_by_any(qrels, run), run, **options)
     other = np.zeros((len(pooled.query_ids), matrix.shape[1]), dtype=np.float64)
-    _ranking.compute(pooled.rel, pooled.offsets, pooled.levels, *ops, other)
+    op_kind, op_level, op_col, par_off, params = ops
+    _ranking.compute(pooled.rel, pooled.offsets, pooled.levels, op_kind, op_level, op_col, par_off, params, other)
     rows = {q: i for i, q in enumerate(pooled.query_ids)}
     take = np.asarray([rows[q] for q in joined.query_ids], dtype=np.int64)
-    par_off = ops[3]
     for o in np.flatnonzero(hole):
-        col, width = int(ops[2][o]), int(par_off[o + 1] - par_off[o])
+        col, width = int(op_col[o]), int(par_off[o + 1] - par_off[o])
         matrix[:, col:col + width] = other[take, col:col + width]
 
 
@@ -270,6 +270,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasureNames, *, per_query: bool = 
                       "one is kept (trec_eval 10 refuses such runs)", RuntimeWarning, stacklevel=2)
     if output != "dict":
         require_pandas(f"evaluate(output={output!r})")
+    res: Dict[str, Any]
     if per_query:
         qids = ev.joined.query_ids
         res = {o.key: dict(zip(qids, map(float, ev.per_query(o)))) for o in ev.outputs}

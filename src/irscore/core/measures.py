@@ -204,6 +204,8 @@ def _keyword_args(m: Measure) -> List[str]:
 def _reads_back(m: Measure) -> bool:
     """Whether ``m.params`` written as ``gains=`` reads back as the same pairs (a
     trec_eval spelling may map one grade twice, which ``gains=`` refuses)."""
+    if m.params is None:
+        return False
     try:
         return gain_map_pairs(parse_gain_map(format_gain_map(m.params), str(m.family))) == m.params
     except ValueError:
