@@ -309,6 +309,26 @@ def _with(name, **changes):
 ENCODERS = [_dicts.encode_sorted]
 
 
+def entry_point_tests(prefixes, violations):
+    """The two tests of a group of entry points (those whose name starts with one of
+    ``prefixes``): each, called with the arguments its façade passed (recorded),
+    returns; each call of ``violations`` (entry point, the arguments changed)
+    raises ValueError.  A test module binds them to its own names."""
+    import pytest
+
+    @pytest.mark.parametrize("name", sorted(n for n in ENTRY_POINTS if n.startswith(prefixes)))
+    def test_entry_point_valid_call(name):
+        _call(name, recorded(name))
+
+    @pytest.mark.parametrize("name,changes", violations,
+                             ids=[f"{n}-{'-'.join(c)}-{i}" for i, (n, c) in enumerate(violations)])
+    def test_entry_point_rejects(name, changes):
+        with pytest.raises(ValueError):
+            _call(name, _with(name, **changes))
+
+    return test_entry_point_valid_call, test_entry_point_rejects
+
+
 def _tagged_join(*args):
     """The join with tags, to its sparse (position, tag) lists."""
     j = _join.Join(*args)

@@ -2,9 +2,8 @@
 own, is a ValueError (valid arguments recorded from façade calls,
 tests/kernel_calls.py)."""
 import numpy as np
-import pytest
 
-from kernel_calls import ENTRY_POINTS, _call, _with, recorded
+from kernel_calls import _call, _with, entry_point_tests
 
 i32, i64, u64, f64, u8 = np.int32, np.int64, np.uint64, np.float64, np.uint8
 
@@ -20,16 +19,7 @@ VIOLATIONS = [
 ]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in ENTRY_POINTS if n.startswith("_batch.")))
-def test_entry_point_valid_call(name):
-    _call(name, recorded(name))
-
-
-@pytest.mark.parametrize("name,changes", VIOLATIONS,
-                         ids=[f"{n}-{'-'.join(c)}-{i}" for i, (n, c) in enumerate(VIOLATIONS)])
-def test_entry_point_rejects(name, changes):
-    with pytest.raises(ValueError):
-        _call(name, _with(name, **changes))
+test_entry_point_valid_call, test_entry_point_rejects = entry_point_tests(("_batch.",), VIOLATIONS)
 
 
 def test_batch_n_relevant_grades_beyond_the_row():
