@@ -53,8 +53,7 @@ from irscore._batch_rank cimport (
 from irscore._batch_ops cimport count_rel, op_plain, op_average
 import irscore._measurelib as _measurelib
 
-cdef extern from "irs_common.h":
-    int IRSCORE_BOUNDSCHECK
+from irscore._irs_common cimport IRSCORE_BOUNDSCHECK
 
 cnp.import_array()
 

@@ -28,17 +28,8 @@ from irscore._trec_io cimport owned_array
 
 import numpy as np
 
-cdef extern from "irs_common.h" nogil:
-    uint64_t irs_hash_bytes(const char *p, int64_t n)
-
-cdef extern from "irs_sort.h" nogil:
-    ctypedef struct irs_entry:
-        double score
-        int64_t start
-        uint64_t hash
-        int32_t len
-        int32_t pos
-    void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
+from irscore._irs_common cimport irs_hash_bytes
+from irscore._irs_sort cimport irs_entry, irs_sort_entries
 
 cdef extern from "Python.h":
     ctypedef struct PyObject

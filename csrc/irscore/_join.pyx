@@ -24,10 +24,8 @@ from libc.string cimport memset
 
 import numpy as np
 
-cdef extern from "irs_common.h" nogil:
-    int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
-    void irs_no_hugepages(void *p, size_t n)
-
+from irscore._irs_common cimport irs_bytes_cmp, irs_no_hugepages
+from irscore._irs_sort cimport irs_entry, irs_id_prefix, irs_idkey, irs_idkey_sort, irs_sort_entries
 
 cdef object zeros2(int64_t rows, int64_t cols, object dtype):
     """np.zeros((rows, cols)) backed by small pages: a (queries x grades) table is
@@ -49,23 +47,6 @@ cdef object empty(int64_t n, object dtype):
         raw = a.view(np.uint8)
         irs_no_hugepages(&raw[0], a.nbytes)
     return a
-
-cdef extern from "irs_sort.h" nogil:
-    ctypedef struct irs_entry:
-        double score
-        int64_t start
-        uint64_t hash
-        int32_t len
-        int32_t pos
-    void irs_sort_entries(irs_entry *a, int64_t n, const char *buf, int mode)
-    ctypedef struct irs_idkey:
-        uint64_t key
-        int64_t start
-        int32_t len
-        int32_t pos
-    uint64_t irs_id_prefix(const char *p, int64_t n)
-    void irs_idkey_sort(irs_idkey *a, int64_t n, const char *buf)
-
 
 cdef int check_offsets(const int64_t[::1] off, int64_t n, str what) except -1:
     """CSR offsets: start at 0, non-decreasing, end at n."""

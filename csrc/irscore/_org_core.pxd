@@ -23,11 +23,9 @@ cdef extern from "irs_dd.h" nogil:
     void irs_dd_mul_add(irs_dd *acc, double c, irs_dd s)
     double irs_dd_value(irs_dd a)
 
-cdef extern from "irs_common.h" nogil:
-    # a hint only (no fault, no effect on results): the per-document tables are
-    # read in the order of the other side, at random once they outgrow the caches
-    void IRS_PREFETCH(const void *p)
-    void IRS_PREFETCH_W(const void *p)
+# IRS_PREFETCH(_W): a hint only (no fault, no effect on results): the per-document
+# tables are read in the order of the other side, at random once they outgrow the caches
+from irscore._irs_common cimport IRS_PREFETCH, IRS_PREFETCH_W
 
 # how many occurrences ahead the random lookups are prefetched
 cdef enum:

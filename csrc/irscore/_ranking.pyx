@@ -29,8 +29,7 @@ from irscore._measurelib cimport (
     K_JUDGED, K_YAAP, K_NDCG_GAINS_CUT, K_JUDGED_RATE, K_RBP_BIN, K_HITS, K_F1, K_AP_MIN_K_R, K_RBP_GRADE,
     K_NCG, K_HOLE, F_JUDGED_ONLY)
 
-cdef extern from "irs_common.h":
-    int IRSCORE_BOUNDSCHECK
+from irscore._irs_common cimport IRSCORE_BOUNDSCHECK
 
 #: the one op enum of the native measure library (``_measurelib.pxd``); ``irscore._batch.OpKind`` is
 #: the same object

@@ -18,15 +18,9 @@ cdef extern from "irs_lines.h" nogil:
     void irs_populate(void *p, int64_t n)
     void irs_copy_short(char *dst, const char *src, int64_t n, int64_t room, int64_t avail)
 
-cdef extern from "irs_common.h" nogil:
-    void IRS_PREFETCH(const void *p)
-    uint64_t irs_hash_bytes(const char *p, int64_t n)
-    int irs_bytes_cmp(const char *a, int64_t na, const char *b, int64_t nb)
-    int irs_parse_double(const char *p, int64_t n, double *out)
-    int irs_parse_int32(const char *p, int64_t n, int32_t *out)
-    int irs_not_text(const char *p, int64_t n)
-    void irs_no_hugepages(void *p, size_t n)
-
+from irscore._irs_common cimport (
+    IRS_PREFETCH, irs_bytes_cmp, irs_hash_bytes, irs_no_hugepages, irs_not_text, irs_parse_double, irs_parse_int32,
+)
 
 cdef struct Vec:
     char *data
