@@ -3,7 +3,7 @@
 - ``group_sort``: group lines by query (queries in a given order) and sort each
   query's entries: runs in trec_eval order (score descending, then doc id
   descending) or stable score order; qrels by doc id (duplicates adjacent).
-- ``dedup_qrels``: keep the last judgment of a (query, doc) pair, as the spec asks.
+- ``dedup_qrels``: keep the last judgment of a (query, doc) pair (docs/conventions.md).
 - ``join``: for each evaluated query, look every retrieved document up in the
   query's judgments (hash table on the doc-id hashes, bytes compared on a hash
   match) and emit the relevance list trec_eval's measures read: the judged grade

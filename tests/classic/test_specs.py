@@ -23,18 +23,18 @@ from irscore.core.measures import (
 )
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-CLASSIC = [s for s in S.SPECS if s.op is not None]
+CLASSIC = [s for s in S.DECLARATIONS if s.op is not None]
 _CUT_PTYPES = ("long_cuts", "float_cuts")
 
 
 def test_every_family_is_declared_once_in_print_order():
-    names = [s.name for s in S.SPECS]
+    names = [s.name for s in S.DECLARATIONS]
     assert len(names) == len(set(names))
     assert list(FAMILIES) == names
     assert K == {s.name: int(getattr(OpKind, s.op)) for s in CLASSIC}
 
 
-@pytest.mark.parametrize("spec", S.SPECS, ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", S.DECLARATIONS, ids=lambda s: s.name)
 def test_declaration_is_consistent(spec):
     assert spec.doc and "\n" not in spec.doc
     assert (spec.cutoff == "required") == (spec.ptype in _CUT_PTYPES)

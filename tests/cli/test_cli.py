@@ -171,18 +171,18 @@ def test_cutoff_before_parameters_gets_a_suggestion(files):
 # ----------------------------------------------------------------- --format
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-SPECS = ["map", "P.5,10", "nDCG@10", "num_rel", "num_q", "runid"]
+DECLARATIONS = ["map", "P.5,10", "nDCG@10", "num_rel", "num_q", "runid"]
 
 
 def _python_values(per_query):
     import irscore
 
     return irscore.evaluate(str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt"),
-                            [s for s in SPECS if s not in ("runid", "num_q")], per_query=per_query)
+                            [s for s in DECLARATIONS if s not in ("runid", "num_q")], per_query=per_query)
 
 
 def _eval_example(*extra):
-    args = [a for s in SPECS for a in ("-m", s)]
+    args = [a for s in DECLARATIONS for a in ("-m", s)]
     p = _run(*extra, *args, EXAMPLES / "qrels.txt", EXAMPLES / "run.txt")
     assert p.returncode == 0, p.stderr
     return p.stdout

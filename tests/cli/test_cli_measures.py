@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from irscore.core.specs import KEYWORDS, SPECS, XML_FORMS
+from irscore.core.specs import DECLARATIONS, KEYWORDS, XML_FORMS
 
 
 def _irscore(*args):
@@ -21,7 +21,7 @@ def listing():
 
 def test_every_declared_measure_is_listed_with_its_definition(listing):
     lines = listing.splitlines()
-    for spec in SPECS:
+    for spec in DECLARATIONS:
         at = lines.index(spec.name)
         assert lines[at + 1].strip() == spec.doc, spec.name
 
@@ -36,7 +36,7 @@ def test_every_xml_form_is_listed(listing):
 def test_family_shows_its_parameters_and_definition(family, name):
     p = _irscore("measures", "--family", family)
     assert p.returncode == 0, p.stderr
-    spec = next(s for s in SPECS if s.name == name)
+    spec = next(s for s in DECLARATIONS if s.name == name)
     lines = p.stdout.splitlines()
     assert lines[0] == name and lines[1].strip() == spec.doc
     assert f"native op: {spec.op}" in p.stdout

@@ -285,12 +285,12 @@ def _cutoff_cell(s: "Spec") -> str:
 def names_table() -> str:
     """The Markdown table of every declared measure (``docs/names.md`` holds it;
     ``tests/classic/test_specs.py`` checks the two agree)."""
-    from irscore.core.specs import SPECS
+    from irscore.core.specs import DECLARATIONS
 
     rows = ["| `-m` | ir_measures-style and other names | keywords | cutoff | no relevant document | "
             "aggregate | batch | definition |",
             "|---|---|---|---|---|---|---|---|"]
-    for s in SPECS:
+    for s in DECLARATIONS:
         if s.op is None:
             continue
         keys = ", ".join(f"`{k}`" for k in s.params)

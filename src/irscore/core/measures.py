@@ -46,7 +46,7 @@ from irscore.core.names import fmt_num as _fmt_num
 from irscore.core.names import number as _number
 from irscore.core.names import parse_pairs as _parse_pairs
 from irscore.core.registry import EXTERNAL
-from irscore.core.specs import BY_NAME, SPECS, Spec, op_code
+from irscore.core.specs import BY_NAME, DECLARATIONS, Spec, op_code
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,10 @@ class Family:
 FAMILIES: Dict[str, Family] = {
     s.name: Family(s.name, op_code(s.op), s.ptype, s.default, agg=s.agg, integer=s.integer,
                    per_query=s.per_query, summary=s.summary, level=s.level, opt_cutoff=s.cutoff == "optional")
-    for s in SPECS}
+    for s in DECLARATIONS}
 # trec_eval family -> op kind of irscore._ranking.compute
 K: Dict[str, int] = {name: f.kind for name, f in FAMILIES.items() if f.kind >= 0}
-EXTENSIONS = frozenset(s.name for s in SPECS if s.extension)
+EXTENSIONS = frozenset(s.name for s in DECLARATIONS if s.extension)
 
 ORDER = {name: i for i, name in enumerate(FAMILIES)}
 
@@ -98,13 +98,13 @@ MEASURE_SETS: Dict[str, List[str]] = {
 # in ranx's spelling rbp.95 only)
 # (the first declaration of a name wins: nDCG is ndcg, and nDCG@k reads as ndcg_cut by ndcg's at_k)
 ALIASES: Dict[str, str] = {}
-for _s in SPECS:
+for _s in DECLARATIONS:
     for _name in (_s.irm, *_s.aliases, *_s.ranx) if _s.op is not None else ():
         if _name is not None:
             ALIASES.setdefault(_name, _s.name)
-ALIASES.update({s.name: s.name for s in SPECS if s.op is not None})
+ALIASES.update({s.name: s.name for s in DECLARATIONS if s.op is not None})
 # trec_eval family -> the ir_measures-style name str(Measure) prints
-CANONICAL_ALIAS: Dict[str, str] = {s.name: s.irm or s.name for s in SPECS if s.op is not None}
+CANONICAL_ALIAS: Dict[str, str] = {s.name: s.irm or s.name for s in DECLARATIONS if s.op is not None}
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import re
 from typing import Callable, Dict, List, Optional, Tuple
 
 from irscore.core.checks import MAX_CUTOFF
-from irscore.core.specs import SPECS
+from irscore.core.specs import DECLARATIONS
 
 __all__ = ["fmt_num", "number", "atol", "check_cutoff", "output_name", "split_args", "parse_pairs",
            "canon_pairs", "canon_floats", "parse_gain_map", "gain_map_pairs", "format_gain_map", "is_gain_map",
@@ -204,10 +204,10 @@ def reordered(name: str, parse: Callable[[str], object]) -> Optional[str]:
 
 # ranx's metric names and irscore's names of the same measures
 # (each measure's ``ranx`` names in irscore.core.specs; NAME_burges: the exponential gain)
-_RANX = {r + suffix: s.irm or s.name for s in SPECS for r in s.ranx
+_RANX = {r + suffix: s.irm or s.name for s in DECLARATIONS for r in s.ranx
          for suffix in (("", "_burges") if "gain" in s.keywords else ("",))}
 _RANX_NAME = re.compile(r"^(?P<m>[a-z][a-z0-9_]*|r-precision)(?:(?P<sep>[.@])(?P<k>[0-9]+))?(?:-l(?P<l>[0-9]+))?$")
-_GAINS = tuple(r + suffix for s in SPECS if "gain" in s.keywords for r in s.ranx for suffix in ("", "_burges"))
+_GAINS = tuple(r + suffix for s in DECLARATIONS if "gain" in s.keywords for r in s.ranx for suffix in ("", "_burges"))
 
 
 def ranx_spelling(name: str) -> Optional[str]:

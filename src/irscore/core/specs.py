@@ -43,7 +43,7 @@ and `DIVERSITY` declare the names of the XML and diversity measures, read by
 
 Adding a measure
 ----------------
-Add one `Spec` to `SPECS` (in trec_eval's print order; extensions at the end,
+Add one `Spec` to `DECLARATIONS` (in trec_eval's print order; extensions at the end,
 with ``extension=True``) naming the kernel's op by its enum member name, and
 write the kernel function (``csrc/irscore``).  ``batch=`` names the op of the
 batch kernel when the batch path computes it too.  Nothing else lists measure
@@ -60,7 +60,7 @@ from typing import Dict, Optional, Tuple
 
 from irscore._ranking import OpKind
 
-__all__ = ["Spec", "Keyword", "KEYWORDS", "SPECS", "BY_NAME", "op_code", "XmlForm", "XML_FORMS",
+__all__ = ["Spec", "Keyword", "KEYWORDS", "DECLARATIONS", "BY_NAME", "op_code", "XmlForm", "XML_FORMS",
            "DiversitySpec", "DIVERSITY"]
 
 
@@ -135,7 +135,7 @@ _DCG_KEYS = ("judged_only", "gain", "discount")
 _RBP_KEYS = ("judged_only", "p")
 
 # In trec_eval's te_trec_measures order (the order measures are printed in).
-SPECS: Tuple[Spec, ...] = (
+DECLARATIONS: Tuple[Spec, ...] = (
     Spec("runid", None, "the run's name (printed by irscore eval, not a number)", agg="none", per_query=False),
     Spec("num_q", "K_NUM_Q", "number of queries evaluated", irm="NumQ", keywords=_NOREL, level=False, agg="num_q",
          integer=True, per_query=False),
@@ -225,7 +225,7 @@ SPECS: Tuple[Spec, ...] = (
           default=(1.0, 3.0, 5.0, 10.0, 100.0, 1000.0), keywords=_NOREL, level=False, extension=True),
 )
 
-BY_NAME: Dict[str, Spec] = {s.name: s for s in SPECS}
+BY_NAME: Dict[str, Spec] = {s.name: s for s in DECLARATIONS}
 
 
 def op_code(member: Optional[str]) -> int:
